@@ -1,0 +1,603 @@
+/**
+ * @module BridgeCore: the protocol without HTTP. Sessions, manifests, the site map,
+ * invocation routing and the tab channel's message handling.
+ */
+import { AimError, invalidToken, missingToken, notFound } from "../protocol/errors.ts";
+import { type ActionSpec, parseActionSpec, toManifestAction } from "../protocol/action_spec.ts";
+import { validateInput } from "../protocol/input.ts";
+import { MarkupError, redactSecrets } from "../protocol/markup.ts";
+import { CloseCode, type SessionMessage, TabMessage } from "../protocol/channel.ts";
+import {
+  InvokeRequest,
+  type InvokeResult,
+  type Manifest,
+  PROTOCOL,
+  PROTOCOL_VERSION,
+  type Sitemap,
+} from "../protocol/schemas.ts";
+import { SiteCatalog } from "../site/catalog.ts";
+import { manifestPath, normalizePage, SiteRoot } from "../site/paths.ts";
+import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./auth.ts";
+import {
+  builtinActions,
+  isAvailable,
+  type ServerAction,
+  type ServerActionContext,
+} from "./server_actions.ts";
+import { type Session, SessionStore } from "./sessions.ts";
+import { TabConnection, type TabOutcome, type TabPort } from "./tab.ts";
+import type { z } from "zod";
+
+/** Size and count limits. */
+export interface Limits {
+  /** Largest request body, bytes. Default 64 KiB. */
+  maxBodyBytes: number;
+  /** Largest channel message, bytes. Default 1 MiB. */
+  maxMessageBytes: number;
+  /** Largest state snapshot, bytes of JSON. Default 256 KiB. */
+  maxStateBytes: number;
+  /** Invocations in flight per session. Default 8. */
+  maxInFlight: number;
+}
+
+/** The default {@linkcode Limits}. */
+export const DEFAULT_LIMITS: Limits = {
+  maxBodyBytes: 64 * 1024,
+  maxMessageBytes: 1024 * 1024,
+  maxStateBytes: 256 * 1024,
+  maxInFlight: 8,
+};
+
+/** One finished invocation, for an audit trail. */
+export interface InvocationRecord {
+  at: Date;
+  sessionId: string;
+  page: string;
+  username: string | null;
+  actionId: string;
+  status: number;
+  outcome: string;
+  durationMs: number;
+}
+
+/** Options of {@linkcode BridgeCore}. */
+export interface BridgeCoreOptions {
+  /** The site's folder. */
+  root: string;
+  /** Verifies `login`; without it every login fails. */
+  users?: UserStore;
+  /** Actions the embedding app runs on the server. */
+  serverActions?: ServerAction[];
+  /** Idle time before a session expires; at most one hour. */
+  idleMs?: number;
+  /** Tab lease length. Default 15 s. */
+  leaseMs?: number;
+  /** How long an invocation waits for the tab. Default 30 s. */
+  tabTimeoutMs?: number;
+  /** Failed logins allowed per session and per user in a window. */
+  loginAttempts?: AttemptLimiterOptions;
+  limits?: Partial<Limits>;
+  /** Called after every invocation that reached an action. */
+  onInvocation?: (record: InvocationRecord) => void;
+  now?: () => number;
+}
+
+/** The result of opening a session. */
+export interface OpenedSession {
+  session: Session;
+  token: string;
+  reused: boolean;
+}
+
+function fingerprint(actionId: string, input: unknown): string {
+  return JSON.stringify([actionId, input ?? null]);
+}
+
+/** The protocol core of one bridge. */
+export class BridgeCore {
+  readonly sessions: SessionStore;
+  readonly catalog: SiteCatalog;
+  readonly limits: Limits;
+  readonly #serverActions = new Map<string, ServerAction>();
+  readonly #serverSpecs = new Map<string, ActionSpec>();
+  readonly #options: BridgeCoreOptions;
+  readonly #now: () => number;
+
+  constructor(options: BridgeCoreOptions) {
+    this.#options = options;
+    this.#now = options.now ?? Date.now;
+    this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.catalog = new SiteCatalog(new SiteRoot(options.root));
+    this.sessions = new SessionStore({
+      idleMs: options.idleMs,
+      leaseMs: options.leaseMs,
+      tabTimeoutMs: options.tabTimeoutMs,
+      maxQueue: this.limits.maxInFlight,
+      now: this.#now,
+      onGrant: (session) => {
+        const holder = session.tab.holder;
+        if (holder) session.page = holder.page;
+        session.tab.notify(this.sessionMessage(session));
+      },
+    });
+    const limiter = new AttemptLimiter({ now: this.#now, ...options.loginAttempts });
+    const all = [
+      ...builtinActions({ users: options.users, limiter }),
+      ...(options.serverActions ?? []),
+    ];
+    for (const action of all) {
+      if (this.#serverActions.has(action.id)) {
+        throw new Error(`Server action "${action.id}" is registered twice`);
+      }
+      const spec = parseActionSpec({
+        id: action.id,
+        description: action.description,
+        input_schema: action.input_schema,
+        input_example: action.input_example,
+        consequential: action.consequential ?? false,
+        protected: action.protected ?? false,
+      });
+      this.#serverActions.set(action.id, action);
+      this.#serverSpecs.set(action.id, spec);
+    }
+  }
+
+  /** Ends every session. */
+  close(): void {
+    this.sessions.close();
+  }
+
+  /** Whether `id` is a server action's id, which a page may not reuse. */
+  isServerAction(id: string): boolean {
+    return this.#serverActions.has(id);
+  }
+
+  /**
+   * The session of a token.
+   *
+   * @throws {AimError} 401 `missing_token` or `invalid_token`.
+   */
+  authenticate(token: string | undefined): Session {
+    if (token === undefined) throw missingToken();
+    const session = this.sessions.find(token);
+    if (!session) throw invalidToken();
+    this.sessions.touch(session);
+    return session;
+  }
+
+  /** Opens a session on `page`, or re-attaches the session of `existingToken` to it. */
+  async openSession(page: string, existingToken?: string): Promise<OpenedSession> {
+    const info = await this.catalog.agentPage(page);
+    if (!info) throw notFound(`No agent-enabled page at ${page}.`);
+    const existing = this.sessions.find(existingToken);
+    if (existing && existingToken) {
+      existing.page = info.page;
+      this.sessions.touch(existing);
+      return { session: existing, token: existingToken, reused: true };
+    }
+    const { session, token } = this.sessions.create(info.page);
+    return { session, token, reused: false };
+  }
+
+  /** The session message a tab receives on grant and on login changes. */
+  sessionMessage(session: Session): z.infer<typeof SessionMessage> {
+    const user = session.identity
+      ? {
+        username: session.identity.username,
+        ...(session.identity.name ? { name: session.identity.name } : {}),
+      }
+      : null;
+    return {
+      type: "session",
+      id: session.id,
+      page: session.page,
+      expiresAt: new Date(session.expiresAt).toISOString(),
+      authenticated: session.identity !== null,
+      user,
+    };
+  }
+
+  /** The session's state: the tab's snapshot, then what the server says of login. */
+  state(session: Session): Record<string, unknown> {
+    const tab = session.tab.holder?.state ?? session.tab.lastState;
+    const state: Record<string, unknown> = { ...(redactSecrets(tab) as Record<string, unknown>) };
+    delete state.user;
+    state.authenticated = session.identity !== null;
+    if (session.identity) state.user = { ...session.identity };
+    return state;
+  }
+
+  /** The actions registered for a session now. */
+  sessionActions(session: Session): ActionSpec[] {
+    const signedIn = session.identity !== null;
+    const out: ActionSpec[] = [];
+    for (const [id, action] of this.#serverActions) {
+      if (isAvailable(action, signedIn)) out.push(this.#serverSpecs.get(id)!);
+    }
+    for (const spec of session.tab.holder?.actions ?? []) {
+      if (!spec.protected || signedIn) out.push(spec);
+    }
+    return out;
+  }
+
+  /**
+   * The manifest of the page at `path` for `session` (or the public one).
+   *
+   * @throws {AimError} 404 `not_found`, 409 `page_mismatch`.
+   */
+  async manifest(path: string, session: Session | null, origin: string): Promise<Manifest> {
+    const info = await this.catalog.agentPage(path);
+    if (!info) throw notFound(`No agent-enabled page at ${path}; see ${origin}/sitemap.json.`);
+    let specs: ActionSpec[];
+    let state: Record<string, unknown> = {};
+    let connected = false;
+    if (session) {
+      if (session.tabBound && session.page !== info.page) {
+        throw new AimError(
+          409,
+          "page_mismatch",
+          `This session is attached to ${session.page}; read that page's manifest, or invoke disconnect and start a new session.`,
+          {
+            details: {
+              connected_page: session.page,
+              manifest_url: origin + manifestPath(session.page, "json"),
+            },
+          },
+        );
+      }
+      specs = this.sessionActions(session);
+      state = this.state(session);
+      connected = session.tab.holder !== null;
+    } else {
+      specs = [
+        ...info.actions.filter((a) => !this.isServerAction(a.id)),
+        ...this.#serverSpecs.values(),
+      ];
+    }
+    const actions = specs.map(toManifestAction);
+    const example = specs.find((a) => !this.isServerAction(a.id)) ?? specs[0];
+    return {
+      protocol: PROTOCOL,
+      version: PROTOCOL_VERSION,
+      page: info.page,
+      sitemap: `${origin}/sitemap.toon`,
+      state_scope: session ? "session" : "public_schema_only",
+      browser_connected: connected,
+      invoke_url: `${origin}/__aim/invoke`,
+      invoke_method: "POST",
+      invoke_example: { actionId: example.id, input: example.input_example },
+      state: state as Manifest["state"],
+      actions,
+    };
+  }
+
+  /** The site map: every agent-enabled page. */
+  async sitemap(origin: string): Promise<Sitemap> {
+    const pages = await this.catalog.agentPages();
+    return {
+      protocol: PROTOCOL,
+      version: PROTOCOL_VERSION,
+      invoke_url: `${origin}/__aim/invoke`,
+      session_url: `${origin}/__aim/session`,
+      pages: pages.map((p) => ({
+        path: p.page,
+        title: p.title,
+        description: p.description,
+        manifest_json: origin + manifestPath(p.page, "json"),
+        manifest_toon: origin + manifestPath(p.page, "toon"),
+        actions: [
+          ...p.actions.map((a) => a.id).filter((id) => !this.isServerAction(id)),
+          ...this.#serverSpecs.keys(),
+        ],
+      })),
+    };
+  }
+
+  /**
+   * Invokes an action for a session. A retry with the same `idempotencyKey` gets the first
+   * answer and never runs the action twice.
+   *
+   * @throws {AimError} every failure row of DESIGN §4.5.
+   */
+  invoke(
+    session: Session,
+    body: unknown,
+    options: { idempotencyKey?: string } = {},
+  ): Promise<InvokeResult> {
+    const parsed = InvokeRequest.safeParse(body);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return Promise.reject(
+        new AimError(
+          400,
+          "bad_request",
+          `The body must be {"actionId": "<id>", "input": <input>}: ${
+            issue.path.join(".") || "body"
+          }: ${issue.message}.`,
+        ),
+      );
+    }
+    const request = parsed.data;
+    const key = options.idempotencyKey;
+    if (key === undefined) return this.#invoke(session, request, { dispatched: false });
+    const print = fingerprint(request.actionId, request.input);
+    const seen = session.idempotency.get(key);
+    if (seen) {
+      if (seen.fingerprint !== print) {
+        return Promise.reject(
+          new AimError(
+            422,
+            "idempotency_key_reused",
+            "This Idempotency-Key was used with another request; use a new key.",
+          ),
+        );
+      }
+      return seen.outcome as Promise<InvokeResult>;
+    }
+    const flag = { dispatched: false };
+    const outcome = this.#invoke(session, request, flag);
+    session.idempotency.set(key, { fingerprint: print, outcome });
+    outcome.catch(() => {
+      // Only answers of an action that ran are kept; a rejected request may be retried.
+      if (!flag.dispatched) session.idempotency.delete(key);
+    });
+    if (session.idempotency.size > this.sessions.maxIdempotencyKeys) {
+      session.idempotency.delete(session.idempotency.keys().next().value!);
+    }
+    return outcome;
+  }
+
+  #findAction(session: Session, actionId: string): { spec: ActionSpec; server?: ServerAction } {
+    const signedIn = session.identity !== null;
+    const server = this.#serverActions.get(actionId);
+    if (server && (server.protected || isAvailable(server, signedIn))) {
+      return { spec: this.#serverSpecs.get(actionId)!, server };
+    }
+    const holder = session.tab.holder;
+    const spec = holder
+      ? holder.actions.find((a) => a.id === actionId)
+      : session.tab.lastActions.find((a) => a.id === actionId);
+    if (spec) return { spec };
+    throw new AimError(
+      404,
+      "unknown_action",
+      `No action "${actionId}" is registered for this session now.`,
+      {
+        details: { available_actions: this.sessionActions(session).map((a) => a.id) },
+      },
+    );
+  }
+
+  async #invoke(
+    session: Session,
+    request: InvokeRequest,
+    flag: { dispatched: boolean },
+  ): Promise<InvokeResult> {
+    const started = performance.now();
+    const { actionId } = request;
+    if (session.inFlight >= this.limits.maxInFlight) {
+      throw new AimError(
+        429,
+        "too_many_requests",
+        `At most ${this.limits.maxInFlight} invocations may run at once in a session; retry shortly.`,
+        { headers: { "Retry-After": "1" } },
+      );
+    }
+    let found: { spec: ActionSpec; server?: ServerAction };
+    try {
+      found = this.#findAction(session, actionId);
+    } catch (error) {
+      // A self-minted session knows the page's catalog but has no tab to run it in.
+      const catalog = (await this.catalog.agentPage(session.page))?.actions.find((a) =>
+        a.id === actionId
+      );
+      if (!catalog) throw error;
+      found = { spec: catalog };
+    }
+    const { spec, server } = found;
+    if (spec.protected && session.identity === null) {
+      throw new AimError(
+        403,
+        "login_required",
+        `"${actionId}" needs a signed-in session; invoke login first.`,
+      );
+    }
+    const input = validateInput(spec, request.input);
+    if (!server && !session.tab.holder) {
+      throw new AimError(
+        409,
+        "browser_not_connected",
+        "No browser tab holds this session; ask the person to open the page (a self-minted token has no tab).",
+        { details: { page: session.page } },
+      );
+    }
+    flag.dispatched = true;
+    session.inFlight++;
+    let status = 200;
+    let outcome = "ok";
+    try {
+      const result = server
+        ? await this.#runServer(session, server, input)
+        : await this.#runTab(session, spec, input);
+      return {
+        ok: true,
+        actionId,
+        result: (result ?? null) as InvokeResult["result"],
+        state: this.state(session) as InvokeResult["state"],
+      };
+    } catch (error) {
+      status = error instanceof AimError ? error.status : 500;
+      outcome = error instanceof AimError ? error.code : "server_error";
+      throw error;
+    } finally {
+      session.inFlight--;
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      const at = new Date(this.#now());
+      session.tab.notify({
+        type: "activity",
+        at: at.toISOString(),
+        actionId,
+        status,
+        outcome,
+        durationMs,
+      });
+      this.#options.onInvocation?.({
+        at,
+        sessionId: session.id,
+        page: session.page,
+        username: session.identity?.username ?? null,
+        actionId,
+        status,
+        outcome,
+        durationMs,
+      });
+    }
+  }
+
+  async #runServer(session: Session, action: ServerAction, input: unknown): Promise<unknown> {
+    const ctx: ServerActionContext = {
+      session,
+      signIn: (identity) => {
+        session.identity = { ...identity };
+        session.tab.notify(this.sessionMessage(session));
+      },
+      signOut: () => {
+        session.identity = null;
+        session.tab.notify(this.sessionMessage(session));
+      },
+      end: () => this.sessions.end(session, "disconnected"),
+    };
+    try {
+      return await action.run(ctx, input);
+    } catch (error) {
+      if (error instanceof AimError) throw error;
+      throw new AimError(
+        422,
+        "action_failed",
+        `"${action.id}" failed: ${error instanceof Error ? error.message : String(error)}`,
+      );
+    }
+  }
+
+  async #runTab(session: Session, spec: ActionSpec, input: unknown): Promise<unknown> {
+    const outcome: TabOutcome = await session.tab.relay(spec.id, input, spec.consequential);
+    if (outcome.ok) return outcome.result;
+    switch (outcome.code) {
+      case "action_failed":
+        throw new AimError(
+          422,
+          "action_failed",
+          outcome.message || `The page could not run "${spec.id}".`,
+          {
+            details: { actionId: spec.id },
+          },
+        );
+      case "declined":
+        throw new AimError(
+          403,
+          "declined",
+          outcome.message || `The person declined "${spec.id}".`,
+          {
+            details: { actionId: spec.id },
+          },
+        );
+      case "tab_timeout":
+        throw new AimError(504, "tab_timeout", outcome.message);
+      case "too_many_requests":
+        throw new AimError(429, "too_many_requests", outcome.message, {
+          headers: { "Retry-After": "1" },
+        });
+      case "browser_not_connected":
+        throw new AimError(409, "browser_not_connected", outcome.message, {
+          details: { page: session.page },
+        });
+    }
+  }
+
+  /** A tab connected over the channel with this session's cookie. */
+  connectTab(session: Session, port: TabPort): TabConnection {
+    session.tabBound = true;
+    return new TabConnection(port, session.page);
+  }
+
+  /** Handles one channel message; a malformed or oversized one closes that channel only. */
+  tabMessage(session: Session, tab: TabConnection, data: unknown, state: { hello: boolean }): void {
+    const close = (code: number, reason: string) => {
+      tab.port.close(code, reason.slice(0, 120));
+      session.tab.detach(tab);
+    };
+    if (typeof data !== "string") return close(CloseCode.Malformed, "messages are JSON text");
+    if (data.length > this.limits.maxMessageBytes) {
+      return close(CloseCode.TooLarge, `message over ${this.limits.maxMessageBytes} bytes`);
+    }
+    let json: unknown;
+    try {
+      json = JSON.parse(data);
+    } catch {
+      return close(CloseCode.Malformed, "malformed message: not JSON");
+    }
+    const parsed = TabMessage.safeParse(json);
+    if (!parsed.success) {
+      const issue = parsed.error.issues[0];
+      return close(
+        CloseCode.Malformed,
+        `malformed message: ${issue.path.join(".") || "message"}: ${issue.message}`,
+      );
+    }
+    const message = parsed.data;
+    if (message.type !== "hello" && !state.hello) {
+      return close(CloseCode.Malformed, "send hello first");
+    }
+    switch (message.type) {
+      case "hello": {
+        if (state.hello) return close(CloseCode.Malformed, "hello was already sent");
+        const page = normalizePage(message.page);
+        if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
+        state.hello = true;
+        tab.page = page;
+        session.tab.attach(tab);
+        return;
+      }
+      case "heartbeat":
+        return session.tab.heartbeat(tab);
+      case "register": {
+        const accepted: ActionSpec[] = [];
+        const rejected: { id: string; reason: string }[] = [];
+        for (const raw of message.actions) {
+          const id = String(raw.id);
+          if (this.isServerAction(id)) {
+            rejected.push({ id, reason: `"${id}" is a server action of the bridge` });
+            continue;
+          }
+          if (accepted.some((a) => a.id === id)) {
+            rejected.push({ id, reason: `"${id}" is registered twice` });
+            continue;
+          }
+          try {
+            accepted.push(parseActionSpec({ protected: false, consequential: false, ...raw }));
+          } catch (error) {
+            if (!(error instanceof MarkupError)) throw error;
+            rejected.push({ id, reason: error.message });
+          }
+        }
+        session.tab.register(tab, accepted);
+        tab.port.send({ type: "registered", accepted: accepted.map((a) => a.id), rejected });
+        return;
+      }
+      case "state": {
+        if (JSON.stringify(message.state).length > this.limits.maxStateBytes) {
+          return close(CloseCode.TooLarge, `state over ${this.limits.maxStateBytes} bytes`);
+        }
+        session.tab.setState(tab, redactSecrets(message.state) as Record<string, unknown>);
+        return;
+      }
+      case "result": {
+        const outcome: TabOutcome = message.ok
+          ? { ok: true, result: message.result ?? null }
+          : { ok: false, code: message.error!.code, message: message.error!.message };
+        session.tab.answer(tab, message.id, outcome);
+        return;
+      }
+    }
+  }
+}

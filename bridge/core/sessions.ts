@@ -1,0 +1,173 @@
+/**
+ * @module SessionStore: sessions in memory, found by a hash of their token, ending on idle
+ * expiry, on disconnect, or with the process.
+ */
+import { createHash } from "node:crypto";
+import { TabChannel, type TabChannelOptions } from "./tab.ts";
+
+/** Who signed in on a session, set by the server only. */
+export interface Identity {
+  username: string;
+  name?: string;
+}
+
+/** The longest a session may stay idle (seed 003). */
+export const MAX_IDLE_MS = 60 * 60 * 1000;
+
+const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
+
+/** Outcome of an idempotent invocation, kept for retries. */
+export interface IdempotentEntry {
+  fingerprint: string;
+  outcome: Promise<unknown>;
+}
+
+/** Why a session ended. */
+export type EndReason = "disconnected" | "expired" | "shutdown";
+
+/** One session: a token's hash, its page, its identity and its tab channel. */
+export class Session {
+  /** A public id, safe to log; never the token. */
+  readonly id: string = crypto.randomUUID();
+  readonly tokenHash: string;
+  readonly createdAt: number;
+  readonly tab: TabChannel;
+  page: string;
+  expiresAt: number;
+  identity: Identity | null = null;
+  /** True once a tab has connected with this session's cookie. */
+  tabBound = false;
+  inFlight = 0;
+  ended: EndReason | null = null;
+  readonly idempotency = new Map<string, IdempotentEntry>();
+
+  constructor(tokenHash: string, page: string, now: number, idleMs: number, tab: TabChannel) {
+    this.tokenHash = tokenHash;
+    this.page = page;
+    this.createdAt = now;
+    this.expiresAt = now + idleMs;
+    this.tab = tab;
+  }
+}
+
+/** Options of {@linkcode SessionStore}. */
+export interface SessionStoreOptions extends Omit<TabChannelOptions, "onHeartbeat" | "onGrant"> {
+  /** Idle time before a session expires; at most one hour. Default one hour. */
+  idleMs?: number;
+  /** Idempotency keys remembered per session. Default 256. */
+  maxIdempotencyKeys?: number;
+  /** Sessions held at once; the oldest idle one makes way. Default 100,000. */
+  maxSessions?: number;
+  /** Called when a tab is granted a session's lease. */
+  onGrant?: (session: Session) => void;
+}
+
+/** SHA-256 of a token, hex. Only this is kept. */
+export function hashToken(token: string): string {
+  return createHash("sha256").update(token).digest("hex");
+}
+
+/** A new token: 256 random bits, base64url. */
+export function newToken(): string {
+  const bytes = crypto.getRandomValues(new Uint8Array(32));
+  let binary = "";
+  for (const b of bytes) binary += String.fromCharCode(b);
+  return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
+}
+
+/** All live sessions of a bridge. */
+export class SessionStore {
+  readonly idleMs: number;
+  readonly maxIdempotencyKeys: number;
+  readonly maxSessions: number;
+  #byHash = new Map<string, Session>();
+  #options: SessionStoreOptions;
+  #now: () => number;
+  #sweeper: ReturnType<typeof setInterval>;
+  #endListeners: ((session: Session, reason: EndReason) => void)[] = [];
+
+  constructor(options: SessionStoreOptions = {}) {
+    this.#options = options;
+    this.idleMs = Math.min(options.idleMs ?? MAX_IDLE_MS, MAX_IDLE_MS);
+    this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? 256;
+    this.maxSessions = options.maxSessions ?? 100_000;
+    this.#now = options.now ?? Date.now;
+    this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs));
+    Deno.unrefTimer(this.#sweeper as unknown as number);
+  }
+
+  /** Sessions held now. */
+  get size(): number {
+    return this.#byHash.size;
+  }
+
+  /** Calls `listener` whenever a session ends. */
+  onEnd(listener: (session: Session, reason: EndReason) => void): void {
+    this.#endListeners.push(listener);
+  }
+
+  /** Starts a session on `page`; returns it with its token, which is not kept. */
+  create(page: string): { session: Session; token: string } {
+    if (this.#byHash.size >= this.maxSessions) this.#evictOldest();
+    const token = newToken();
+    const tokenHash = hashToken(token);
+    const hooks = { session: undefined as Session | undefined };
+    const tab = new TabChannel({
+      ...this.#options,
+      onHeartbeat: () => hooks.session && this.touch(hooks.session),
+      onGrant: () => hooks.session && this.#options.onGrant?.(hooks.session),
+    });
+    const session = new Session(tokenHash, page, this.#now(), this.idleMs, tab);
+    hooks.session = session;
+    this.#byHash.set(tokenHash, session);
+    return { session, token };
+  }
+
+  /** The live session of `token`, or undefined when it is malformed, unknown or expired. */
+  find(token: string | undefined): Session | undefined {
+    if (!token || !TOKEN_SHAPE.test(token)) return undefined;
+    const session = this.#byHash.get(hashToken(token));
+    if (!session) return undefined;
+    if (session.expiresAt <= this.#now()) {
+      this.end(session, "expired");
+      return undefined;
+    }
+    return session;
+  }
+
+  /** Renews a session's idle expiry. */
+  touch(session: Session): void {
+    if (!session.ended) session.expiresAt = this.#now() + this.idleMs;
+  }
+
+  /** Ends a session: its token stops working and its tabs are told. */
+  end(session: Session, reason: EndReason): void {
+    if (session.ended) return;
+    session.ended = reason;
+    this.#byHash.delete(session.tokenHash);
+    session.tab.close(reason);
+    for (const listener of this.#endListeners) listener(session, reason);
+  }
+
+  /** Ends every expired session. */
+  sweep(): void {
+    const now = this.#now();
+    for (const session of this.#byHash.values()) {
+      if (session.expiresAt <= now) this.end(session, "expired");
+    }
+  }
+
+  /** Ends every session: the bridge is stopping. */
+  close(): void {
+    clearInterval(this.#sweeper);
+    for (const session of [...this.#byHash.values()]) this.end(session, "shutdown");
+  }
+
+  #evictOldest(): void {
+    let oldest: Session | undefined;
+    for (const session of this.#byHash.values()) {
+      if (!oldest || session.expiresAt < oldest.expiresAt) oldest = session;
+    }
+    if (oldest) this.end(oldest, "expired");
+  }
+}

@@ -1,0 +1,289 @@
+/**
+ * @module TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
+ * waiting for it, and invocations relayed to the owner one at a time.
+ */
+import type { BridgeMessage } from "../protocol/channel.ts";
+import { CloseCode } from "../protocol/channel.ts";
+import type { ActionSpec } from "../protocol/schemas.ts";
+
+/** The transport of one connected tab. */
+export interface TabPort {
+  send(message: BridgeMessage): void;
+  close(code: number, reason: string): void;
+}
+
+/** One connected tab: its port, its page and what it registered. */
+export class TabConnection {
+  readonly port: TabPort;
+  page: string;
+  actions: ActionSpec[] = [];
+  state: Record<string, unknown> = {};
+  constructor(port: TabPort, page: string) {
+    this.port = port;
+    this.page = page;
+  }
+}
+
+/** How a relayed invocation ended. */
+export type TabOutcome =
+  | { ok: true; result: unknown }
+  | { ok: false; code: "action_failed" | "declined"; message: string }
+  | {
+    ok: false;
+    code: "tab_timeout" | "browser_not_connected" | "too_many_requests";
+    message: string;
+  };
+
+/** Options of {@linkcode TabChannel}. */
+export interface TabChannelOptions {
+  /** Lease length; the tab heartbeats at a third of it. Default 15 s. */
+  leaseMs?: number;
+  /** How long the bridge waits for a tab's answer. Default 30 s. */
+  tabTimeoutMs?: number;
+  /** Invocations queued or running at once. Default 8. */
+  maxQueue?: number;
+  /** Called when the owner renews its lease. */
+  onHeartbeat?: () => void;
+  /** Called when a tab is granted the lease. */
+  onGrant?: (tab: TabConnection) => void;
+  /** The clock. */
+  now?: () => number;
+}
+
+interface Pending {
+  id: string;
+  actionId: string;
+  input: unknown;
+  consequential: boolean;
+  resolve: (outcome: TabOutcome) => void;
+  timer?: ReturnType<typeof setTimeout>;
+}
+
+/** The lease, the waiting tabs and the invocation queue of one session. */
+export class TabChannel {
+  readonly leaseMs: number;
+  readonly tabTimeoutMs: number;
+  readonly maxQueue: number;
+  #holder: TabConnection | null = null;
+  #waiting: TabConnection[] = [];
+  #leaseExpiresAt = 0;
+  #leaseTimer: ReturnType<typeof setTimeout> | undefined;
+  #queue: Pending[] = [];
+  #current: Pending | null = null;
+  #options: TabChannelOptions;
+  #now: () => number;
+  /** The actions the last owner registered, kept so that a gap in ownership answers 409. */
+  lastActions: ActionSpec[] = [];
+  /** The last owner's state, kept across a reload. */
+  lastState: Record<string, unknown> = {};
+
+  constructor(options: TabChannelOptions = {}) {
+    this.#options = options;
+    this.leaseMs = options.leaseMs ?? 15_000;
+    this.tabTimeoutMs = options.tabTimeoutMs ?? 30_000;
+    this.maxQueue = options.maxQueue ?? 8;
+    this.#now = options.now ?? Date.now;
+  }
+
+  /** The tab that holds the lease, if any. */
+  get holder(): TabConnection | null {
+    return this.#holder;
+  }
+
+  /** How many tabs wait for the lease. */
+  get waitingCount(): number {
+    return this.#waiting.length;
+  }
+
+  /** Invocations queued or running. */
+  get queued(): number {
+    return this.#queue.length + (this.#current ? 1 : 0);
+  }
+
+  #expiresAtIso(): string {
+    return new Date(this.#leaseExpiresAt).toISOString();
+  }
+
+  #arm(): void {
+    clearTimeout(this.#leaseTimer);
+    this.#leaseExpiresAt = this.#now() + this.leaseMs;
+    const timer = setTimeout(() => this.#expire(), this.leaseMs);
+    Deno.unrefTimer(timer as unknown as number);
+    this.#leaseTimer = timer;
+  }
+
+  #grant(tab: TabConnection): void {
+    this.#holder = tab;
+    this.#arm();
+    tab.port.send({
+      type: "lease",
+      status: "granted",
+      leaseMs: this.leaseMs,
+      expiresAt: this.#expiresAtIso(),
+    });
+    this.lastActions = tab.actions;
+    this.lastState = tab.state;
+    this.#options.onGrant?.(tab);
+  }
+
+  #expire(): void {
+    const holder = this.#holder;
+    if (!holder) return;
+    holder.port.send({
+      type: "lease",
+      status: "expired",
+      leaseMs: this.leaseMs,
+      expiresAt: this.#expiresAtIso(),
+    });
+    holder.port.close(CloseCode.LeaseExpired, "lease expired without a heartbeat");
+    this.detach(holder);
+  }
+
+  /** A tab connected: it gets the lease, or waits for it. */
+  attach(tab: TabConnection): void {
+    if (!this.#holder) return this.#grant(tab);
+    this.#waiting.push(tab);
+    tab.port.send({
+      type: "lease",
+      status: "waiting",
+      leaseMs: this.leaseMs,
+      expiresAt: this.#expiresAtIso(),
+    });
+  }
+
+  /** The owner renewed its lease; a waiting tab learns when the lease ends. */
+  heartbeat(tab: TabConnection): void {
+    if (tab !== this.#holder) {
+      tab.port.send({
+        type: "lease",
+        status: "waiting",
+        leaseMs: this.leaseMs,
+        expiresAt: this.#expiresAtIso(),
+      });
+      return;
+    }
+    this.#arm();
+    tab.port.send({
+      type: "lease",
+      status: "granted",
+      leaseMs: this.leaseMs,
+      expiresAt: this.#expiresAtIso(),
+    });
+    this.#options.onHeartbeat?.();
+  }
+
+  /** The tab registered actions; they count once it owns the lease. */
+  register(tab: TabConnection, actions: ActionSpec[]): void {
+    tab.actions = actions;
+    if (tab === this.#holder) this.lastActions = actions;
+  }
+
+  /** The tab sent a state snapshot. */
+  setState(tab: TabConnection, state: Record<string, unknown>): void {
+    tab.state = state;
+    if (tab === this.#holder) this.lastState = state;
+  }
+
+  /** A tab went away; the next waiting tab gets the lease. */
+  detach(tab: TabConnection): void {
+    const index = this.#waiting.indexOf(tab);
+    if (index >= 0) this.#waiting.splice(index, 1);
+    if (tab !== this.#holder) return;
+    this.#holder = null;
+    clearTimeout(this.#leaseTimer);
+    this.#failAll("The tab closed before answering; the action may or may not have run.");
+    const next = this.#waiting.shift();
+    if (next) this.#grant(next);
+  }
+
+  /** Ends the channel: every tab is told why and closed, every invocation answered. */
+  close(reason: "disconnected" | "expired" | "shutdown"): void {
+    clearTimeout(this.#leaseTimer);
+    const tabs = [...(this.#holder ? [this.#holder] : []), ...this.#waiting];
+    this.#holder = null;
+    this.#waiting = [];
+    this.#failAll("The session ended before the tab answered.");
+    for (const tab of tabs) {
+      tab.port.send({ type: "ended", reason });
+      tab.port.close(
+        reason === "shutdown" ? CloseCode.GoingAway : CloseCode.SessionEnded,
+        `session ${reason}`,
+      );
+    }
+  }
+
+  /** Sends a message to the owner, if there is one. */
+  notify(message: BridgeMessage): void {
+    this.#holder?.port.send(message);
+  }
+
+  /** Relays one invocation to the owner; answers are in queue order, one at a time. */
+  relay(actionId: string, input: unknown, consequential: boolean): Promise<TabOutcome> {
+    if (!this.#holder) {
+      return Promise.resolve({
+        ok: false,
+        code: "browser_not_connected",
+        message:
+          "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
+      });
+    }
+    if (this.queued >= this.maxQueue) {
+      return Promise.resolve({
+        ok: false,
+        code: "too_many_requests",
+        message:
+          `At most ${this.maxQueue} invocations may wait for the tab at once; retry when one has answered.`,
+      });
+    }
+    return new Promise((resolve) => {
+      this.#queue.push({ id: crypto.randomUUID(), actionId, input, consequential, resolve });
+      this.#pump();
+    });
+  }
+
+  /** The owner answered invocation `id`. Returns false when nothing waits for that id. */
+  answer(tab: TabConnection, id: string, outcome: TabOutcome): boolean {
+    const current = this.#current;
+    if (tab !== this.#holder || !current || current.id !== id) return false;
+    this.#finish(current, outcome);
+    return true;
+  }
+
+  #finish(pending: Pending, outcome: TabOutcome): void {
+    clearTimeout(pending.timer);
+    if (this.#current === pending) this.#current = null;
+    pending.resolve(outcome);
+    this.#pump();
+  }
+
+  #pump(): void {
+    if (this.#current || !this.#holder) return;
+    const next = this.#queue.shift();
+    if (!next) return;
+    this.#current = next;
+    next.timer = setTimeout(() => {
+      this.#finish(next, {
+        ok: false,
+        code: "tab_timeout",
+        message: `The tab did not answer within ${this.tabTimeoutMs} ms; the action may still run.`,
+      });
+    }, this.tabTimeoutMs);
+    this.#holder.port.send({
+      type: "invoke",
+      id: next.id,
+      actionId: next.actionId,
+      input: next.input as string,
+      consequential: next.consequential,
+    });
+  }
+
+  #failAll(message: string): void {
+    const all = [...(this.#current ? [this.#current] : []), ...this.#queue];
+    this.#current = null;
+    this.#queue = [];
+    for (const pending of all) {
+      clearTimeout(pending.timer);
+      pending.resolve({ ok: false, code: "browser_not_connected", message });
+    }
+  }
+}

@@ -1,0 +1,241 @@
+/**
+ * @module The HTTP layer: hono routes that turn requests into calls on the protocol core
+ * and its answers (or errors) into responses. Thin by design.
+ */
+import { type Context, Hono } from "hono";
+import { setCookie } from "hono/cookie";
+import { serveStatic, upgradeWebSocket } from "hono/deno";
+import { encode as encodeToon } from "@toon-format/toon";
+import type { BridgeCore } from "../core/bridge.ts";
+import type { Session } from "../core/sessions.ts";
+import type { TabConnection } from "../core/tab.ts";
+import { AimError, badRequest, notFound } from "../protocol/errors.ts";
+import { publishedSchemas, SessionRequest } from "../protocol/schemas.ts";
+import { decodePath, normalizePage } from "../site/paths.ts";
+import {
+  forbiddenOrigin,
+  isAllowedHost,
+  isCrossOrigin,
+  ownOrigin,
+  readJson,
+  readToken,
+  SESSION_COOKIE,
+} from "./request.ts";
+
+/** Options of {@linkcode createApp}. */
+export interface AppOptions {
+  /** When set, only loopback names and these host names may be in `Host`. */
+  allowedHosts?: readonly string[] | null;
+  /** Called for errors that are not protocol errors (bugs), without request data. */
+  onError?: (error: unknown) => void;
+}
+
+const MANIFEST_HEADERS = {
+  "Cache-Control": "private, no-store",
+  "Vary": "Cookie, Authorization",
+};
+const TOON_TYPE = "text/toon; charset=utf-8";
+const JSON_TYPE = "application/json; charset=utf-8";
+
+function errorResponse(error: AimError, extra: Record<string, string> = {}): Response {
+  return new Response(JSON.stringify(error.toJSON()), {
+    status: error.status,
+    headers: { "Content-Type": JSON_TYPE, ...extra, ...error.headers },
+  });
+}
+
+function body(
+  value: unknown,
+  format: "json" | "toon",
+  headers: Record<string, string> = {},
+): Response {
+  const text = format === "toon" ? encodeToon(value) : JSON.stringify(value);
+  return new Response(text, {
+    headers: { "Content-Type": format === "toon" ? TOON_TYPE : JSON_TYPE, ...headers },
+  });
+}
+
+function closeReason(reason: string): string {
+  const bytes = new TextEncoder().encode(reason);
+  return bytes.length <= 120
+    ? reason
+    : new TextDecoder().decode(bytes.slice(0, 116)).replace(/\uFFFD$/, "") + "…";
+}
+
+function methodNotAllowed(allow: string): AimError {
+  return new AimError(405, "method_not_allowed", `Use ${allow} here.`, {
+    headers: { Allow: allow },
+  });
+}
+
+/** Builds the hono app of a bridge. */
+export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
+  const app = new Hono();
+  const allowed = options.allowedHosts;
+  // Serialized public manifests, per page scan, origin and format.
+  const publicCache = new WeakMap<object, Map<string, string>>();
+
+  app.onError((error) => {
+    if (error instanceof AimError) return errorResponse(error, MANIFEST_HEADERS);
+    options.onError?.(error);
+    return errorResponse(
+      new AimError(
+        500,
+        "server_error",
+        "The bridge failed to answer; the error was logged. Retry later.",
+      ),
+      MANIFEST_HEADERS,
+    );
+  });
+  app.notFound(() => errorResponse(notFound()));
+
+  app.use(async (c, next) => {
+    if (allowed && !isAllowedHost(c.req.header("Host"), allowed)) {
+      return errorResponse(
+        new AimError(403, "forbidden_host", "This bridge answers only to its own host names."),
+      );
+    }
+    await next();
+    c.res.headers.set("X-Content-Type-Options", "nosniff");
+  });
+
+  app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
+
+  app.post("/__aim/session", async (c) => {
+    if (isCrossOrigin(c)) throw forbiddenOrigin();
+    const parsed = SessionRequest.safeParse(await readJson(c, core.limits.maxBodyBytes));
+    if (!parsed.success) throw badRequest('The body must be {"page": location.pathname}.');
+    const page = normalizePage(parsed.data.page);
+    if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
+    let existing: string | undefined;
+    try {
+      existing = readToken(c)?.token;
+    } catch {
+      existing = undefined;
+    }
+    const { session, token } = await core.openSession(page, existing);
+    setCookie(c, SESSION_COOKIE, token, {
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/",
+      secure: new URL(c.req.url).protocol === "https:",
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json({
+      sessionToken: token,
+      expiresAt: new Date(session.expiresAt).toISOString(),
+      page: session.page,
+    });
+  });
+  app.all("/__aim/session", () => {
+    throw methodNotAllowed("POST");
+  });
+
+  app.post("/__aim/invoke", async (c) => {
+    c.header("Cache-Control", "no-store");
+    if (isCrossOrigin(c)) throw forbiddenOrigin();
+    const session = core.authenticate(readToken(c)?.token);
+    const key = c.req.header("Idempotency-Key");
+    if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
+    }
+    const request = await readJson(c, core.limits.maxBodyBytes);
+    const result = await core.invoke(session, request, { idempotencyKey: key });
+    return c.json(result);
+  });
+  app.all("/__aim/invoke", () => {
+    throw methodNotAllowed("POST");
+  });
+
+  app.get("/__aim/tab", (c) => {
+    if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
+      throw new AimError(
+        426,
+        "upgrade_required",
+        "This is the tab channel; open it as a WebSocket.",
+        {
+          headers: { Upgrade: "websocket" },
+        },
+      );
+    }
+    if (isCrossOrigin(c)) throw forbiddenOrigin();
+    const session = core.authenticate(readToken(c)?.token);
+    return tabSocket(c, core, session);
+  });
+
+  const sitemap = async (c: Context, format: "json" | "toon") =>
+    body(await core.sitemap(ownOrigin(c)), format, { "Cache-Control": "public, max-age=60" });
+  app.get("/sitemap.json", (c) => sitemap(c, "json"));
+  app.get("/sitemap.toon", (c) => sitemap(c, "toon"));
+
+  app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const match = /^(.*)\.(json|toon)$/.exec(c.req.path);
+    if (!match) return next();
+    const format = match[2] as "json" | "toon";
+    const decoded = decodePath(match[1]);
+    const page = decoded === null
+      ? null
+      : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
+    const info = page ? await core.catalog.agentPage(page) : null;
+    if (!info) {
+      if (await core.catalog.root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
+        return next();
+      }
+      throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
+    }
+    const origin = ownOrigin(c);
+    const token = readToken(c);
+    if (!token) {
+      let cache = publicCache.get(info);
+      if (!cache) publicCache.set(info, cache = new Map());
+      const key = `${format} ${origin}`;
+      let text = cache.get(key);
+      if (text === undefined) {
+        const manifest = await core.manifest(info.page, null, origin);
+        text = format === "toon" ? encodeToon(manifest) : JSON.stringify(manifest);
+        cache.set(key, text);
+      }
+      return new Response(text, {
+        headers: { "Content-Type": format === "toon" ? TOON_TYPE : JSON_TYPE, ...MANIFEST_HEADERS },
+      });
+    }
+    const session = core.authenticate(token.token);
+    return body(await core.manifest(info.page, session, origin), format, MANIFEST_HEADERS);
+  });
+
+  app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const decoded = decodePath(c.req.path);
+    const file = decoded === null ? null : await core.catalog.root.file(decoded);
+    if (!file) throw notFound(`Nothing is served at ${c.req.path}.`);
+    return serveStatic({ root: "/", path: file })(c, next);
+  });
+
+  return app;
+}
+
+function tabSocket(c: Context, core: BridgeCore, session: Session): Promise<Response> {
+  let tab: TabConnection | null = null;
+  const state = { hello: false };
+  return upgradeWebSocket(c, {
+    onOpen(_event, ws) {
+      tab = core.connectTab(session, {
+        send(message) {
+          if (ws.readyState === 1) ws.send(JSON.stringify(message));
+        },
+        close(code, reason) {
+          if (ws.readyState <= 1) ws.close(code, closeReason(reason));
+        },
+      });
+      if (session.ended) tab.port.close(4001, "session ended");
+    },
+    onMessage(event, _ws) {
+      if (tab) core.tabMessage(session, tab, event.data, state);
+    },
+    onClose() {
+      if (tab) session.tab.detach(tab);
+    },
+    onError() {
+      if (tab) session.tab.detach(tab);
+    },
+  });
+}

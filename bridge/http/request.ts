@@ -1,0 +1,126 @@
+/**
+ * @module Reading requests: the session token, JSON bodies within a size limit, and the
+ * Origin and Host checks.
+ */
+import type { Context } from "hono";
+import { getCookie } from "hono/cookie";
+import { AimError, badRequest, invalidToken } from "../protocol/errors.ts";
+
+/** The session cookie's name. */
+export const SESSION_COOKIE = "aim_session";
+
+/** Where a request's token came from. */
+export interface RequestToken {
+  token: string;
+  via: "bearer" | "cookie";
+}
+
+/**
+ * The token of a request: `Authorization: Bearer`, else the `aim_session` cookie.
+ *
+ * @throws {AimError} 401 `invalid_token` for an Authorization header that is not Bearer.
+ */
+export function readToken(c: Context): RequestToken | undefined {
+  const header = c.req.header("Authorization");
+  if (header !== undefined) {
+    const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+    if (!match) throw invalidToken();
+    return { token: match[1], via: "bearer" };
+  }
+  const cookie = getCookie(c, SESSION_COOKIE);
+  return cookie ? { token: cookie, via: "cookie" } : undefined;
+}
+
+/** The origin this request was sent to. */
+export function ownOrigin(c: Context): string {
+  return new URL(c.req.url).origin;
+}
+
+/** Whether the request's `Origin` (when a browser sent one) is another origin. */
+export function isCrossOrigin(c: Context): boolean {
+  const origin = c.req.header("Origin");
+  if (origin !== undefined) return origin !== ownOrigin(c);
+  // Without Origin, a browser still says where a request came from.
+  const site = c.req.header("Sec-Fetch-Site");
+  return site !== undefined && site !== "same-origin" && site !== "none";
+}
+
+/** 403 `forbidden_origin`. */
+export function forbiddenOrigin(): AimError {
+  return new AimError(
+    403,
+    "forbidden_origin",
+    "Requests from another origin may not open, attach or use a session.",
+  );
+}
+
+/**
+ * The JSON body of a request, read up to `maxBytes`.
+ *
+ * @throws {AimError} 400 `bad_request` (not JSON, wrong content type), 413 `payload_too_large`.
+ */
+export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
+  const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+  if (type !== "application/json") {
+    throw badRequest("Send the body as JSON with 'Content-Type: application/json'.");
+  }
+  const tooLarge = () =>
+    new AimError(413, "payload_too_large", `The body is over the limit of ${maxBytes} bytes.`, {
+      details: { limit: maxBytes },
+    });
+  const declared = Number(c.req.header("Content-Length") ?? "0");
+  if (declared > maxBytes) throw tooLarge();
+  const body = c.req.raw.body;
+  if (!body) throw badRequest("The body is empty; send a JSON object.");
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  const reader = body.getReader();
+  while (true) {
+    const { done, value } = await reader.read();
+    if (done) break;
+    size += value.byteLength;
+    if (size > maxBytes) {
+      await reader.cancel().catch(() => {});
+      throw tooLarge();
+    }
+    chunks.push(value);
+  }
+  const bytes = new Uint8Array(size);
+  let offset = 0;
+  for (const chunk of chunks) {
+    bytes.set(chunk, offset);
+    offset += chunk.byteLength;
+  }
+  let text: string;
+  try {
+    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+  } catch {
+    throw badRequest("The body is not valid UTF-8.");
+  }
+  try {
+    return JSON.parse(text);
+  } catch {
+    throw badRequest("The body is not valid JSON.");
+  }
+}
+
+const LOOPBACK_NAMES = /^(localhost|[a-z0-9-]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;
+
+/** The host name of a `Host` header, without the port; lowercased. */
+export function hostName(host: string): string {
+  const trimmed = host.trim().toLowerCase();
+  if (trimmed.startsWith("[")) return trimmed.slice(0, trimmed.indexOf("]") + 1);
+  return trimmed.replace(/:\d*$/, "");
+}
+
+/** Whether a `Host` may reach a loopback-bound bridge (DNS rebinding guard). */
+export function isAllowedHost(host: string | undefined, allowed: readonly string[]): boolean {
+  if (!host) return false;
+  const name = hostName(host);
+  return LOOPBACK_NAMES.test(name) || allowed.includes(name);
+}
+
+/** Whether a listening host name is a loopback address. */
+export function isLoopback(hostname: string): boolean {
+  return LOOPBACK_NAMES.test(hostname) || hostname === "::1";
+}

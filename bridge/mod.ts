@@ -1,0 +1,124 @@
+/**
+ * @module The public API of the bridge: create one over a site folder, serve it, and embed
+ * it in an app with its own user store and server actions.
+ */
+import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
+import { createApp } from "./http/app.ts";
+import { isLoopback } from "./http/request.ts";
+
+export {
+  BridgeCore,
+  type BridgeCoreOptions,
+  DEFAULT_LIMITS,
+  type InvocationRecord,
+  type Limits,
+} from "./core/bridge.ts";
+export {
+  AttemptLimiter,
+  createUserStore,
+  hashPassword,
+  type UserRecord,
+  type UserStore,
+  verifyPassword,
+} from "./core/auth.ts";
+export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
+export type { Identity, Session } from "./core/sessions.ts";
+export { AimError } from "./protocol/errors.ts";
+export * as schemas from "./protocol/schemas.ts";
+export * as channel from "./protocol/channel.ts";
+
+/** Options of {@linkcode createBridge}. */
+export interface BridgeOptions extends BridgeCoreOptions {
+  /**
+   * Host names allowed in `Host` besides loopback names, or null for no Host check. Default:
+   * the check is on when the bridge listens on a loopback address.
+   */
+  allowedHosts?: readonly string[] | null;
+  /** Called for unexpected errors. */
+  onError?: (error: unknown) => void;
+}
+
+/** A bridge: its protocol core and its request handler. */
+export interface Bridge {
+  readonly core: BridgeCore;
+  fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response>;
+  close(): void;
+}
+
+/** Creates a bridge over `options.root`. */
+export function createBridge(options: BridgeOptions): Bridge {
+  const core = new BridgeCore(options);
+  const app = createApp(core, {
+    allowedHosts: options.allowedHosts ?? [],
+    onError: options.onError,
+  });
+  return {
+    core,
+    fetch: (request, info) => app.fetch(request, { info }),
+    close: () => core.close(),
+  };
+}
+
+/** Options of {@linkcode serve}. */
+export interface ServeOptions extends BridgeOptions {
+  /** Port; 0 picks a free one. Default 8000. */
+  port?: number;
+  /** Address to listen on. Default 127.0.0.1. */
+  hostname?: string;
+  /** HTTPS certificate and key, PEM. */
+  cert?: string;
+  key?: string;
+  /** Called once listening. */
+  onListen?: (addr: { hostname: string; port: number; url: string }) => void;
+}
+
+/** A running bridge. */
+export interface ServedBridge extends AsyncDisposable {
+  readonly bridge: Bridge;
+  readonly url: string;
+  readonly port: number;
+  readonly hostname: string;
+  /** Ends every session (tabs are told), then stops the server after in-flight requests. */
+  shutdown(): Promise<void>;
+  readonly finished: Promise<void>;
+}
+
+/** Serves a bridge with `Deno.serve`. */
+export function serve(options: ServeOptions): ServedBridge {
+  const hostname = options.hostname ?? "127.0.0.1";
+  const loopback = isLoopback(hostname);
+  const bridge = createBridge({
+    ...options,
+    allowedHosts: options.allowedHosts === undefined
+      ? (loopback ? [] : null)
+      : options.allowedHosts,
+  });
+  const server = Deno.serve({
+    port: options.port ?? 8000,
+    hostname,
+    ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
+    onListen: () => {},
+  }, bridge.fetch);
+  const addr = server.addr as Deno.NetAddr;
+  const scheme = options.cert ? "https" : "http";
+  const shownHost = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
+  const url = `${scheme}://${shownHost}:${addr.port}`;
+  options.onListen?.({ hostname: addr.hostname, port: addr.port, url });
+  let stopping: Promise<void> | undefined;
+  const shutdown = () => {
+    stopping ??= (async () => {
+      bridge.close();
+      await server.shutdown();
+    })();
+    return stopping;
+  };
+  return {
+    bridge,
+    url,
+    port: addr.port,
+    hostname: addr.hostname,
+    shutdown,
+    finished: server.finished,
+    [Symbol.asyncDispose]: shutdown,
+  };
+}

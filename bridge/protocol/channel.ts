@@ -1,0 +1,127 @@
+/**
+ * @module The tab channel's messages (`GET /__aim/tab`), as zod schemas: what a tab sends
+ * and what the bridge sends. See docs/channel.md.
+ */
+import { z } from "zod";
+import { InputValue } from "./schemas.ts";
+
+/** Close codes of the channel. */
+export const CloseCode = {
+  /** The bridge shuts down. */
+  GoingAway: 1001,
+  /** A message that does not parse or is not a known message. */
+  Malformed: 1008,
+  /** A message or a state over its size limit. */
+  TooLarge: 1009,
+  /** The session ended: disconnect, expiry, or a replaced session. */
+  SessionEnded: 4001,
+  /** The lease ran out without a heartbeat; another tab may now own the session. */
+  LeaseExpired: 4002,
+} as const;
+
+/** An action as a tab registers it: checked again by the bridge before it is listed. */
+export const TabAction = z.looseObject({ id: z.string().max(200) });
+
+/** The first message: which page this tab shows. */
+export const HelloMessage = z.strictObject({
+  type: z.literal("hello"),
+  page: z.string().min(1).max(2048).startsWith("/"),
+});
+
+/** Renews the lease (and the session); send every `leaseMs / 3`. */
+export const HeartbeatMessage = z.strictObject({ type: z.literal("heartbeat") });
+
+/** Replaces the tab's registered actions. */
+export const RegisterMessage = z.strictObject({
+  type: z.literal("register"),
+  actions: z.array(TabAction).max(200),
+});
+
+/** Replaces the tab's state snapshot. */
+export const StateMessage = z.strictObject({
+  type: z.literal("state"),
+  state: z.record(z.string(), z.json()),
+});
+
+/** The answer to one `invoke`. */
+export const ResultMessage = z.strictObject({
+  type: z.literal("result"),
+  id: z.string().min(1).max(100),
+  ok: z.boolean(),
+  result: z.json().optional(),
+  error: z.strictObject({
+    code: z.enum(["action_failed", "declined"]),
+    message: z.string().max(2000),
+  }).optional(),
+}).refine((m) => m.ok || m.error !== undefined, "A failed result carries an error");
+
+/** Everything a tab may send. */
+export const TabMessage = z.union([
+  HelloMessage,
+  HeartbeatMessage,
+  RegisterMessage,
+  StateMessage,
+  ResultMessage,
+]);
+export type TabMessage = z.infer<typeof TabMessage>;
+
+/** Lease status: granted to this tab, waiting for another to let go, or expired. */
+export const LeaseMessage = z.strictObject({
+  type: z.literal("lease"),
+  status: z.enum(["granted", "waiting", "expired"]),
+  leaseMs: z.int(),
+  expiresAt: z.iso.datetime(),
+});
+
+/** The session this channel belongs to: sent on grant and when the identity changes. */
+export const SessionMessage = z.strictObject({
+  type: z.literal("session"),
+  id: z.string(),
+  page: z.string(),
+  expiresAt: z.iso.datetime(),
+  authenticated: z.boolean(),
+  user: z.strictObject({ username: z.string(), name: z.string().optional() }).nullable(),
+});
+
+/** Which of the registered actions the bridge accepted. */
+export const RegisteredMessage = z.strictObject({
+  type: z.literal("registered"),
+  accepted: z.array(z.string()),
+  rejected: z.array(z.strictObject({ id: z.string(), reason: z.string() })),
+});
+
+/** Run one action; answer with a `result` of the same `id`. */
+export const InvokeMessage = z.strictObject({
+  type: z.literal("invoke"),
+  id: z.string(),
+  actionId: z.string(),
+  input: InputValue,
+  consequential: z.boolean(),
+});
+
+/** What an agent did, for the panel's log. */
+export const ActivityMessage = z.strictObject({
+  type: z.literal("activity"),
+  at: z.iso.datetime(),
+  actionId: z.string(),
+  status: z.int(),
+  outcome: z.string(),
+  durationMs: z.number(),
+});
+
+/** The session ended; the bridge closes the channel after this. */
+export const EndedMessage = z.strictObject({
+  type: z.literal("ended"),
+  reason: z.enum(["disconnected", "expired", "shutdown"]),
+});
+
+/** Everything the bridge may send. */
+export const BridgeMessage = z.union([
+  LeaseMessage,
+  SessionMessage,
+  RegisteredMessage,
+  InvokeMessage,
+  ActivityMessage,
+  EndedMessage,
+]);
+export type BridgeMessage = z.infer<typeof BridgeMessage>;

@@ -1,0 +1,70 @@
+/**
+ * @module The one error type of the protocol: an HTTP status, a stable `error` code, a
+ * sentence an agent can act on, optional details and headers.
+ */
+
+/** Extra fields of an error body, merged beside `error` and `message`. */
+export type ErrorDetails = Record<string, unknown>;
+
+/** Options of {@linkcode AimError}. */
+export interface AimErrorOptions {
+  /** Fields added to the body beside `error` and `message`. */
+  details?: ErrorDetails;
+  /** Headers the answer must carry (`WWW-Authenticate`, `Retry-After`, `Allow`). */
+  headers?: Record<string, string>;
+}
+
+/** An error the protocol answers with `{"error": code, "message": ..., ...details}`. */
+export class AimError extends Error {
+  readonly status: number;
+  readonly code: string;
+  readonly details: ErrorDetails;
+  readonly headers: Record<string, string>;
+
+  constructor(status: number, code: string, message: string, options: AimErrorOptions = {}) {
+    super(message);
+    this.name = "AimError";
+    this.status = status;
+    this.code = code;
+    this.details = options.details ?? {};
+    this.headers = options.headers ?? {};
+  }
+
+  /** The JSON body of this error. */
+  toJSON(): Record<string, unknown> {
+    return { ...this.details, error: this.code, message: this.message };
+  }
+}
+
+/** The `WWW-Authenticate` challenge for a rejected token. */
+export const INVALID_TOKEN_CHALLENGE = 'Bearer error="invalid_token"';
+
+/** 401 `invalid_token`: expired, unknown or malformed; never a public fallback. */
+export function invalidToken(): AimError {
+  return new AimError(
+    401,
+    "invalid_token",
+    "The session token is expired, unknown or malformed; ask the person for the token shown on the page now.",
+    { headers: { "WWW-Authenticate": INVALID_TOKEN_CHALLENGE } },
+  );
+}
+
+/** 401 `missing_token`: the request carries no session token. */
+export function missingToken(): AimError {
+  return new AimError(
+    401,
+    "missing_token",
+    "Send the session token shown on the page as 'Authorization: Bearer <token>'.",
+    { headers: { "WWW-Authenticate": 'Bearer realm="aim"' } },
+  );
+}
+
+/** 404 `not_found`. */
+export function notFound(message = "Nothing is served at this path."): AimError {
+  return new AimError(404, "not_found", message);
+}
+
+/** 400 `bad_request`. */
+export function badRequest(message: string, details?: ErrorDetails): AimError {
+  return new AimError(400, "bad_request", message, { details });
+}

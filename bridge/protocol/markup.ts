@@ -1,0 +1,283 @@
+/**
+ * @module How markup becomes a manifest action: the one reading of `<aim-action>` shared by
+ * the browser elements and the bridge's HTML scan. No imports, so it bundles small.
+ */
+
+/** The part of a DOM element this module reads; a browser `Element` is one. */
+export interface MarkupElement {
+  readonly tagName: string;
+  getAttribute(name: string): string | null;
+  readonly children: ArrayLike<MarkupElement>;
+  readonly textContent: string | null;
+}
+
+/** The part of a document this module reads; a browser `Document` is one. */
+export interface MarkupDocument {
+  getElementById(id: string): MarkupElement | null;
+  readonly documentElement: MarkupElement | null;
+}
+
+/** A string input or string field, as JSON Schema. */
+export interface StringInput {
+  type: "string";
+  description?: string;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: string[];
+}
+
+/** A flat object of string fields, as JSON Schema. */
+export interface ObjectInput {
+  type: "object";
+  description?: string;
+  properties: Record<string, StringInput>;
+  required?: string[];
+  additionalProperties: false;
+}
+
+/** What one `<aim-action>` declares; the bridge validates it against its zod schema. */
+export interface ActionDeclaration {
+  id: string;
+  description: string;
+  input_schema: StringInput | ObjectInput;
+  input_example: unknown;
+  consequential: boolean;
+  protected: boolean;
+}
+
+/** A declaration that cannot become an action; the message names the attribute at fault. */
+export class MarkupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MarkupError";
+  }
+}
+
+const FIELD_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
+const SKIPPED_INPUT_TYPES = new Set(["submit", "button", "reset", "image", "file", "hidden"]);
+
+function flag(el: MarkupElement, name: string): boolean {
+  const value = el.getAttribute(name);
+  return value !== null && value.trim().toLowerCase() !== "false";
+}
+
+function text(el: MarkupElement | null): string {
+  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+function integer(el: MarkupElement, name: string): number | undefined {
+  const raw = el.getAttribute(name);
+  if (raw === null) return undefined;
+  if (!/^\s*\d{1,7}\s*$/.test(raw)) {
+    throw new MarkupError(`${name}="${raw}" is not a whole number`);
+  }
+  return Number(raw);
+}
+
+function* descendants(el: MarkupElement): Generator<MarkupElement> {
+  const children = Array.from(el.children);
+  for (const child of children) {
+    yield child;
+    yield* descendants(child);
+  }
+}
+
+/** The child `<script type="application/json">` of an element, parsed, or undefined. */
+export function readJsonChild(el: MarkupElement): unknown {
+  for (const child of Array.from(el.children)) {
+    if (
+      child.tagName.toUpperCase() === "SCRIPT" &&
+      (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
+    ) {
+      try {
+        return JSON.parse(child.textContent ?? "");
+      } catch {
+        throw new MarkupError('the child <script type="application/json"> is not valid JSON');
+      }
+    }
+  }
+  return undefined;
+}
+
+function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput, "type"> {
+  const out: Omit<StringInput, "type"> = {};
+  const minLength = integer(el, `${prefix}minlength`) ?? integer(el, `${prefix}min-length`);
+  const maxLength = integer(el, `${prefix}maxlength`) ?? integer(el, `${prefix}max-length`);
+  const pattern = el.getAttribute(`${prefix}pattern`);
+  if (minLength !== undefined) out.minLength = minLength;
+  if (maxLength !== undefined) out.maxLength = maxLength;
+  // HTML's pattern attribute matches the whole value; JSON Schema's matches anywhere.
+  if (pattern !== null && pattern !== "") {
+    out.pattern = prefix === "" ? `^(?:${pattern})$` : pattern;
+  }
+  return out;
+}
+
+function labelOf(field: MarkupElement, doc: MarkupDocument, form: MarkupElement): string {
+  const id = field.getAttribute("id");
+  if (id) {
+    for (const el of descendants(doc.documentElement ?? form)) {
+      if (el.tagName.toUpperCase() === "LABEL" && el.getAttribute("for") === id) return text(el);
+    }
+  }
+  // A label that wraps the field.
+  for (const el of descendants(form)) {
+    if (el.tagName.toUpperCase() !== "LABEL") continue;
+    for (const inner of descendants(el)) if (inner === field) return text(el);
+  }
+  return field.getAttribute("aria-label") ?? field.getAttribute("placeholder") ?? "";
+}
+
+/** The flat object of string fields that a form's named controls make. */
+export function readFormInput(form: MarkupElement, doc: MarkupDocument): ObjectInput {
+  const properties: Record<string, StringInput> = {};
+  const required: string[] = [];
+  for (const field of descendants(form)) {
+    const tag = field.tagName.toUpperCase();
+    const name = field.getAttribute("name");
+    if (!FIELD_TAGS.has(tag) || !name) continue;
+    const type = (field.getAttribute("type") ?? "text").toLowerCase();
+    if (tag === "INPUT" && SKIPPED_INPUT_TYPES.has(type)) continue;
+    const label = labelOf(field, doc, form);
+    const schema: StringInput = { type: "string" };
+    if (label) schema.description = label;
+    if (tag === "SELECT") {
+      const values = [...descendants(field)]
+        .filter((o) => o.tagName.toUpperCase() === "OPTION")
+        .map((o) => o.getAttribute("value") ?? text(o));
+      if (values.length) schema.enum = [...new Set(values)];
+    } else if (type === "radio" || type === "checkbox") {
+      const value = field.getAttribute("value") ?? "on";
+      const previous = properties[name]?.enum ?? (type === "checkbox" ? [""] : []);
+      schema.enum = [...new Set([...previous, value])];
+    } else {
+      Object.assign(schema, stringConstraints(field, ""));
+    }
+    properties[name] = { ...properties[name], ...schema };
+    if (field.getAttribute("required") !== null && !required.includes(name)) required.push(name);
+  }
+  if (Object.keys(properties).length === 0) {
+    throw new MarkupError("the form has no named fields to fill");
+  }
+  return { type: "object", properties, required, additionalProperties: false };
+}
+
+function normalizeSchema(raw: unknown): StringInput | ObjectInput {
+  if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
+    throw new MarkupError("the JSON schema must be an object");
+  }
+  const schema = raw as Record<string, unknown>;
+  if (schema.type === "object" && schema.additionalProperties === undefined) {
+    return { ...schema, additionalProperties: false } as unknown as ObjectInput;
+  }
+  return schema as unknown as StringInput | ObjectInput;
+}
+
+function exampleFor(schema: StringInput): string | undefined {
+  if (schema.enum) return schema.enum[0];
+  if (schema.pattern) return undefined;
+  const base = "example";
+  const min = schema.minLength ?? 0;
+  const max = schema.maxLength ?? Infinity;
+  const padded = base.length >= min ? base : base.padEnd(min, "x");
+  return padded.slice(0, max);
+}
+
+function synthesizeExample(schema: StringInput | ObjectInput): unknown {
+  if (schema.type === "string") return exampleFor(schema);
+  const example: Record<string, string> = {};
+  for (const name of schema.required ?? []) {
+    const field = schema.properties?.[name];
+    const value = field ? exampleFor(field) : undefined;
+    if (value === undefined) return undefined;
+    example[name] = value;
+  }
+  return example;
+}
+
+/** The input schema an `<aim-action>` declares. */
+export function readInputSchema(el: MarkupElement, doc: MarkupDocument): StringInput | ObjectInput {
+  const formRef = el.getAttribute("form");
+  const json = readJsonChild(el);
+  if (json !== undefined) return normalizeSchema(json);
+  if (formRef) {
+    const id = formRef.replace(/^#/, "");
+    const form = doc.getElementById(id);
+    if (!form) throw new MarkupError(`form="${formRef}" matches no element`);
+    return readFormInput(form, doc);
+  }
+  const description = el.getAttribute("input-description");
+  const declared = [
+    "input-example",
+    "input-description",
+    "input-min-length",
+    "input-max-length",
+    "input-pattern",
+  ]
+    .some((name) => el.getAttribute(name) !== null);
+  if (!declared) {
+    // An action that takes nothing: an empty object.
+    return { type: "object", properties: {}, required: [], additionalProperties: false };
+  }
+  const schema: StringInput = { type: "string" };
+  if (description) schema.description = description;
+  Object.assign(schema, stringConstraints(el, "input-"));
+  return schema;
+}
+
+/**
+ * Reads one `<aim-action>` element into an action declaration.
+ *
+ * @throws {MarkupError} when the markup cannot make an action.
+ */
+export function readAction(el: MarkupElement, doc: MarkupDocument): ActionDeclaration {
+  const id = (el.getAttribute("name") ?? "").trim();
+  if (!id) throw new MarkupError("the name attribute is missing");
+  const description = (el.getAttribute("description") ?? "").trim();
+  if (!description) throw new MarkupError(`action "${id}" has no description attribute`);
+  const input_schema = readInputSchema(el, doc);
+  const rawExample = el.getAttribute("input-example");
+  let input_example: unknown;
+  if (rawExample === null) {
+    input_example = synthesizeExample(input_schema);
+    if (input_example === undefined) {
+      throw new MarkupError(`action "${id}" needs an input-example`);
+    }
+  } else if (input_schema.type === "object") {
+    try {
+      input_example = JSON.parse(rawExample);
+    } catch {
+      throw new MarkupError(
+        `action "${id}": input-example must be a JSON object for object inputs`,
+      );
+    }
+  } else {
+    input_example = rawExample;
+  }
+  return {
+    id,
+    description,
+    input_schema,
+    input_example,
+    consequential: flag(el, "consequential"),
+    protected: flag(el, "protected"),
+  };
+}
+
+/** Key names that look like secrets: never published in state. */
+export const SECRET_KEY =
+  /pass(word|wd|phrase)?|secret|token|api[-_]?key|auth(orization)?$|cookie|credential|private[-_]?key|session[-_]?id/i;
+
+/** A copy of a JSON value without keys that look like secrets, at any depth. */
+export function redactSecrets(value: unknown, depth = 0): unknown {
+  if (depth > 32) return null;
+  if (Array.isArray(value)) return value.map((v) => redactSecrets(v, depth + 1));
+  if (typeof value !== "object" || value === null) return value;
+  const out: Record<string, unknown> = {};
+  for (const [key, v] of Object.entries(value)) {
+    if (SECRET_KEY.test(key) || key === "__proto__") continue;
+    out[key] = redactSecrets(v, depth + 1);
+  }
+  return out;
+}

@@ -1,0 +1,193 @@
+/**
+ * @module The wire types of the protocol, defined once as zod schemas: manifests, actions,
+ * input schemas, invocations, site maps and error bodies.
+ */
+import { z } from "zod";
+
+/** Protocol name and version every manifest carries. */
+export const PROTOCOL = "AIP";
+export const PROTOCOL_VERSION = "0.1";
+
+/** Names that would reach an object's prototype if used as a key. */
+export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
+  "__proto__",
+  "constructor",
+  "prototype",
+]);
+
+/** An action id: what an agent passes as `actionId`. */
+export const ActionId = z.string().regex(
+  /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
+  "An action id starts with a letter and has at most 64 letters, digits, '_', '.' or '-'",
+);
+
+/** A field name of an object input. */
+export const FieldName = z.string().regex(
+  /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/,
+  "A field name starts with a letter or '_' and has at most 64 letters, digits, '_', '.' or '-'",
+).refine(
+  (name) => !FORBIDDEN_KEYS.has(name),
+  "A field name may not be __proto__, constructor or prototype",
+);
+
+function isRegExp(source: string): boolean {
+  try {
+    new RegExp(source, "u");
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** A string input, or one string field of an object input. */
+export const StringSchema = z.strictObject({
+  type: z.literal("string"),
+  description: z.string().max(2000).optional(),
+  minLength: z.int().min(0).max(1_000_000).optional(),
+  maxLength: z.int().min(0).max(1_000_000).optional(),
+  pattern: z.string().max(512).refine(isRegExp, "pattern is not a valid regular expression")
+    .optional(),
+  enum: z.array(z.string().max(2000)).min(1).max(500).optional(),
+}).refine(
+  (s) => s.minLength === undefined || s.maxLength === undefined || s.minLength <= s.maxLength,
+  "minLength is greater than maxLength",
+);
+export type StringSchema = z.infer<typeof StringSchema>;
+
+/** A flat object of string fields. */
+export const ObjectSchema = z.strictObject({
+  type: z.literal("object"),
+  description: z.string().max(2000).optional(),
+  properties: z.record(FieldName, StringSchema).refine(
+    (p) => Object.keys(p).length <= 100,
+    "An object input has at most 100 fields",
+  ),
+  required: z.array(z.string()).optional(),
+  additionalProperties: z.literal(false),
+}).refine(
+  (s) => (s.required ?? []).every((name) => Object.hasOwn(s.properties, name)),
+  "Every required field must be one of the properties",
+);
+export type ObjectSchema = z.infer<typeof ObjectSchema>;
+
+/** An action's `input_schema`: a string, or a flat object of string fields. */
+export const InputSchema = z.union([StringSchema, ObjectSchema]);
+export type InputSchema = z.infer<typeof InputSchema>;
+
+/** An input value of the allowed shapes: a string or a flat object of strings. */
+export const InputValue = z.union([z.string(), z.record(z.string(), z.string())]);
+export type InputValue = z.infer<typeof InputValue>;
+
+/** One action as a manifest lists it (seed 000). */
+export const ManifestAction = z.strictObject({
+  id: ActionId,
+  description: z.string().min(1).max(2000),
+  input_schema: InputSchema,
+  input_example: InputValue,
+  consequential: z.boolean(),
+});
+export type ManifestAction = z.infer<typeof ManifestAction>;
+
+/** An action as the bridge knows it: the manifest fields plus `protected`. */
+export const ActionSpec = ManifestAction.extend({
+  protected: z.boolean(),
+});
+export type ActionSpec = z.infer<typeof ActionSpec>;
+
+/** `state_scope` of a manifest. */
+export const StateScope = z.enum(["public_schema_only", "session"]);
+
+/** The Agent Interface Manifest served at `<page>.json` and `<page>.toon`. */
+export const Manifest = z.strictObject({
+  protocol: z.literal(PROTOCOL),
+  version: z.string(),
+  page: z.string().startsWith("/"),
+  sitemap: z.url(),
+  state_scope: StateScope,
+  browser_connected: z.boolean(),
+  invoke_url: z.url(),
+  invoke_method: z.literal("POST"),
+  invoke_example: z.strictObject({ actionId: ActionId, input: InputValue }),
+  state: z.record(z.string(), z.json()),
+  actions: z.array(ManifestAction),
+});
+export type Manifest = z.infer<typeof Manifest>;
+
+/** One page of the site map. */
+export const SitemapPage = z.strictObject({
+  path: z.string().startsWith("/"),
+  title: z.string(),
+  description: z.string(),
+  manifest_json: z.url(),
+  manifest_toon: z.url(),
+  actions: z.array(ActionId),
+});
+
+/** The site map served at `/sitemap.json` and `/sitemap.toon`. */
+export const Sitemap = z.strictObject({
+  protocol: z.literal(PROTOCOL),
+  version: z.string(),
+  invoke_url: z.url(),
+  session_url: z.url(),
+  pages: z.array(SitemapPage),
+});
+export type Sitemap = z.infer<typeof Sitemap>;
+
+/** The body of `POST /__aim/invoke`. */
+export const InvokeRequest = z.strictObject({
+  actionId: z.string().min(1).max(200),
+  input: z.json().optional(),
+});
+export type InvokeRequest = z.infer<typeof InvokeRequest>;
+
+/** A successful invocation. */
+export const InvokeResult = z.strictObject({
+  ok: z.literal(true),
+  actionId: ActionId,
+  result: z.json(),
+  state: z.record(z.string(), z.json()),
+});
+export type InvokeResult = z.infer<typeof InvokeResult>;
+
+/** The body of `POST /__aim/session`. */
+export const SessionRequest = z.strictObject({
+  page: z.string().min(1).max(2048).startsWith("/"),
+});
+
+/** The answer of `POST /__aim/session`. */
+export const SessionGrant = z.strictObject({
+  sessionToken: z.string(),
+  expiresAt: z.iso.datetime(),
+  page: z.string(),
+});
+export type SessionGrant = z.infer<typeof SessionGrant>;
+
+/** Every error body. */
+export const ErrorBody = z.looseObject({
+  error: z.string(),
+  message: z.string(),
+});
+
+/** The JSON Schemas published at `/__aim/schema.json`. */
+export function publishedSchemas(): Record<string, unknown> {
+  const schemas = {
+    Manifest,
+    ManifestAction,
+    InputSchema,
+    Sitemap,
+    InvokeRequest,
+    InvokeResult,
+    SessionGrant,
+    ErrorBody,
+  };
+  const defs: Record<string, unknown> = {};
+  for (const [name, schema] of Object.entries(schemas)) {
+    defs[name] = z.toJSONSchema(schema, { unrepresentable: "any" });
+  }
+  return {
+    $schema: "https://json-schema.org/draft/2020-12/schema",
+    title: "Agent Interface Manifest",
+    $ref: "#/$defs/Manifest",
+    $defs: defs,
+  };
+}

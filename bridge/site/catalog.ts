@@ -1,0 +1,197 @@
+/**
+ * @module The public catalog: each page's `<aim-action>` and `<aim-state>` declarations read
+ * from its static HTML with htmlparser2, cached until the file changes.
+ */
+import { parseDocument } from "htmlparser2";
+import { type AnyNode, type Document, Element, isTag } from "domhandler";
+import { textContent } from "domutils";
+import {
+  type MarkupDocument,
+  type MarkupElement,
+  MarkupError,
+  readAction,
+} from "../protocol/markup.ts";
+import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
+import { normalizePage, type SiteRoot } from "./paths.ts";
+
+/** A declaration that could not be read, with where it is. */
+export interface CatalogProblem {
+  line: number;
+  column: number;
+  message: string;
+}
+
+/** What a page's static HTML declares. */
+export interface PageInfo {
+  page: string;
+  file: string;
+  title: string;
+  description: string;
+  actions: ActionSpec[];
+  stateKeys: string[];
+  problems: CatalogProblem[];
+  /** Whether the page holds at least one `<aim-action>` or `<aim-state>`. */
+  agentEnabled: boolean;
+}
+
+/** A domhandler element seen through the {@linkcode MarkupElement} interface. */
+class ParsedElement implements MarkupElement {
+  readonly node: Element | Document;
+  readonly #view: ParsedView;
+  constructor(node: Element | Document, view: ParsedView) {
+    this.node = node;
+    this.#view = view;
+  }
+  get tagName(): string {
+    return this.node instanceof Element ? this.node.name.toUpperCase() : "#DOCUMENT";
+  }
+  getAttribute(name: string): string | null {
+    return this.node instanceof Element ? this.node.attribs[name.toLowerCase()] ?? null : null;
+  }
+  get children(): MarkupElement[] {
+    return this.node.children.filter(isTag).map((child) => this.#view.wrap(child));
+  }
+  get textContent(): string {
+    return textContent(this.node);
+  }
+}
+
+/** A parsed document seen through the {@linkcode MarkupDocument} interface. */
+class ParsedView implements MarkupDocument {
+  readonly #wrappers = new WeakMap<AnyNode, ParsedElement>();
+  readonly #ids = new Map<string, Element>();
+  readonly documentElement: ParsedElement;
+  readonly elements: Element[] = [];
+
+  constructor(doc: Document) {
+    const walk = (node: AnyNode) => {
+      if (isTag(node)) {
+        this.elements.push(node);
+        const id = node.attribs.id;
+        if (id && !this.#ids.has(id)) this.#ids.set(id, node);
+      }
+      if ("children" in node) { for (const child of node.children) walk(child); }
+    };
+    walk(doc);
+    this.documentElement = new ParsedElement(doc, this);
+  }
+  wrap(node: Element): ParsedElement {
+    let wrapper = this.#wrappers.get(node);
+    if (!wrapper) this.#wrappers.set(node, wrapper = new ParsedElement(node, this));
+    return wrapper;
+  }
+  getElementById(id: string): MarkupElement | null {
+    const node = this.#ids.get(id);
+    return node ? this.wrap(node) : null;
+  }
+}
+
+function position(html: string, offset: number): { line: number; column: number } {
+  let line = 1;
+  let last = -1;
+  for (let i = 0; i < offset && i < html.length; i++) {
+    if (html.charCodeAt(i) === 10) {
+      line++;
+      last = i;
+    }
+  }
+  return { line, column: offset - last };
+}
+
+/** Reads the declarations of one page's HTML. */
+export function scanPage(html: string, page: string, file: string): PageInfo {
+  const doc = parseDocument(html, { withStartIndices: true });
+  const view = new ParsedView(doc);
+  const actions: ActionSpec[] = [];
+  const stateKeys: string[] = [];
+  const problems: CatalogProblem[] = [];
+  let title = "";
+  let description = "";
+  let agentEnabled = false;
+  for (const node of view.elements) {
+    const name = node.name.toLowerCase();
+    if (name === "title" && !title) title = textContent(node).replace(/\s+/g, " ").trim();
+    else if (name === "meta" && node.attribs.name?.toLowerCase() === "description") {
+      description ||= (node.attribs.content ?? "").trim();
+    } else if (name === "aim-state") {
+      agentEnabled = true;
+      const key = node.attribs.name?.trim();
+      if (key && !stateKeys.includes(key)) stateKeys.push(key);
+      else if (!key) {
+        problems.push({
+          ...position(html, node.startIndex ?? 0),
+          message: "<aim-state> has no name",
+        });
+      }
+    } else if (name === "aim-action") {
+      agentEnabled = true;
+      const where = position(html, node.startIndex ?? 0);
+      try {
+        const spec = parseActionSpec(readAction(view.wrap(node), view));
+        if (actions.some((a) => a.id === spec.id)) {
+          problems.push({ ...where, message: `action "${spec.id}" is declared twice` });
+        } else {
+          actions.push(spec);
+        }
+      } catch (error) {
+        if (!(error instanceof MarkupError) && !(error instanceof TypeError)) throw error;
+        problems.push({ ...where, message: error.message });
+      }
+    }
+  }
+  return { page, file, title, description, actions, stateKeys, problems, agentEnabled };
+}
+
+interface CacheEntry {
+  mtime: number;
+  size: number;
+  info: PageInfo;
+}
+
+/** The catalog of a site: pages scanned once per file change. */
+export class SiteCatalog {
+  readonly root: SiteRoot;
+  #cache = new Map<string, CacheEntry>();
+
+  constructor(root: SiteRoot) {
+    this.root = root;
+  }
+
+  /** The page at `path` (any spelling: `/a`, `/a.html`, `/a/`), or null when there is none. */
+  async page(path: string): Promise<PageInfo | null> {
+    const page = normalizePage(path);
+    if (!page) return null;
+    const file = await this.root.pageFile(page);
+    if (!file) return null;
+    let stat: Deno.FileInfo;
+    try {
+      stat = await Deno.stat(file);
+    } catch {
+      return null;
+    }
+    const mtime = stat.mtime?.getTime() ?? 0;
+    const cached = this.#cache.get(file);
+    if (cached && cached.mtime === mtime && cached.size === stat.size) {
+      return cached.info.page === page ? cached.info : { ...cached.info, page };
+    }
+    const info = scanPage(await Deno.readTextFile(file), page, file);
+    this.#cache.set(file, { mtime, size: stat.size, info });
+    return info;
+  }
+
+  /** The agent-enabled page at `path`, or null. */
+  async agentPage(path: string): Promise<PageInfo | null> {
+    const info = await this.page(path);
+    return info?.agentEnabled ? info : null;
+  }
+
+  /** Every agent-enabled page of the site. */
+  async agentPages(): Promise<PageInfo[]> {
+    const out: PageInfo[] = [];
+    for (const page of await this.root.pages()) {
+      const info = await this.agentPage(page);
+      if (info && !out.some((p) => p.file === info.file)) out.push(info);
+    }
+    return out;
+  }
+}

@@ -1,0 +1,108 @@
+/**
+ * @module Test helper: a bridge on port 0 over a temporary site, shut down with `await using`.
+ */
+import { dirname, join } from "node:path";
+import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
+
+/** Files of a temporary site: path → contents. */
+export type SiteFiles = Record<string, string>;
+
+/** Options of {@linkcode startBridge}. */
+export interface StartBridgeOptions extends Omit<ServeOptions, "root" | "port"> {
+  /** Files written into a new temporary site folder; ignored when `root` is given. */
+  site?: SiteFiles;
+  /** An existing site folder. */
+  root?: string;
+}
+
+/** A bridge running for one test module. */
+export interface TestBridge extends AsyncDisposable {
+  readonly served: ServedBridge;
+  /** `http://127.0.0.1:PORT` */
+  readonly origin: string;
+  readonly root: string;
+  /** `fetch` of a path on this bridge. */
+  fetch(path: string, init?: RequestInit): Promise<Response>;
+  /** Opens a session on `page` as the page does; returns the token. */
+  openSession(page: string, init?: { cookie?: string }): Promise<string>;
+  /** Invokes an action with a token; returns the response (body not read). */
+  invoke(
+    token: string,
+    actionId: string,
+    input?: unknown,
+    headers?: Record<string, string>,
+  ): Promise<Response>;
+}
+
+/** A small site: an agent-enabled page with a string action, an object action and a protected one. */
+export const BASIC_SITE: SiteFiles = {
+  "index.html": `<!doctype html><title>Home</title>
+<meta name="description" content="The home page">
+<aim-state name="view"></aim-state>`,
+  "control-panel.html": `<!doctype html><html><head><title>Control panel</title></head><body>
+<aim-state name="requests"></aim-state>
+<aim-action name="approve_request" description="Approve one pending request"
+  input-description="The request ID itself; do not wrap it in an object" input-min-length="1"
+  input-example="req-3" consequential protected></aim-action>
+<aim-action name="search" description="Search requests" input-example="pending"></aim-action>
+</body></html>`,
+  "orders/index.html": `<!doctype html><title>Orders</title>
+<form id="order"><label for="item">Item name</label><input id="item" name="item" required>
+<label>Quantity <input name="quantity" pattern="[0-9]+"></label></form>
+<aim-action name="place_order" description="Place an order" form="#order"
+  input-example='{"item":"pen","quantity":"2"}'></aim-action>`,
+  "plain.html": "<!doctype html><title>Plain</title><p>No agent here.</p>",
+  "style.css": "body { color: black; }",
+  "data.json": '{"static": true}',
+};
+
+function writeSite(root: string, files: SiteFiles): void {
+  for (const [path, content] of Object.entries(files)) {
+    const full = join(root, path);
+    Deno.mkdirSync(dirname(full), { recursive: true });
+    Deno.writeTextFileSync(full, content);
+  }
+}
+
+/** Starts a bridge on port 0 over a temporary site. */
+export function startBridge(options: StartBridgeOptions = {}): TestBridge {
+  const { site = BASIC_SITE, root: givenRoot, ...rest } = options;
+  const root = givenRoot ?? Deno.makeTempDirSync({ prefix: "aim-site-" });
+  if (!givenRoot) writeSite(root, site);
+  const served = serve({ hostname: "127.0.0.1", ...rest, root, port: 0 });
+  const origin = served.url;
+  const api: TestBridge = {
+    served,
+    origin,
+    root,
+    fetch: (path, init) => fetch(origin + path, init),
+    async openSession(page, init = {}) {
+      const res = await fetch(origin + "/__aim/session", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          ...(init.cookie ? { Cookie: init.cookie } : {}),
+        },
+        body: JSON.stringify({ page }),
+      });
+      if (res.status !== 200) throw new Error(`openSession: ${res.status} ${await res.text()}`);
+      return (await res.json()).sessionToken;
+    },
+    invoke(token, actionId, input, headers = {}) {
+      return fetch(origin + "/__aim/invoke", {
+        method: "POST",
+        headers: {
+          "Content-Type": "application/json",
+          Authorization: `Bearer ${token}`,
+          ...headers,
+        },
+        body: JSON.stringify(input === undefined ? { actionId } : { actionId, input }),
+      });
+    },
+    async [Symbol.asyncDispose]() {
+      await served.shutdown();
+      if (!givenRoot) await Deno.remove(root, { recursive: true }).catch(() => {});
+    },
+  };
+  return api;
+}

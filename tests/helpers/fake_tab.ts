@@ -1,0 +1,164 @@
+/**
+ * @module A fake tab: a WebSocket client that speaks the channel protocol, for tests and the
+ * benchmark. It answers invocations through handlers, like a page would.
+ */
+import type { BridgeMessage } from "../../bridge/protocol/channel.ts";
+
+/** How a fake tab answers one invocation: a result, a thrown error (422), or never. */
+export type FakeHandler = (input: unknown) => unknown | Promise<unknown>;
+
+/** Options of {@linkcode FakeTab.open}. */
+export interface FakeTabOptions {
+  /** The session token, sent as the `aim_session` cookie. */
+  token: string;
+  /** The page the tab shows. */
+  page: string;
+  /** `Origin` header; default: the bridge's own origin. */
+  origin?: string;
+  /** Send hello on open. Default true. */
+  hello?: boolean;
+}
+
+/** A tab that connected to a bridge. */
+export class FakeTab implements AsyncDisposable {
+  readonly socket: WebSocket;
+  readonly messages: BridgeMessage[] = [];
+  /** Handlers by action id; state is pushed before each result when `stateAfter` is set. */
+  handlers = new Map<string, FakeHandler>();
+  stateAfter?: (actionId: string, input: unknown) => Record<string, unknown>;
+  /** Set to "decline" to decline every invocation. */
+  answerWith: "handler" | "decline" | "never" = "handler";
+  readonly closed: Promise<CloseEvent>;
+  #waiters: { test: (m: BridgeMessage) => boolean; resolve: (m: BridgeMessage) => void }[] = [];
+  #unconsumed: BridgeMessage[] = [];
+
+  private constructor(socket: WebSocket) {
+    this.socket = socket;
+    this.closed = new Promise((resolve) => socket.addEventListener("close", (e) => resolve(e)));
+    socket.addEventListener("message", (event) => this.#onMessage(event));
+  }
+
+  /** Opens the channel of `options.token` on the bridge at `origin`. */
+  static async open(bridgeOrigin: string, options: FakeTabOptions): Promise<FakeTab> {
+    const url = bridgeOrigin.replace(/^http/, "ws") + "/__aim/tab";
+    // Deno's WebSocket takes headers, so a test can be a browser with a cookie.
+    const socket = new WebSocket(url, {
+      headers: { Cookie: `aim_session=${options.token}`, Origin: options.origin ?? bridgeOrigin },
+    } as unknown as string[]);
+    const tab = new FakeTab(socket);
+    await new Promise<void>((resolve, reject) => {
+      socket.addEventListener("open", () => resolve(), { once: true });
+      socket.addEventListener("error", () => reject(new Error("the channel did not open")), {
+        once: true,
+      });
+    });
+    if (options.hello !== false) tab.send({ type: "hello", page: options.page });
+    return tab;
+  }
+
+  /** Sends a message (an object is sent as JSON, a string as is). */
+  send(message: unknown): void {
+    this.socket.send(typeof message === "string" ? message : JSON.stringify(message));
+  }
+
+  /** Registers actions: `[id, handler, declaration?]`. */
+  async register(
+    actions: { id: string; handler?: FakeHandler; [key: string]: unknown }[],
+  ): Promise<BridgeMessage & { type: "registered" }> {
+    const declarations = actions.map(({ handler, ...decl }) => {
+      if (handler) this.handlers.set(decl.id, handler);
+      return {
+        description: `Action ${decl.id}`,
+        input_schema: { type: "string", minLength: 1 },
+        input_example: "x",
+        consequential: false,
+        protected: false,
+        ...decl,
+      };
+    });
+    const registered = this.next("registered");
+    this.send({ type: "register", actions: declarations });
+    return await registered as BridgeMessage & { type: "registered" };
+  }
+
+  /** Sends a state snapshot. */
+  setState(state: Record<string, unknown>): void {
+    this.send({ type: "state", state });
+  }
+
+  /** The first message of `type` not yet taken by an earlier `next`, waiting for it if need be. */
+  next<T extends BridgeMessage["type"]>(
+    type: T,
+    test: (m: Extract<BridgeMessage, { type: T }>) => boolean = () => true,
+  ): Promise<Extract<BridgeMessage, { type: T }>> {
+    const match = (m: BridgeMessage) =>
+      m.type === type && test(m as Extract<BridgeMessage, { type: T }>);
+    const index = this.#unconsumed.findIndex(match);
+    if (index >= 0) {
+      return Promise.resolve(
+        this.#unconsumed.splice(index, 1)[0] as Extract<BridgeMessage, { type: T }>,
+      );
+    }
+    return new Promise((resolve) => {
+      this.#waiters.push({ test: match, resolve: resolve as (m: BridgeMessage) => void });
+    });
+  }
+
+  /** Whether a message of `type` has arrived at any time. */
+  has(type: BridgeMessage["type"], test: (m: BridgeMessage) => boolean = () => true): boolean {
+    return this.messages.some((m) => m.type === type && test(m));
+  }
+
+  #onMessage(event: MessageEvent): void {
+    const message = JSON.parse(event.data) as BridgeMessage;
+    this.messages.push(message);
+    const waiter = this.#waiters.find((w) => w.test(message));
+    if (waiter) {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve(message);
+    } else {
+      this.#unconsumed.push(message);
+    }
+    if (message.type === "invoke") this.#run(message);
+  }
+
+  async #run(message: Extract<BridgeMessage, { type: "invoke" }>): Promise<void> {
+    if (this.answerWith === "never") return;
+    if (this.answerWith === "decline") {
+      this.send({
+        type: "result",
+        id: message.id,
+        ok: false,
+        error: { code: "declined", message: "The person declined." },
+      });
+      return;
+    }
+    const handler = this.handlers.get(message.actionId);
+    try {
+      if (!handler) throw new Error(`no handler for ${message.actionId}`);
+      const result = await handler(message.input);
+      if (this.stateAfter) this.setState(this.stateAfter(message.actionId, message.input));
+      this.send({ type: "result", id: message.id, ok: true, result: result ?? null });
+    } catch (error) {
+      this.send({
+        type: "result",
+        id: message.id,
+        ok: false,
+        error: {
+          code: "action_failed",
+          message: error instanceof Error ? error.message : String(error),
+        },
+      });
+    }
+  }
+
+  /** Closes the channel and waits for it to close. */
+  async close(): Promise<void> {
+    if (this.socket.readyState < 2) this.socket.close();
+    await this.closed;
+  }
+
+  async [Symbol.asyncDispose](): Promise<void> {
+    await this.close();
+  }
+}

@@ -49,7 +49,7 @@ export interface Bridge {
 export function createBridge(options: BridgeOptions): Bridge {
   const core = new BridgeCore(options);
   const app = createApp(core, {
-    allowedHosts: options.allowedHosts ?? [],
+    allowedHosts: options.allowedHosts === undefined ? [] : options.allowedHosts,
     onError: options.onError,
   });
   return {

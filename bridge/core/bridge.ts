@@ -6,6 +6,7 @@ import { AimError, invalidToken, missingToken, notFound } from "../protocol/erro
 import { type ActionSpec, parseActionSpec, toManifestAction } from "../protocol/action_spec.ts";
 import { validateInput } from "../protocol/input.ts";
 import { MarkupError, redactSecrets } from "../protocol/markup.ts";
+import { parseUntrustedJson } from "../protocol/json.ts";
 import { CloseCode, type SessionMessage, TabMessage } from "../protocol/channel.ts";
 import {
   InvokeRequest,
@@ -530,13 +531,16 @@ export class BridgeCore {
     if (data.length > this.limits.maxMessageBytes) {
       return close(CloseCode.TooLarge, `message over ${this.limits.maxMessageBytes} bytes`);
     }
-    let json: unknown;
-    try {
-      json = JSON.parse(data);
-    } catch {
-      return close(CloseCode.Malformed, "malformed message: not JSON");
+    const json = parseUntrustedJson(data);
+    if (!json.ok) {
+      return close(
+        CloseCode.Malformed,
+        json.problem === "proto"
+          ? "malformed message: __proto__ keys are not accepted"
+          : "malformed message: not JSON",
+      );
     }
-    const parsed = TabMessage.safeParse(json);
+    const parsed = TabMessage.safeParse(json.value);
     if (!parsed.success) {
       const issue = parsed.error.issues[0];
       return close(

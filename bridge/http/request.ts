@@ -5,6 +5,7 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { AimError, badRequest, invalidToken } from "../protocol/errors.ts";
+import { parseUntrustedJson } from "../protocol/json.ts";
 
 /** The session cookie's name. */
 export const SESSION_COOKIE = "aim_session";
@@ -97,11 +98,13 @@ export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   } catch {
     throw badRequest("The body is not valid UTF-8.");
   }
-  try {
-    return JSON.parse(text);
-  } catch {
-    throw badRequest("The body is not valid JSON.");
-  }
+  const parsed = parseUntrustedJson(text);
+  if (parsed.ok) return parsed.value;
+  throw badRequest(
+    parsed.problem === "proto"
+      ? 'Keys named "__proto__" are not accepted.'
+      : "The body is not valid JSON.",
+  );
 }
 
 const LOOPBACK_NAMES = /^(localhost|[a-z0-9-]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;

@@ -56,7 +56,7 @@ export const ResultMessage = z.strictObject({
 }).refine((m) => m.ok || m.error !== undefined, "A failed result carries an error");
 
 /** Everything a tab may send. */
-export const TabMessage = z.union([
+export const TabMessage = z.discriminatedUnion("type", [
   HelloMessage,
   HeartbeatMessage,
   RegisterMessage,
@@ -116,7 +116,7 @@ export const EndedMessage = z.strictObject({
 });
 
 /** Everything the bridge may send. */
-export const BridgeMessage = z.union([
+export const BridgeMessage = z.discriminatedUnion("type", [
   LeaseMessage,
   SessionMessage,
   RegisteredMessage,

@@ -1,0 +1,259 @@
+import assert from "node:assert/strict";
+import { decode } from "@toon-format/toon";
+import { Manifest, Sitemap } from "../../bridge/protocol/schemas.ts";
+import { BASIC_SITE, startBridge } from "../helpers/bridge.ts";
+import { FakeTab } from "../helpers/fake_tab.ts";
+
+function assertManifestHeaders(res: Response): void {
+  assert.equal(res.headers.get("cache-control"), "private, no-store");
+  assert.equal(res.headers.get("vary"), "Cookie, Authorization");
+}
+
+/** Reads both forms of a manifest and checks the TOON decodes to the JSON body. */
+async function readBoth(
+  origin: string,
+  page: string,
+  headers: Record<string, string> = {},
+): Promise<Record<string, unknown>> {
+  const json = await fetch(`${origin}${page}.json`, { headers });
+  assert.equal(json.status, 200);
+  assert.equal(json.headers.get("content-type"), "application/json; charset=utf-8");
+  assertManifestHeaders(json);
+  const body = await json.json();
+  const toon = await fetch(`${origin}${page}.toon`, { headers });
+  assert.equal(toon.status, 200);
+  assert.equal(toon.headers.get("content-type"), "text/toon; charset=utf-8");
+  assertManifestHeaders(toon);
+  assert.deepEqual(decode(await toon.text()), body);
+  Manifest.parse(body);
+  return body;
+}
+
+Deno.test("manifest() without a token is the public catalog with empty state", async () => {
+  await using bridge = startBridge();
+  const body = await readBoth(bridge.origin, "/control-panel");
+  assert.equal(body.protocol, "AIP");
+  assert.equal(body.page, "/control-panel");
+  assert.equal(body.state_scope, "public_schema_only");
+  assert.equal(body.browser_connected, false);
+  assert.deepEqual(body.state, {});
+  assert.equal(body.sitemap, `${bridge.origin}/sitemap.toon`);
+  assert.equal(body.invoke_url, `${bridge.origin}/__aim/invoke`);
+  assert.equal(body.invoke_method, "POST");
+  assert.deepEqual(body.invoke_example, { actionId: "approve_request", input: "req-3" });
+  const actions = body.actions as { id: string }[];
+  assert.deepEqual(actions.map((a) => a.id), [
+    "approve_request",
+    "search",
+    "login",
+    "logout",
+    "disconnect",
+  ]);
+  assert.deepEqual(actions[0], {
+    id: "approve_request",
+    description: "Approve one pending request",
+    input_schema: {
+      type: "string",
+      description: "The request ID itself; do not wrap it in an object",
+      minLength: 1,
+    },
+    input_example: "req-3",
+    consequential: true,
+  });
+});
+
+Deno.test("manifest() reads a form's named fields and labels into an object schema", async () => {
+  await using bridge = startBridge();
+  const body = await readBoth(bridge.origin, "/orders");
+  const order = (body.actions as Record<string, unknown>[]).find((a) => a.id === "place_order");
+  assert.deepEqual(order?.input_schema, {
+    type: "object",
+    properties: {
+      item: { type: "string", description: "Item name" },
+      quantity: { type: "string", description: "Quantity", pattern: "^(?:[0-9]+)$" },
+    },
+    required: ["item"],
+    additionalProperties: false,
+  });
+  assert.deepEqual(order?.input_example, { item: "pen", quantity: "2" });
+});
+
+Deno.test("manifest() serves / at /index.json", async () => {
+  await using bridge = startBridge();
+  const body = await readBoth(bridge.origin, "/index");
+  assert.equal(body.page, "/");
+});
+
+Deno.test("manifest() re-reads a page when its file changes", async () => {
+  await using bridge = startBridge();
+  const first = await readBoth(bridge.origin, "/control-panel");
+  assert.equal((first.actions as unknown[]).length, 5);
+  await Deno.writeTextFile(
+    `${bridge.root}/control-panel.html`,
+    `<aim-action name="only_one" description="The only action now, after an edit"></aim-action>`,
+  );
+  const second = await readBoth(bridge.origin, "/control-panel");
+  assert.deepEqual((second.actions as { id: string }[]).map((a) => a.id), [
+    "only_one",
+    "login",
+    "logout",
+    "disconnect",
+  ]);
+});
+
+Deno.test("manifest() returns 404 not_found for a missing page and a page without declarations", async () => {
+  await using bridge = startBridge();
+  for (const path of ["/nope.json", "/plain.json", "/nope.toon", "/%2e%2e/etc/passwd.json"]) {
+    const res = await bridge.fetch(path);
+    assert.equal(res.status, 404, path);
+    assertManifestHeaders(res);
+    const body = await res.json();
+    assert.equal(body.error, "not_found");
+    assert.equal(typeof body.message, "string");
+  }
+});
+
+Deno.test("manifest() returns 401 invalid_token for an unknown, malformed or non-Bearer token", async () => {
+  await using bridge = startBridge();
+  const cases: Record<string, string>[] = [
+    { Authorization: "Bearer not-a-token" },
+    { Authorization: `Bearer ${"A".repeat(43)}` },
+    { Authorization: "Basic dXNlcjpwYXNz" },
+    { Cookie: "aim_session=garbage" },
+  ];
+  for (const headers of cases) {
+    for (const ext of ["json", "toon"]) {
+      const res = await bridge.fetch(`/control-panel.${ext}`, { headers });
+      assert.equal(res.status, 401, JSON.stringify(headers));
+      assertManifestHeaders(res);
+      assert.equal(res.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+      const body = await res.json();
+      assert.equal(body.error, "invalid_token");
+      assert.equal(body.state, undefined);
+    }
+  }
+});
+
+Deno.test("manifest() with a self-minted token lists the server actions only", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const body = await readBoth(bridge.origin, "/control-panel", {
+    Authorization: `Bearer ${token}`,
+  });
+  assert.equal(body.state_scope, "session");
+  assert.equal(body.browser_connected, false);
+  assert.deepEqual(body.state, { authenticated: false });
+  assert.deepEqual((body.actions as { id: string }[]).map((a) => a.id), ["login", "disconnect"]);
+});
+
+Deno.test("manifest() with the cookie works like the Bearer header", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const body = await readBoth(bridge.origin, "/control-panel", { Cookie: `aim_session=${token}` });
+  assert.equal(body.state_scope, "session");
+});
+
+Deno.test("manifest() with a tab shows the session's live state and registered actions", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "search", input_example: "pending" }]);
+  tab.setState({ requests: [{ id: "req-3", status: "pending" }] });
+  await tab.register([{ id: "search", input_example: "pending" }]); // orders after the state
+  const body = await readBoth(bridge.origin, "/control-panel", {
+    Authorization: `Bearer ${token}`,
+  });
+  assert.equal(body.state_scope, "session");
+  assert.equal(body.browser_connected, true);
+  assert.deepEqual(body.state, {
+    requests: [{ id: "req-3", status: "pending" }],
+    authenticated: false,
+  });
+  assert.deepEqual((body.actions as { id: string }[]).map((a) => a.id), [
+    "login",
+    "disconnect",
+    "search",
+  ]);
+  assert.deepEqual(body.invoke_example, { actionId: "search", input: "pending" });
+});
+
+Deno.test("manifest() returns 409 when the session is on another page", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  for (const ext of ["json", "toon"]) {
+    const res = await bridge.fetch(`/orders.${ext}`, {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 409);
+    assertManifestHeaders(res);
+    const body = await res.json();
+    assert.equal(body.error, "page_mismatch");
+    assert.equal(body.connected_page, "/control-panel");
+    assert.equal(body.manifest_url, `${bridge.origin}/control-panel.json`);
+  }
+});
+
+Deno.test("sitemap lists every agent-enabled page in JSON and TOON", async () => {
+  await using bridge = startBridge();
+  const json = await bridge.fetch("/sitemap.json");
+  assert.equal(json.status, 200);
+  const body = Sitemap.parse(await json.json());
+  assert.deepEqual(body.pages.map((p) => p.path), ["/", "/control-panel", "/orders"]);
+  const panel = body.pages[1];
+  assert.equal(panel.title, "Control panel");
+  assert.equal(panel.manifest_json, `${bridge.origin}/control-panel.json`);
+  assert.equal(panel.manifest_toon, `${bridge.origin}/control-panel.toon`);
+  assert.deepEqual(panel.actions.slice(0, 2), ["approve_request", "search"]);
+  assert.equal(body.pages[0].description, "The home page");
+  const toon = await bridge.fetch("/sitemap.toon");
+  assert.equal(toon.headers.get("content-type"), "text/toon; charset=utf-8");
+  assert.deepEqual(decode(await toon.text()), body);
+});
+
+Deno.test("sitemap never carries session data", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const res = await bridge.fetch("/sitemap.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  const text = await res.text();
+  assert.ok(!text.includes(token));
+  assert.ok(!text.includes("authenticated"));
+});
+
+Deno.test("schema.json publishes the manifest's JSON Schema from the zod schemas", async () => {
+  await using bridge = startBridge();
+  const res = await bridge.fetch("/__aim/schema.json");
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.$ref, "#/$defs/Manifest");
+  const manifest = body.$defs.Manifest;
+  assert.equal(manifest.type, "object");
+  for (
+    const field of [
+      "protocol",
+      "version",
+      "page",
+      "sitemap",
+      "state_scope",
+      "browser_connected",
+      "invoke_url",
+      "invoke_method",
+      "invoke_example",
+      "state",
+      "actions",
+    ]
+  ) {
+    assert.ok(manifest.required.includes(field), field);
+  }
+});
+
+Deno.test("a static JSON file is still served when no page claims its path", async () => {
+  await using bridge = startBridge({ site: { ...BASIC_SITE } });
+  const res = await bridge.fetch("/data.json");
+  assert.equal(res.status, 200);
+  assert.deepEqual(await res.json(), { static: true });
+});

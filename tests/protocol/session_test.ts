@@ -1,0 +1,215 @@
+import assert from "node:assert/strict";
+import { startBridge } from "../helpers/bridge.ts";
+import { FakeTab } from "../helpers/fake_tab.ts";
+
+function post(origin: string, body: unknown, headers: Record<string, string> = {}) {
+  return fetch(`${origin}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: typeof body === "string" ? body : JSON.stringify(body),
+  });
+}
+
+Deno.test("session() answers a token, its expiry and page, and sets a strict HttpOnly cookie", async () => {
+  await using bridge = startBridge();
+  const res = await post(bridge.origin, { page: "/control-panel" }, { Origin: bridge.origin });
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.match(body.sessionToken, /^[A-Za-z0-9_-]{43}$/);
+  assert.equal(body.page, "/control-panel");
+  const expires = Date.parse(body.expiresAt);
+  assert.ok(expires > Date.now() && expires <= Date.now() + 3600_000 + 1000);
+  const cookie = res.headers.get("set-cookie") ?? "";
+  assert.match(cookie, new RegExp(`^aim_session=${body.sessionToken};`));
+  assert.match(cookie, /; HttpOnly/);
+  assert.match(cookie, /; SameSite=Strict/);
+  assert.match(cookie, /; Path=\//);
+  assert.doesNotMatch(cookie, /Secure/);
+  assert.equal(res.headers.get("cache-control"), "no-store");
+});
+
+Deno.test("session() gives every page load its own 256-bit token", async () => {
+  await using bridge = startBridge();
+  const tokens = new Set<string>();
+  for (let i = 0; i < 20; i++) tokens.add(await bridge.openSession("/control-panel"));
+  assert.equal(tokens.size, 20);
+});
+
+Deno.test("session() with a valid cookie gives the same session back, re-attached to the page", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  const again = await post(bridge.origin, { page: "/orders" }, { Cookie: `aim_session=${token}` });
+  const body = await again.json();
+  assert.equal(body.sessionToken, token);
+  assert.equal(body.page, "/orders");
+  const manifest = await bridge.fetch("/orders.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(manifest.status, 200);
+  const old = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(old.status, 409);
+  assert.equal((await old.json()).connected_page, "/orders");
+});
+
+Deno.test("session() with an expired or unknown cookie starts a new session", async () => {
+  await using bridge = startBridge();
+  const res = await post(bridge.origin, { page: "/" }, { Cookie: `aim_session=${"x".repeat(43)}` });
+  assert.equal(res.status, 200);
+  assert.notEqual((await res.json()).sessionToken, "x".repeat(43));
+});
+
+Deno.test("session() refuses another origin with 403 and sets no cookie", async () => {
+  await using bridge = startBridge();
+  const cases: Record<string, string>[] = [
+    { Origin: "https://evil.example" },
+    { Origin: "null" },
+    { "Sec-Fetch-Site": "cross-site" },
+  ];
+  for (const headers of cases) {
+    const res = await post(bridge.origin, { page: "/control-panel" }, headers);
+    assert.equal(res.status, 403);
+    assert.equal(res.headers.get("set-cookie"), null);
+    assert.equal((await res.json()).error, "forbidden_origin");
+  }
+});
+
+Deno.test("session() answers 400 bad_request for bad bodies and 404 for unknown pages", async () => {
+  await using bridge = startBridge();
+  const cases: [unknown, Record<string, string>, number][] = [
+    ["{not json", {}, 400],
+    [{}, {}, 400],
+    [{ page: 3 }, {}, 400],
+    [{ page: "relative" }, {}, 400],
+    [{ page: "/control-panel", extra: 1 }, {}, 400],
+    [{ page: "/../etc/passwd" }, {}, 400],
+    [{ page: "/control-panel" }, { "Content-Type": "text/plain" }, 400],
+    [{ page: "/nope" }, {}, 404],
+    [{ page: "/plain" }, {}, 404],
+  ];
+  for (const [body, headers, status] of cases) {
+    const res = await post(bridge.origin, body, headers);
+    assert.equal(res.status, status, JSON.stringify(body));
+    const json = await res.json();
+    assert.equal(json.error, status === 400 ? "bad_request" : "not_found");
+    assert.equal(typeof json.message, "string");
+  }
+  const big = await post(bridge.origin, { page: "/" + "a".repeat(70_000) });
+  assert.equal(big.status, 413);
+  assert.equal((await big.json()).error, "payload_too_large");
+  const get = await bridge.fetch("/__aim/session");
+  assert.equal(get.status, 405);
+  assert.equal(get.headers.get("allow"), "POST");
+});
+
+Deno.test("session() marks the cookie Secure behind HTTPS", async () => {
+  // The bridge trusts the request's own URL; an HTTPS listener gives https: URLs.
+  const { createBridge } = await import("../../bridge/mod.ts");
+  const root = Deno.makeTempDirSync();
+  Deno.writeTextFileSync(`${root}/index.html`, `<aim-state name="x"></aim-state>`);
+  const bridge = createBridge({ root, allowedHosts: null });
+  try {
+    const res = await bridge.fetch(
+      new Request("https://aim.example/__aim/session", {
+        method: "POST",
+        headers: { "Content-Type": "application/json" },
+        body: JSON.stringify({ page: "/" }),
+      }),
+    );
+    assert.equal(res.status, 200);
+    assert.match(res.headers.get("set-cookie") ?? "", /; Secure/);
+  } finally {
+    bridge.close();
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
+Deno.test("a session expires after its idle time and use renews it", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({ now: () => now, idleMs: 60_000 });
+  const token = await bridge.openSession("/control-panel");
+  const read = () =>
+    bridge.fetch("/control-panel.json", { headers: { Authorization: `Bearer ${token}` } });
+  now += 50_000;
+  assert.equal((await read()).status, 200); // renews
+  now += 50_000;
+  assert.equal((await read()).status, 200);
+  now += 60_001;
+  const expired = await read();
+  assert.equal(expired.status, 401);
+  assert.equal((await expired.json()).error, "invalid_token");
+});
+
+Deno.test("a session's idle time is never over one hour", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({ now: () => now, idleMs: 10 * 3600_000 });
+  const token = await bridge.openSession("/control-panel");
+  now += 3600_000 + 1;
+  const res = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(res.status, 401);
+});
+
+Deno.test("a tab heartbeat renews the session", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({ now: () => now, idleMs: 60_000 });
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  now += 50_000;
+  tab.send({ type: "heartbeat" });
+  await tab.next("lease", (m) => m.status === "granted");
+  now += 50_000;
+  const res = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(res.status, 200);
+});
+
+Deno.test("disconnect ends the session: its token answers 401 and the tab is told", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  const res = await bridge.invoke(token, "disconnect", {});
+  assert.equal(res.status, 200);
+  assert.deepEqual((await res.json()).result, { disconnected: true });
+  assert.deepEqual(await tab.next("ended"), { type: "ended", reason: "disconnected" });
+  assert.equal((await tab.closed).code, 4001);
+  const after = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(after.status, 401);
+  const invoke = await bridge.invoke(token, "disconnect", {});
+  assert.equal(invoke.status, 401);
+  assert.equal((await invoke.json()).error, "invalid_token");
+});
+
+Deno.test("no session survives a restart of the bridge", async () => {
+  const root = Deno.makeTempDirSync();
+  Deno.writeTextFileSync(`${root}/index.html`, `<aim-state name="x"></aim-state>`);
+  let token: string;
+  {
+    await using first = startBridge({ root });
+    token = await first.openSession("/");
+  }
+  await using second = startBridge({ root });
+  const res = await second.fetch("/index.json", { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 401);
+  await res.body?.cancel();
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("a token is kept only as a hash", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const store = bridge.served.bridge.core.sessions;
+  const session = store.find(token)!;
+  assert.ok(session);
+  assert.notEqual(session.tokenHash, token);
+  assert.ok(!JSON.stringify(session, (_k, v) => (v instanceof Map ? [...v] : v)).includes(token));
+});

@@ -3,8 +3,11 @@
  * it in an app with its own user store and server actions.
  */
 import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
-import { createApp } from "./http/app.ts";
+import { createApp, type RequestLogEntry } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
+import { AuditLog } from "./store/audit.ts";
+
+export type { RequestLogEntry } from "./http/app.ts";
 
 export {
   BridgeCore,
@@ -24,11 +27,14 @@ export {
 export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
 export type { Identity, Session } from "./core/sessions.ts";
 export { AimError } from "./protocol/errors.ts";
+export { type AuditEntry, AuditLog } from "./store/audit.ts";
 export * as schemas from "./protocol/schemas.ts";
 export * as channel from "./protocol/channel.ts";
 
 /** Options of {@linkcode createBridge}. */
 export interface BridgeOptions extends BridgeCoreOptions {
+  /** Where invocations are recorded; default an in-memory log, closed with the bridge. */
+  audit?: AuditLog;
   /**
    * Host names allowed in `Host` besides loopback names, or null for no Host check. Default:
    * the check is on when the bridge listens on a loopback address.
@@ -36,26 +42,48 @@ export interface BridgeOptions extends BridgeCoreOptions {
   allowedHosts?: readonly string[] | null;
   /** Called for unexpected errors. */
   onError?: (error: unknown) => void;
+  /** The origin agents and browsers reach the bridge at, behind a proxy. */
+  publicUrl?: string;
+  /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host`. */
+  trustProxy?: boolean;
+  /** Called once per answered request. */
+  log?: (entry: RequestLogEntry) => void;
 }
 
 /** A bridge: its protocol core and its request handler. */
 export interface Bridge {
   readonly core: BridgeCore;
+  readonly audit: AuditLog;
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response>;
   close(): void;
 }
 
 /** Creates a bridge over `options.root`. */
 export function createBridge(options: BridgeOptions): Bridge {
-  const core = new BridgeCore(options);
+  const audit = options.audit ?? new AuditLog();
+  const core = new BridgeCore({
+    ...options,
+    onInvocation: (record) => {
+      audit.record(record);
+      options.onInvocation?.(record);
+    },
+  });
   const app = createApp(core, {
     allowedHosts: options.allowedHosts === undefined ? [] : options.allowedHosts,
     onError: options.onError,
+    publicUrl: options.publicUrl,
+    trustProxy: options.trustProxy,
+    log: options.log,
+    activity: (session) => audit.forSession(session.id),
   });
   return {
     core,
+    audit,
     fetch: (request, info) => app.fetch(request, { info }),
-    close: () => core.close(),
+    close: () => {
+      core.close();
+      audit.close();
+    },
   };
 }
 
@@ -78,7 +106,10 @@ export interface ServedBridge extends AsyncDisposable {
   readonly url: string;
   readonly port: number;
   readonly hostname: string;
-  /** Ends every session (tabs are told), then stops the server after in-flight requests. */
+  /**
+   * Lets invocations under way be answered (up to the tab timeout), ends every session (tabs
+   * are told), then stops the server once its open requests are answered.
+   */
   shutdown(): Promise<void>;
   readonly finished: Promise<void>;
 }
@@ -107,6 +138,8 @@ export function serve(options: ServeOptions): ServedBridge {
   let stopping: Promise<void> | undefined;
   const shutdown = () => {
     stopping ??= (async () => {
+      // Tabs must be told before the server stops, which cuts upgraded sockets.
+      await bridge.core.drain(options.tabTimeoutMs ?? 30_000);
       bridge.close();
       await server.shutdown();
     })();

@@ -72,7 +72,9 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
   const parts = hash.split("$");
   if (parts.length !== 6 || parts[0] !== "scrypt") return false;
   const [N, r, p] = parts.slice(1, 4).map(Number);
-  if (![N, r, p].every(Number.isSafeInteger) || N > 1 << 20 || r > 32 || p > 16) return false;
+  // Zero costs must be refused here: Deno's node:crypto scrypt reads 0 as "use the default".
+  if (![N, r, p].every(Number.isSafeInteger) || N < 2 || r < 1 || p < 1) return false;
+  if (N > 1 << 20 || r > 32 || p > 16) return false;
   try {
     const expected = unb64(parts[5]);
     const key = await derive(password, unb64(parts[4]), N, r, p);

@@ -56,6 +56,8 @@ export interface InvocationRecord {
   page: string;
   username: string | null;
   actionId: string;
+  /** The input with keys that look like secrets removed. */
+  input: unknown;
   status: number;
   outcome: string;
   durationMs: number;
@@ -103,6 +105,7 @@ export class BridgeCore {
   readonly #serverSpecs = new Map<string, ActionSpec>();
   readonly #options: BridgeCoreOptions;
   readonly #now: () => number;
+  readonly #running = new Set<Promise<unknown>>();
 
   constructor(options: BridgeCoreOptions) {
     this.#options = options;
@@ -143,9 +146,18 @@ export class BridgeCore {
     }
   }
 
-  /** Ends every session. */
+  /** Ends every session: tabs are told, waiting invocations answered. */
   close(): void {
     this.sessions.close();
+  }
+
+  /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.#running.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, timeoutMs));
+    await Promise.race([Promise.allSettled([...this.#running]), timeout]);
+    clearTimeout(timer);
   }
 
   /** Whether `id` is a server action's id, which a page may not reuse. */
@@ -320,7 +332,9 @@ export class BridgeCore {
     }
     const request = parsed.data;
     const key = options.idempotencyKey;
-    if (key === undefined) return this.#invoke(session, request, { dispatched: false });
+    if (key === undefined) {
+      return this.#track(this.#invoke(session, request, { dispatched: false }));
+    }
     const print = fingerprint(request.actionId, request.input);
     const seen = session.idempotency.get(key);
     if (seen) {
@@ -336,7 +350,7 @@ export class BridgeCore {
       return seen.outcome as Promise<InvokeResult>;
     }
     const flag = { dispatched: false };
-    const outcome = this.#invoke(session, request, flag);
+    const outcome = this.#track(this.#invoke(session, request, flag));
     session.idempotency.set(key, { fingerprint: print, outcome });
     outcome.catch(() => {
       // Only answers of an action that ran are kept; a rejected request may be retried.
@@ -346,6 +360,13 @@ export class BridgeCore {
       session.idempotency.delete(session.idempotency.keys().next().value!);
     }
     return outcome;
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#running.add(promise);
+    const done = () => this.#running.delete(promise);
+    promise.then(done, done);
+    return promise;
   }
 
   #findAction(session: Session, actionId: string): { spec: ActionSpec; server?: ServerAction } {
@@ -375,65 +396,19 @@ export class BridgeCore {
     flag: { dispatched: boolean },
   ): Promise<InvokeResult> {
     const started = performance.now();
-    const { actionId } = request;
-    if (session.inFlight >= this.limits.maxInFlight) {
-      throw new AimError(
-        429,
-        "too_many_requests",
-        `At most ${this.limits.maxInFlight} invocations may run at once in a session; retry shortly.`,
-        { headers: { "Retry-After": "1" } },
-      );
-    }
-    let found: { spec: ActionSpec; server?: ServerAction };
-    try {
-      found = this.#findAction(session, actionId);
-    } catch (error) {
-      // A self-minted session knows the page's catalog but has no tab to run it in.
-      const catalog = (await this.catalog.agentPage(session.page))?.actions.find((a) =>
-        a.id === actionId
-      );
-      if (!catalog) throw error;
-      found = { spec: catalog };
-    }
-    const { spec, server } = found;
-    if (spec.protected && session.identity === null) {
-      throw new AimError(
-        403,
-        "login_required",
-        `"${actionId}" needs a signed-in session; invoke login first.`,
-      );
-    }
-    const input = validateInput(spec, request.input);
-    if (!server && !session.tab.holder) {
-      throw new AimError(
-        409,
-        "browser_not_connected",
-        "No browser tab holds this session; ask the person to open the page (a self-minted token has no tab).",
-        { details: { page: session.page } },
-      );
-    }
-    flag.dispatched = true;
-    session.inFlight++;
     let status = 200;
     let outcome = "ok";
     try {
-      const result = server
-        ? await this.#runServer(session, server, input)
-        : await this.#runTab(session, spec, input);
-      return {
-        ok: true,
-        actionId,
-        result: (result ?? null) as InvokeResult["result"],
-        state: this.state(session) as InvokeResult["state"],
-      };
+      return await this.#dispatch(session, request, flag);
     } catch (error) {
       status = error instanceof AimError ? error.status : 500;
       outcome = error instanceof AimError ? error.code : "server_error";
       throw error;
     } finally {
-      session.inFlight--;
+      // Every invocation is recorded, refused ones too, and shown in the tab's log.
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const at = new Date(this.#now());
+      const { actionId } = request;
       session.tab.notify({
         type: "activity",
         at: at.toISOString(),
@@ -448,10 +423,69 @@ export class BridgeCore {
         page: session.page,
         username: session.identity?.username ?? null,
         actionId,
+        input: redactSecrets(request.input ?? null),
         status,
         outcome,
         durationMs,
       });
+    }
+  }
+
+  async #dispatch(
+    session: Session,
+    request: InvokeRequest,
+    flag: { dispatched: boolean },
+  ): Promise<InvokeResult> {
+    const { actionId } = request;
+    if (session.inFlight >= this.limits.maxInFlight) {
+      throw new AimError(
+        429,
+        "too_many_requests",
+        `At most ${this.limits.maxInFlight} invocations may run at once in a session; retry shortly.`,
+        { headers: { "Retry-After": "1" } },
+      );
+    }
+    session.inFlight++;
+    try {
+      let found: { spec: ActionSpec; server?: ServerAction };
+      try {
+        found = this.#findAction(session, actionId);
+      } catch (error) {
+        // A self-minted session knows the page's catalog but has no tab to run it in.
+        const catalog = (await this.catalog.agentPage(session.page))?.actions
+          .find((a) => a.id === actionId);
+        if (!catalog) throw error;
+        found = { spec: catalog };
+      }
+      const { spec, server } = found;
+      if (spec.protected && session.identity === null) {
+        throw new AimError(
+          403,
+          "login_required",
+          `"${actionId}" needs a signed-in session; invoke login first.`,
+        );
+      }
+      const input = validateInput(spec, request.input);
+      if (!server && !session.tab.holder) {
+        throw new AimError(
+          409,
+          "browser_not_connected",
+          "No browser tab holds this session; ask the person to open the page (a self-minted token has no tab).",
+          { details: { page: session.page } },
+        );
+      }
+      flag.dispatched = true;
+      const result = server
+        ? await this.#runServer(session, server, input)
+        : await this.#runTab(session, spec, input);
+      return {
+        ok: true,
+        actionId,
+        result: (result ?? null) as InvokeResult["result"],
+        state: this.state(session) as InvokeResult["state"],
+      };
+    } finally {
+      session.inFlight--;
     }
   }
 

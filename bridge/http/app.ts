@@ -9,6 +9,7 @@ import { encode as encodeToon } from "@toon-format/toon";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
 import type { TabConnection } from "../core/tab.ts";
+import type { AuditEntry } from "../store/audit.ts";
 import { AimError, badRequest, notFound } from "../protocol/errors.ts";
 import { publishedSchemas, SessionRequest } from "../protocol/schemas.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
@@ -16,14 +17,29 @@ import {
   forbiddenOrigin,
   isAllowedHost,
   isCrossOrigin,
-  ownOrigin,
+  type OriginOptions,
   readJson,
   readToken,
+  requestOrigin,
   SESSION_COOKIE,
 } from "./request.ts";
 
+/** One answered request, for the log: never a token, cookie, body or query string. */
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+type Env = { Variables: { origin: string } };
+
 /** Options of {@linkcode createApp}. */
-export interface AppOptions {
+export interface AppOptions extends OriginOptions {
+  /** Called once per answered request. */
+  log?: (entry: RequestLogEntry) => void;
+  /** The audit entries of one session, newest first. */
+  activity?: (session: Session) => AuditEntry[];
   /** When set, only loopback names and these host names may be in `Host`. */
   allowedHosts?: readonly string[] | null;
   /** Called for errors that are not protocol errors (bugs), without request data. */
@@ -69,8 +85,8 @@ function methodNotAllowed(allow: string): AimError {
 }
 
 /** Builds the hono app of a bridge. */
-export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
-  const app = new Hono();
+export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env> {
+  const app = new Hono<Env>();
   const allowed = options.allowedHosts;
   // Serialized public manifests, per page scan, origin and format.
   const publicCache = new WeakMap<object, Map<string, string>>();
@@ -90,19 +106,32 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
   app.notFound(() => errorResponse(notFound()));
 
   app.use(async (c, next) => {
-    if (allowed && !isAllowedHost(c.req.header("Host"), allowed)) {
-      return errorResponse(
+    const started = performance.now();
+    const log = () =>
+      options.log?.({
+        method: c.req.method,
+        path: c.req.path,
+        status: c.res.status,
+        ms: Math.round((performance.now() - started) * 10) / 10,
+      });
+    c.set("origin", requestOrigin(c, options));
+    // HTTP/2 carries the host in :authority, which only the URL shows.
+    if (allowed && !isAllowedHost(c.req.header("Host") ?? new URL(c.req.url).host, allowed)) {
+      c.res = errorResponse(
         new AimError(403, "forbidden_host", "This bridge answers only to its own host names."),
       );
+      log();
+      return c.res;
     }
     await next();
     c.res.headers.set("X-Content-Type-Options", "nosniff");
+    log();
   });
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
 
   app.post("/__aim/session", async (c) => {
-    if (isCrossOrigin(c)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
     const parsed = SessionRequest.safeParse(await readJson(c, core.limits.maxBodyBytes));
     if (!parsed.success) throw badRequest('The body must be {"page": location.pathname}.');
     const page = normalizePage(parsed.data.page);
@@ -118,7 +147,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
       httpOnly: true,
       sameSite: "Strict",
       path: "/",
-      secure: new URL(c.req.url).protocol === "https:",
+      secure: c.var.origin.startsWith("https:"),
     });
     c.header("Cache-Control", "no-store");
     return c.json({
@@ -133,7 +162,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
 
   app.post("/__aim/invoke", async (c) => {
     c.header("Cache-Control", "no-store");
-    if (isCrossOrigin(c)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
     const session = core.authenticate(readToken(c)?.token);
     const key = c.req.header("Idempotency-Key");
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -147,6 +176,13 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
     throw methodNotAllowed("POST");
   });
 
+  app.get("/__aim/activity", (c) => {
+    c.header("Cache-Control", "private, no-store");
+    c.header("Vary", "Cookie, Authorization");
+    const session = core.authenticate(readToken(c)?.token);
+    return c.json({ entries: options.activity?.(session) ?? [] });
+  });
+
   app.get("/__aim/tab", (c) => {
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
       throw new AimError(
@@ -158,13 +194,13 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
         },
       );
     }
-    if (isCrossOrigin(c)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
     const session = core.authenticate(readToken(c)?.token);
     return tabSocket(c, core, session);
   });
 
-  const sitemap = async (c: Context, format: "json" | "toon") =>
-    body(await core.sitemap(ownOrigin(c)), format, { "Cache-Control": "public, max-age=60" });
+  const sitemap = async (c: Context<Env>, format: "json" | "toon") =>
+    body(await core.sitemap(c.var.origin), format, { "Cache-Control": "public, max-age=60" });
   app.get("/sitemap.json", (c) => sitemap(c, "json"));
   app.get("/sitemap.toon", (c) => sitemap(c, "toon"));
 
@@ -183,7 +219,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
       }
       throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
     }
-    const origin = ownOrigin(c);
+    const origin = c.var.origin;
     const token = readToken(c);
     if (!token) {
       let cache = publicCache.get(info);
@@ -213,7 +249,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono {
   return app;
 }
 
-function tabSocket(c: Context, core: BridgeCore, session: Session): Promise<Response> {
+function tabSocket(c: Context<Env>, core: BridgeCore, session: Session): Promise<Response> {
   let tab: TabConnection | null = null;
   const state = { hello: false };
   return upgradeWebSocket(c, {

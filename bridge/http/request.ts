@@ -32,15 +32,38 @@ export function readToken(c: Context): RequestToken | undefined {
   return cookie ? { token: cookie, via: "cookie" } : undefined;
 }
 
-/** The origin this request was sent to. */
-export function ownOrigin(c: Context): string {
-  return new URL(c.req.url).origin;
+/** How the bridge learns its own origin. */
+export interface OriginOptions {
+  /** The origin the bridge is reached at behind a proxy, e.g. `https://aim.example`. */
+  publicUrl?: string;
+  /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host` from a proxy in front. */
+  trustProxy?: boolean;
 }
 
-/** Whether the request's `Origin` (when a browser sent one) is another origin. */
-export function isCrossOrigin(c: Context): boolean {
-  const origin = c.req.header("Origin");
-  if (origin !== undefined) return origin !== ownOrigin(c);
+/** The origin this request was sent to, as the agent or browser sees it. */
+export function requestOrigin(c: Context, options: OriginOptions = {}): string {
+  if (options.publicUrl) return new URL(options.publicUrl).origin;
+  const url = new URL(c.req.url);
+  if (!options.trustProxy) return url.origin;
+  const forwardedProto = c.req.header("X-Forwarded-Proto")?.split(",")[0].trim().toLowerCase();
+  const forwardedHost = c.req.header("X-Forwarded-Host")?.split(",")[0].trim();
+  const proto = forwardedProto === "http" || forwardedProto === "https"
+    ? forwardedProto
+    : url.protocol.slice(0, -1);
+  const host = forwardedHost && /^[A-Za-z0-9.:[\]-]+$/.test(forwardedHost)
+    ? forwardedHost
+    : url.host;
+  try {
+    return new URL(`${proto}://${host}`).origin;
+  } catch {
+    return url.origin;
+  }
+}
+
+/** Whether the request's `Origin` (when a browser sent one) is not `origin`. */
+export function isCrossOrigin(c: Context, origin: string): boolean {
+  const header = c.req.header("Origin");
+  if (header !== undefined) return header !== origin;
   // Without Origin, a browser still says where a request came from.
   const site = c.req.header("Sec-Fetch-Site");
   return site !== undefined && site !== "same-origin" && site !== "none";

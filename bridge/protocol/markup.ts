@@ -174,12 +174,21 @@ function normalizeSchema(raw: unknown): StringInput | ObjectInput {
   return schema as unknown as StringInput | ObjectInput;
 }
 
+/** A declared length, when it is one the wire schema allows; parseActionSpec reports others. */
+function length(value: unknown): number | undefined {
+  return Number.isSafeInteger(value) && (value as number) >= 0 &&
+      (value as number) <= 1_000_000
+    ? value as number
+    : undefined;
+}
+
 function exampleFor(schema: StringInput): string | undefined {
   if (schema.enum) return schema.enum[0];
   if (schema.pattern) return undefined;
   const base = "example";
-  const min = schema.minLength ?? 0;
-  const max = schema.maxLength ?? Infinity;
+  // A JSON schema may declare any length (1e10, "9"): padding to it would throw or exhaust memory.
+  const min = length(schema.minLength) ?? 0;
+  const max = length(schema.maxLength) ?? Infinity;
   const padded = base.length >= min ? base : base.padEnd(min, "x");
   return padded.slice(0, max);
 }
@@ -187,7 +196,8 @@ function exampleFor(schema: StringInput): string | undefined {
 function synthesizeExample(schema: StringInput | ObjectInput): unknown {
   if (schema.type === "string") return exampleFor(schema);
   const example: Record<string, string> = {};
-  for (const name of schema.required ?? []) {
+  // `required` of a JSON schema may be anything; parseActionSpec names what is wrong with it.
+  for (const name of Array.isArray(schema.required) ? schema.required : []) {
     const field = schema.properties?.[name];
     const value = field ? exampleFor(field) : undefined;
     if (value === undefined) return undefined;

@@ -1,0 +1,74 @@
+/**
+ * @module `aim check [ROOT|FILE…]`: validates a site's declarations as a linter would.
+ */
+import { join } from "node:path";
+import { checkPage, type CheckProblem } from "../site/check.ts";
+import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+
+export const CHECK_USAGE = `Usage: aim check [ROOT|FILE...] [--format text|json]
+
+Checks the <aim-action> and <aim-state> declarations of every HTML page in ROOT (default: the
+current folder) or of the given files: unique action ids, schemas of the allowed shape, an
+input-example valid against its schema, descriptions, form=/click=/from= selectors that match,
+and the elements script tag. Prints file:line:col: message; exits 1 when it finds a problem.
+
+Options:
+  --format F   text (default) or json
+  -h, --help   this help
+`;
+
+async function htmlFiles(path: string, out: string[], depth = 0): Promise<void> {
+  if (depth > 32) return;
+  for await (const entry of Deno.readDir(path)) {
+    if (entry.name.startsWith(".") || entry.name === "node_modules") continue;
+    const full = join(path, entry.name);
+    if (entry.isDirectory) await htmlFiles(full, out, depth + 1);
+    else if (entry.isFile && /\.html?$/i.test(entry.name)) out.push(full);
+  }
+}
+
+/** Runs `aim check`. */
+export async function checkCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, { format: { type: "string" } }, CHECK_USAGE);
+  if (values.help) {
+    io.stdout(CHECK_USAGE);
+    return Exit.Ok;
+  }
+  const format = values.format ?? "text";
+  if (format !== "text" && format !== "json") {
+    throw new CliError(`--format must be text or json, got "${format}"`, Exit.Usage);
+  }
+  const files: string[] = [];
+  for (const target of positionals.length ? positionals : ["."]) {
+    let info: Deno.FileInfo;
+    try {
+      info = await Deno.stat(target);
+    } catch {
+      throw new CliError(`${target} does not exist`);
+    }
+    if (info.isDirectory) await htmlFiles(target, files);
+    else files.push(target);
+  }
+  const problems: CheckProblem[] = [];
+  for (const file of files.sort()) {
+    let html: string;
+    try {
+      html = await Deno.readTextFile(file);
+    } catch (error) {
+      throw new CliError(`cannot read ${file}: ${error instanceof Error ? error.message : error}`);
+    }
+    problems.push(...checkPage(html, file));
+  }
+  if (format === "json") {
+    io.stdout(JSON.stringify({ files: files.length, problems }, null, 2) + "\n");
+  } else {
+    for (const p of problems) io.stdout(`${p.file}:${p.line}:${p.column}: ${p.message}\n`);
+    const summary = problems.length
+      ? `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${files.length} file${
+        files.length === 1 ? "" : "s"
+      }`
+      : `${files.length} file${files.length === 1 ? "" : "s"} checked, no problems`;
+    io.stderr(`aim check: ${summary}\n`);
+  }
+  return problems.length ? Exit.Failure : Exit.Ok;
+}

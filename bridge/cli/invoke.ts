@@ -1,0 +1,110 @@
+/**
+ * @module `aim invoke URL [ACTION] [INPUT]`: a minimal agent. Without ACTION it prints the
+ * page's manifest; with ACTION it invokes it and prints the result.
+ */
+import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+
+export const INVOKE_USAGE = `Usage: aim invoke URL [ACTION] [INPUT] [--token TOKEN] [--json]
+
+URL is a page (http://127.0.0.1:8000/control-panel) or its manifest URL. Without ACTION, prints
+the page's manifest (TOON; JSON with --json). With ACTION, invokes it and prints the result as
+JSON. INPUT is the string itself, or a JSON object for object inputs ('{"username":"alice"}').
+The token is the one the page shows: --token, or the AIM_TOKEN environment variable.
+
+Options:
+  --token TOKEN  the session token (default: $AIM_TOKEN)
+  --json         print the manifest as JSON
+  -h, --help     this help
+`;
+
+function pageUrl(raw: string): URL {
+  let url: URL;
+  try {
+    url = new URL(raw);
+  } catch {
+    throw new CliError(`"${raw}" is not a URL`, Exit.Usage);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new CliError(`"${raw}" is not an http(s) URL`, Exit.Usage);
+  }
+  url.search = "";
+  url.hash = "";
+  url.pathname = url.pathname.replace(/\.(json|toon)$/, "").replace(/\/index$/, "/");
+  return url;
+}
+
+function manifestUrl(page: URL, format: "json" | "toon"): string {
+  const path = page.pathname.endsWith("/") ? `${page.pathname}index` : page.pathname;
+  return `${page.origin}${path}.${format}`;
+}
+
+function parseInput(raw: string | undefined): unknown {
+  if (raw === undefined) return undefined;
+  if (/^\s*[{[]/.test(raw)) {
+    try {
+      return JSON.parse(raw);
+    } catch {
+      throw new CliError(`INPUT looks like JSON but is not valid JSON: ${raw}`, Exit.Usage);
+    }
+  }
+  return raw;
+}
+
+async function request(url: string, init: RequestInit): Promise<Response> {
+  try {
+    return await fetch(url, init);
+  } catch (error) {
+    throw new CliError(`cannot reach ${url}: ${error instanceof Error ? error.message : error}`);
+  }
+}
+
+async function failure(res: Response): Promise<CliError> {
+  const text = await res.text();
+  try {
+    const body = JSON.parse(text);
+    const hint = body.hint ? `\nhint: ${body.hint}` : "";
+    return new CliError(`${res.status} ${body.error}: ${body.message}${hint}`);
+  } catch {
+    return new CliError(`${res.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+/** Runs `aim invoke`. */
+export async function invokeCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, {
+    token: { type: "string" },
+    json: { type: "boolean" },
+  }, INVOKE_USAGE);
+  if (values.help) {
+    io.stdout(INVOKE_USAGE);
+    return Exit.Ok;
+  }
+  if (positionals.length < 1 || positionals.length > 3) {
+    throw new CliError(`give URL, then optionally ACTION and INPUT\n\n${INVOKE_USAGE}`, Exit.Usage);
+  }
+  const [raw, action, rawInput] = positionals;
+  const page = pageUrl(raw);
+  const token = values.token ?? io.env("AIM_TOKEN");
+  const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
+  if (action === undefined) {
+    const url = manifestUrl(page, values.json ? "json" : "toon");
+    const res = await request(url, { headers: auth });
+    if (!res.ok) throw await failure(res);
+    const text = await res.text();
+    io.stdout(values.json ? JSON.stringify(JSON.parse(text), null, 2) + "\n" : text + "\n");
+    return Exit.Ok;
+  }
+  if (!token) {
+    throw new CliError("invoking needs the session token: --token or AIM_TOKEN", Exit.Usage);
+  }
+  const input = parseInput(rawInput);
+  const res = await request(`${page.origin}/__aim/invoke`, {
+    method: "POST",
+    headers: { ...auth, "Content-Type": "application/json" },
+    body: JSON.stringify(input === undefined ? { actionId: action } : { actionId: action, input }),
+  });
+  if (!res.ok) throw await failure(res);
+  const body = await res.json();
+  io.stdout(JSON.stringify(body, null, 2) + "\n");
+  return Exit.Ok;
+}

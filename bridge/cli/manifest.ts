@@ -1,0 +1,63 @@
+/**
+ * @module `aim manifest FILE.html`: the public manifest of one page, offline.
+ */
+import { basename, dirname } from "node:path";
+import { encode } from "@toon-format/toon";
+import { BridgeCore } from "../core/bridge.ts";
+import { AimError } from "../protocol/errors.ts";
+import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+
+export const MANIFEST_USAGE = `Usage: aim manifest FILE.html [--toon] [--origin URL]
+
+Prints the public manifest of one page (its action catalog, no state), as an agent would read
+it at <page>.json, without starting a server.
+
+Options:
+  --toon        print TOON instead of JSON
+  --origin URL  the origin for absolute URLs (default http://127.0.0.1:8000)
+  -h, --help    this help
+`;
+
+/** Runs `aim manifest`. */
+export async function manifestCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, {
+    toon: { type: "boolean" },
+    origin: { type: "string" },
+  }, MANIFEST_USAGE);
+  if (values.help) {
+    io.stdout(MANIFEST_USAGE);
+    return Exit.Ok;
+  }
+  if (positionals.length !== 1) {
+    throw new CliError(`give one FILE.html\n\n${MANIFEST_USAGE}`, Exit.Usage);
+  }
+  const file = positionals[0];
+  if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);
+  let origin: string;
+  try {
+    origin = new URL(values.origin ?? "http://127.0.0.1:8000").origin;
+  } catch {
+    throw new CliError(`--origin must be a URL, got "${values.origin}"`, Exit.Usage);
+  }
+  try {
+    if (!(await Deno.stat(file)).isFile) throw new CliError(`${file} is not a file`);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    throw new CliError(`${file} does not exist`);
+  }
+  const name = basename(file).replace(/\.html?$/i, "");
+  const page = name === "index" ? "/" : `/${name}`;
+  const core = new BridgeCore({ root: dirname(file) });
+  try {
+    const manifest = await core.manifest(page, null, origin);
+    io.stdout(values.toon ? encode(manifest) + "\n" : JSON.stringify(manifest, null, 2) + "\n");
+    return Exit.Ok;
+  } catch (error) {
+    if (error instanceof AimError && error.code === "not_found") {
+      throw new CliError(`${file} declares no <aim-action> or <aim-state>; it has no manifest`);
+    }
+    throw error;
+  } finally {
+    core.close();
+  }
+}

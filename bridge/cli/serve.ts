@@ -1,0 +1,198 @@
+/**
+ * @module `aim serve [ROOT]`: the bridge over a site folder, with request logs and a
+ * graceful shutdown on SIGINT and SIGTERM.
+ */
+import { join } from "node:path";
+import { z } from "zod";
+import { AuditLog, createUserStore, type RequestLogEntry, serve, type UserRecord } from "../mod.ts";
+import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { fileURLToPath } from "node:url";
+
+/** The demo site that ships with aim; inside a compiled binary, its embedded copy. */
+export function demoSiteRoot(): string {
+  return fileURLToPath(new URL("../../demo/site", import.meta.url));
+}
+
+export const SERVE_USAGE = `Usage: aim serve [ROOT] [options]
+
+Serves the static site in ROOT (default: the current folder) with the bridge: manifests at
+<page>.json and <page>.toon, the site map, sessions, invocation and the tab channel.
+
+Options:
+  --port N             port; 0 picks a free one (default 8000)
+  --host H             address to listen on (default 127.0.0.1)
+  --public-url URL     the origin agents use, for absolute URLs behind a proxy
+  --cert FILE          HTTPS certificate (PEM); needs --key; cookies become Secure
+  --key FILE           HTTPS private key (PEM)
+  --trust-proxy        honour X-Forwarded-Proto and X-Forwarded-Host
+  --allowed-host NAME  a Host name allowed besides loopback names (repeatable)
+  --data DIR           folder for the audit log (created); default: kept in memory
+  --users FILE         JSON list of {"username", "passwordHash", "name"?} for login
+  --demo               serve the demo site that ships with aim instead of ROOT
+  --log-format F       text (default) or json: one line per request
+  --quiet              no request log
+  -h, --help           this help
+`;
+
+const UsersFile = z.array(z.strictObject({
+  username: z.string().min(1).max(200),
+  passwordHash: z.string().startsWith("scrypt$"),
+  name: z.string().max(200).optional(),
+}));
+
+async function readText(file: string, what: string): Promise<string> {
+  try {
+    return await Deno.readTextFile(file);
+  } catch (error) {
+    const reason = error instanceof Deno.errors.NotFound
+      ? "no such file"
+      : error instanceof Deno.errors.PermissionDenied
+      ? "permission denied"
+      : error instanceof Error
+      ? error.message
+      : String(error);
+    throw new CliError(`cannot read ${what} ${file}: ${reason}`);
+  }
+}
+
+/** Reads and checks a users file. */
+export async function loadUsers(file: string): Promise<UserRecord[]> {
+  const text = await readText(file, "users file");
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch {
+    throw new CliError(`users file ${file} is not valid JSON`);
+  }
+  const parsed = UsersFile.safeParse(json);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0];
+    throw new CliError(
+      `users file ${file}: ${issue.path.join(".") || "top level"}: ${issue.message} ` +
+        `(expected a list of {"username", "passwordHash"}; make hashes with 'aim hash-password')`,
+    );
+  }
+  return parsed.data;
+}
+
+function formatLog(format: string, entry: RequestLogEntry): string {
+  const time = new Date().toISOString();
+  if (format === "json") return JSON.stringify({ time, ...entry }) + "\n";
+  return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms\n`;
+}
+
+/** Runs `aim serve`; resolves when the server has stopped. */
+export async function serveCommand(args: string[], io: CliIO): Promise<number> {
+  const { values, positionals } = parseFlags(args, {
+    port: { type: "string" },
+    host: { type: "string" },
+    "public-url": { type: "string" },
+    cert: { type: "string" },
+    key: { type: "string" },
+    "trust-proxy": { type: "boolean" },
+    "allowed-host": { type: "string", multiple: true },
+    data: { type: "string" },
+    users: { type: "string" },
+    demo: { type: "boolean" },
+    "log-format": { type: "string" },
+    quiet: { type: "boolean" },
+  }, SERVE_USAGE);
+  if (values.help) {
+    io.stdout(SERVE_USAGE);
+    return Exit.Ok;
+  }
+  if (positionals.length > 1) {
+    throw new CliError(`serve takes one ROOT, got ${positionals.length}`, Exit.Usage);
+  }
+  if (values.demo && positionals.length) {
+    throw new CliError("give either ROOT or --demo", Exit.Usage);
+  }
+  const root = values.demo ? demoSiteRoot() : positionals[0] ?? ".";
+  try {
+    if (!(await Deno.stat(root)).isDirectory) throw new CliError(`ROOT ${root} is not a folder`);
+  } catch (error) {
+    if (error instanceof Deno.errors.NotFound) throw new CliError(`ROOT ${root} does not exist`);
+    throw error;
+  }
+  const port = Number(values.port ?? "8000");
+  if (!/^\d+$/.test(values.port ?? "8000") || port > 65535) {
+    throw new CliError(
+      `--port must be a whole number from 0 to 65535, got "${values.port}"`,
+      Exit.Usage,
+    );
+  }
+  const format = values["log-format"] ?? "text";
+  if (format !== "text" && format !== "json") {
+    throw new CliError(`--log-format must be text or json, got "${format}"`, Exit.Usage);
+  }
+  let publicUrl: string | undefined;
+  if (values["public-url"] !== undefined) {
+    try {
+      const url = new URL(values["public-url"]);
+      if (url.protocol !== "http:" && url.protocol !== "https:") throw new Error();
+      publicUrl = url.origin;
+    } catch {
+      throw new CliError(
+        `--public-url must be an http(s) URL, got "${values["public-url"]}"`,
+        Exit.Usage,
+      );
+    }
+  }
+  if (Boolean(values.cert) !== Boolean(values.key)) {
+    throw new CliError("--cert and --key go together", Exit.Usage);
+  }
+  const cert = values.cert ? await readText(values.cert, "certificate") : undefined;
+  const key = values.key ? await readText(values.key, "key") : undefined;
+  const users = values.users ? createUserStore(await loadUsers(values.users)) : undefined;
+  let audit: AuditLog | undefined;
+  if (values.data) {
+    try {
+      await Deno.mkdir(values.data, { recursive: true });
+      audit = new AuditLog(join(values.data, "audit.sqlite"));
+    } catch (error) {
+      throw new CliError(
+        `cannot use data folder ${values.data}: ${error instanceof Error ? error.message : error}`,
+      );
+    }
+  }
+  let served;
+  try {
+    served = serve({
+      root,
+      port,
+      hostname: values.host ?? "127.0.0.1",
+      cert,
+      key,
+      users,
+      audit,
+      publicUrl,
+      trustProxy: values["trust-proxy"] ?? false,
+      allowedHosts: values["allowed-host"]?.map((h) => h.toLowerCase()),
+      log: values.quiet ? undefined : (entry) => io.stdout(formatLog(format, entry)),
+      onError: (error) =>
+        io.stderr(`aim: internal error: ${error instanceof Error ? error.stack : error}\n`),
+      onListen: ({ url }) => io.stdout(`aim: serving ${root} at ${url}\n`),
+    });
+  } catch (error) {
+    audit?.close();
+    if (error instanceof Deno.errors.AddrInUse) {
+      throw new CliError(`port ${port} is already in use`);
+    }
+    if (error instanceof Deno.errors.AddrNotAvailable || error instanceof Deno.errors.NotFound) {
+      throw new CliError(`cannot listen on ${values.host}`);
+    }
+    if (cert && error instanceof Error) throw new CliError(`cannot start HTTPS: ${error.message}`);
+    throw error;
+  }
+  const stop = () => {
+    io.stdout("aim: shutting down\n");
+    served.shutdown();
+  };
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await served.finished;
+  Deno.removeSignalListener("SIGINT", stop);
+  Deno.removeSignalListener("SIGTERM", stop);
+  io.stdout("aim: stopped\n");
+  return Exit.Ok;
+}

@@ -1,0 +1,101 @@
+/**
+ * @module AuditLog: every invocation recorded in SQLite (`node:sqlite`), kept across restarts
+ * when on disk, and read back per session only.
+ */
+import { DatabaseSync, type StatementSync } from "node:sqlite";
+import type { InvocationRecord } from "../core/bridge.ts";
+
+/** One entry as a session reads it back. */
+export interface AuditEntry {
+  at: string;
+  session: string;
+  username: string | null;
+  page: string;
+  actionId: string;
+  input: unknown;
+  status: number;
+  outcome: string;
+  durationMs: number;
+}
+
+const SCHEMA = `
+CREATE TABLE IF NOT EXISTS audit (
+  id INTEGER PRIMARY KEY AUTOINCREMENT,
+  at TEXT NOT NULL,
+  session_id TEXT NOT NULL,
+  username TEXT,
+  page TEXT NOT NULL,
+  action_id TEXT NOT NULL,
+  input TEXT NOT NULL,
+  status INTEGER NOT NULL,
+  outcome TEXT NOT NULL,
+  duration_ms REAL NOT NULL
+);
+CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);
+`;
+
+/** Largest input kept per entry, as JSON text. */
+const MAX_INPUT_CHARS = 4096;
+
+/** The audit trail of a bridge. */
+export class AuditLog implements Disposable {
+  readonly #db: DatabaseSync;
+  readonly #insert: StatementSync;
+  readonly #bySession: StatementSync;
+
+  /** Opens (and creates) the log at `path`; `:memory:` keeps it in memory. */
+  constructor(path = ":memory:") {
+    this.#db = new DatabaseSync(path);
+    this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
+    this.#db.exec(SCHEMA);
+    this.#insert = this.#db.prepare(
+      `INSERT INTO audit (at, session_id, username, page, action_id, input, status, outcome, duration_ms)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+    );
+    this.#bySession = this.#db.prepare(
+      `SELECT at, session_id, username, page, action_id, input, status, outcome, duration_ms
+       FROM audit WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
+    );
+  }
+
+  /** Records one invocation; its input must already be redacted. */
+  record(entry: InvocationRecord): void {
+    let input = JSON.stringify(entry.input ?? null);
+    if (input.length > MAX_INPUT_CHARS) input = JSON.stringify("[input too long to keep]");
+    this.#insert.run(
+      entry.at.toISOString(),
+      entry.sessionId,
+      entry.username,
+      entry.page,
+      entry.actionId,
+      input,
+      entry.status,
+      entry.outcome,
+      entry.durationMs,
+    );
+  }
+
+  /** The newest entries of one session, newest first. */
+  forSession(sessionId: string, limit = 100): AuditEntry[] {
+    return this.#bySession.all(sessionId, limit).map((row) => ({
+      at: String(row.at),
+      session: String(row.session_id).slice(0, 8),
+      username: row.username === null ? null : String(row.username),
+      page: String(row.page),
+      actionId: String(row.action_id),
+      input: JSON.parse(String(row.input)),
+      status: Number(row.status),
+      outcome: String(row.outcome),
+      durationMs: Number(row.duration_ms),
+    }));
+  }
+
+  /** Closes the database. */
+  close(): void {
+    if (this.#db.isOpen) this.#db.close();
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+}

@@ -1,0 +1,129 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { runAim } from "../helpers/cli.ts";
+
+const SCRIPT = `<script type="module" src="/__aim/elements.js"></script>`;
+
+/** One fixture page per kind of problem, and the message `aim check` must print for it. */
+const BROKEN: Record<string, [string, RegExp]> = {
+  "duplicate.html": [
+    `${SCRIPT}
+<aim-action name="go" description="Go somewhere"></aim-action>
+<aim-action name="go" description="Go somewhere else"></aim-action>`,
+    /duplicate\.html:3:1: action "go" is declared twice/,
+  ],
+  "schema.html": [
+    `${SCRIPT}
+<aim-action name="nested" description="Takes a nested object" input-example='{"a":{}}'>
+  <script type="application/json">{"type":"object","properties":{"a":{"type":"object"}}}</script>
+</aim-action>`,
+    /schema\.html:2:1: action "nested" is not valid: input_schema/,
+  ],
+  "example.html": [
+    `${SCRIPT}
+<aim-action name="pick" description="Pick a request" input-pattern="req-[0-9]+"
+  input-example="nope"></aim-action>`,
+    /example\.html:2:1: action "pick": input_example does not match input_schema/,
+  ],
+  "description.html": [
+    `${SCRIPT}\n<aim-action name="mystery"></aim-action>`,
+    /description\.html:2:1: action "mystery" has no description attribute/,
+  ],
+  "consequential.html": [
+    `${SCRIPT}\n<aim-action name="pay" description="Pay" consequential></aim-action>`,
+    /consequential\.html:2:1: <aim-action name="pay"> is consequential: describe what it changes/,
+  ],
+  "form.html": [
+    `${SCRIPT}\n<aim-action name="send" description="Send the form" form="#missing"></aim-action>`,
+    /form\.html:2:1: form="#missing" matches no element/,
+  ],
+  "click.html": [
+    `${SCRIPT}\n<aim-action name="press" description="Press the button" click="#nothing"></aim-action>`,
+    /click\.html:2:1: <aim-action name="press">: click="#nothing" matches nothing in the page/,
+  ],
+  "from.html": [
+    `${SCRIPT}\n<p>\n  <aim-state name="rows" from="table.rows"></aim-state></p>`,
+    /from\.html:3:3: <aim-state name="rows">: from="table.rows" matches nothing in the page/,
+  ],
+  "selector.html": [
+    `${SCRIPT}\n<aim-action name="press" description="Press the button" click="##"></aim-action>`,
+    /selector\.html:2:1: .*click="##" is not a valid selector/,
+  ],
+  "script.html": [
+    `<aim-state name="view" value="home"></aim-state>`,
+    /script\.html:1:1: the page uses the aim elements but lacks <script type="module" src="\/__aim\/elements\.js">/,
+  ],
+  "nameless.html": [
+    `${SCRIPT}\n<aim-state></aim-state>`,
+    /nameless\.html:2:1: <aim-state> has no name/,
+  ],
+};
+
+const CLEAN = `<!doctype html><title>Clean</title>${SCRIPT}
+<form id="f"><label for="q">Query</label><input id="q" name="q" required><button id="go">Go</button></form>
+<table id="t"><tr><th>id</th></tr></table>
+<aim-state name="rows" from="#t"></aim-state>
+<aim-action name="search" description="Search the list" form="#f" input-example='{"q":"x"}'></aim-action>
+<aim-action name="go" description="Press the go button" click="#go"></aim-action>
+<aim-action name="approve" description="Approve one pending request, which pays it"
+  input-example="req-3" consequential></aim-action>`;
+
+function fixture(files: Record<string, string>): string {
+  const root = Deno.makeTempDirSync({ prefix: "aim-check-" });
+  for (const [name, html] of Object.entries(files)) Deno.writeTextFileSync(join(root, name), html);
+  return root;
+}
+
+Deno.test("aim check finds one problem of each kind, as file:line:col: message, and exits 1", async () => {
+  for (const [name, [html, message]] of Object.entries(BROKEN)) {
+    const root = fixture({ [name]: html });
+    const result = await runAim(["check", root]);
+    assert.equal(result.code, 1, `${name}: ${result.stdout}${result.stderr}`);
+    const lines = result.stdout.trim().split("\n");
+    assert.equal(lines.length, 1, `${name}: ${result.stdout}`);
+    assert.match(lines[0], message, name);
+    assert.match(result.stderr, /1 problem in 1 file/);
+    Deno.removeSync(root, { recursive: true });
+  }
+});
+
+Deno.test("aim check passes a clean site and the demo site with exit 0", async () => {
+  const root = fixture({ "index.html": CLEAN, "plain.html": "<p>No elements.</p>" });
+  const result = await runAim(["check", root]);
+  assert.equal(result.code, 0, result.stdout);
+  assert.equal(result.stdout, "");
+  assert.match(result.stderr, /2 files checked, no problems/);
+  const demo = await runAim(["check", "demo/site"]);
+  assert.equal(demo.code, 0, demo.stdout);
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim check --format json lists every problem for tools", async () => {
+  const files = Object.fromEntries(Object.entries(BROKEN).map(([name, [html]]) => [name, html]));
+  const root = fixture(files);
+  const result = await runAim(["check", root, "--format", "json"]);
+  assert.equal(result.code, 1);
+  const body = JSON.parse(result.stdout);
+  assert.equal(body.files, Object.keys(BROKEN).length);
+  assert.equal(body.problems.length, Object.keys(BROKEN).length);
+  for (const problem of body.problems) {
+    assert.equal(typeof problem.file, "string");
+    assert.ok(problem.line >= 1 && problem.column >= 1);
+    assert.equal(typeof problem.message, "string");
+  }
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim check takes files and reports a missing one", async () => {
+  const root = fixture({ "a.html": CLEAN, "b.html": BROKEN["description.html"][0] });
+  const one = await runAim(["check", join(root, "a.html")]);
+  assert.equal(one.code, 0);
+  const both = await runAim(["check", join(root, "a.html"), join(root, "b.html")]);
+  assert.equal(both.code, 1);
+  const missing = await runAim(["check", join(root, "nope.html")]);
+  assert.equal(missing.code, 1);
+  assert.match(missing.stderr, /aim: .*nope\.html does not exist/);
+  const format = await runAim(["check", root, "--format", "xml"]);
+  assert.equal(format.code, 2);
+  Deno.removeSync(root, { recursive: true });
+});

@@ -1,0 +1,320 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { AuditLog } from "../../bridge/mod.ts";
+import { FakeTab } from "../helpers/fake_tab.ts";
+import { runAim, startAim } from "../helpers/cli.ts";
+
+function site(): string {
+  const root = Deno.makeTempDirSync({ prefix: "aim-cli-site-" });
+  Deno.writeTextFileSync(
+    join(root, "control-panel.html"),
+    `<title>Panel</title><script type="module" src="/__aim/elements.js"></script>
+<aim-action name="approve_request" description="Approve one pending request" input-example="req-3"
+  consequential protected></aim-action>`,
+  );
+  return root;
+}
+
+async function sessionToken(url: string, headers: Record<string, string> = {}): Promise<Response> {
+  return await fetch(`${url}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify({ page: "/control-panel" }),
+  });
+}
+
+Deno.test("aim serve logs one line per request, never a token, and stops on SIGTERM", async () => {
+  const root = site();
+  await using aim = await startAim(["serve", root, "--port", "0"]);
+  const res = await sessionToken(aim.url);
+  const { sessionToken: token } = await res.json();
+  const manifest = await fetch(`${aim.url}/control-panel.json`, {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  await manifest.body?.cancel();
+  await aim.line(/GET \/control-panel\.json 200 [\d.]+ms$/);
+  const tab = await FakeTab.open(aim.url, { token, page: "/control-panel" });
+  await tab.next("lease");
+  const ended = tab.next("ended");
+  const result = await aim.stop("SIGTERM");
+  assert.equal(result.code, 0);
+  assert.equal((await ended).reason, "shutdown");
+  assert.match(result.stdout, /POST \/__aim\/session 200/);
+  assert.match(result.stdout, /aim: stopped/);
+  assert.ok(!result.stdout.includes(token));
+  assert.ok(!result.stderr.includes(token));
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve --log-format json prints one JSON object per request; --quiet prints none", async () => {
+  const root = site();
+  {
+    await using aim = await startAim(["serve", root, "--port", "0", "--log-format", "json"]);
+    await (await fetch(`${aim.url}/control-panel.json`)).body?.cancel();
+    const line = await aim.line(/^\{/);
+    const entry = JSON.parse(line);
+    assert.equal(entry.method, "GET");
+    assert.equal(entry.path, "/control-panel.json");
+    assert.equal(entry.status, 200);
+    assert.equal(typeof entry.ms, "number");
+    assert.ok(Date.parse(entry.time));
+  }
+  {
+    await using aim = await startAim(["serve", root, "--port", "0", "--quiet"]);
+    await (await fetch(`${aim.url}/control-panel.json`)).body?.cancel();
+    const result = await aim.stop("SIGINT");
+    assert.equal(result.code, 0);
+    assert.ok(!result.stdout.includes("GET /"));
+  }
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve --public-url puts its origin in manifests", async () => {
+  const root = site();
+  await using aim = await startAim([
+    "serve",
+    root,
+    "--port",
+    "0",
+    "--public-url",
+    "https://aim.example/ignored/path",
+    "--allowed-host",
+    "aim.example",
+  ]);
+  const body = await (await fetch(`${aim.url}/control-panel.json`)).json();
+  assert.equal(body.invoke_url, "https://aim.example/__aim/invoke");
+  assert.equal(body.sitemap, "https://aim.example/sitemap.toon");
+  // Same-origin now means the public origin.
+  assert.equal((await sessionToken(aim.url, { Origin: "https://aim.example" })).status, 200);
+  const cross = await sessionToken(aim.url, { Origin: aim.url });
+  assert.equal(cross.status, 403);
+  await cross.body?.cancel();
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve --trust-proxy honours X-Forwarded-Proto and X-Forwarded-Host", async () => {
+  const root = site();
+  await using aim = await startAim([
+    "serve",
+    root,
+    "--port",
+    "0",
+    "--trust-proxy",
+    "--allowed-host",
+    "proxy.example",
+  ]);
+  const headers = { "X-Forwarded-Proto": "https", "X-Forwarded-Host": "proxy.example" };
+  const body = await (await fetch(`${aim.url}/control-panel.json`, { headers })).json();
+  assert.equal(body.invoke_url, "https://proxy.example/__aim/invoke");
+  const res = await sessionToken(aim.url, headers);
+  assert.match(res.headers.get("set-cookie") ?? "", /; Secure/);
+  await res.body?.cancel();
+  // Without the flag the headers are ignored.
+  await using plain = await startAim(["serve", root, "--port", "0"]);
+  const ignored = await (await fetch(`${plain.url}/control-panel.json`, { headers })).json();
+  assert.equal(ignored.invoke_url, `${plain.url.replace("127.0.0.1", "127.0.0.1")}/__aim/invoke`);
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve --cert and --key serve HTTPS with Secure cookies", async () => {
+  const root = site();
+  const dir = Deno.makeTempDirSync();
+  const cert = join(dir, "cert.pem");
+  const key = join(dir, "key.pem");
+  // A CA and a leaf certificate it signs: TLS clients refuse a CA used as the server's own.
+  const ca = join(dir, "ca.pem");
+  const caKey = join(dir, "ca-key.pem");
+  const csr = join(dir, "leaf.csr");
+  const ext = join(dir, "leaf.ext");
+  Deno.writeTextFileSync(
+    ext,
+    "subjectAltName=DNS:localhost,IP:127.0.0.1\nbasicConstraints=CA:FALSE\n",
+  );
+  const steps = [
+    [
+      "req",
+      "-x509",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      caKey,
+      "-out",
+      ca,
+      "-days",
+      "1",
+      "-subj",
+      "/CN=aim test CA",
+    ],
+    [
+      "req",
+      "-newkey",
+      "ec",
+      "-pkeyopt",
+      "ec_paramgen_curve:prime256v1",
+      "-nodes",
+      "-keyout",
+      key,
+      "-out",
+      csr,
+      "-subj",
+      "/CN=localhost",
+    ],
+    [
+      "x509",
+      "-req",
+      "-in",
+      csr,
+      "-CA",
+      ca,
+      "-CAkey",
+      caKey,
+      "-CAcreateserial",
+      "-out",
+      cert,
+      "-days",
+      "1",
+      "-extfile",
+      ext,
+    ],
+  ];
+  let openssl: Deno.CommandOutput | null = null;
+  for (const args of steps) {
+    openssl = await new Deno.Command("openssl", { args, stdout: "null", stderr: "null" }).output()
+      .catch(() => null);
+    if (!openssl?.success) break;
+  }
+  if (!openssl?.success) {
+    console.log("skipped: openssl is not available to make a test certificate");
+    return;
+  }
+  await using aim = await startAim(["serve", root, "--port", "0", "--cert", cert, "--key", key]);
+  assert.match(aim.url, /^https:/);
+  const client = Deno.createHttpClient({ caCerts: [Deno.readTextFileSync(ca)] });
+  const init: RequestInit & { client: Deno.HttpClient } = {
+    client,
+    method: "POST",
+    headers: { "Content-Type": "application/json" },
+    body: JSON.stringify({ page: "/control-panel" }),
+  };
+  const res = await fetch(`${aim.url}/__aim/session`, init);
+  assert.equal(res.status, 200, await res.clone().text());
+  assert.match(res.headers.get("set-cookie") ?? "", /; Secure/);
+  await res.body?.cancel();
+  client.close();
+  Deno.removeSync(root, { recursive: true });
+  Deno.removeSync(dir, { recursive: true });
+});
+
+Deno.test("aim serve --users lets login use hashes from aim hash-password", async () => {
+  const root = site();
+  const hash = await runAim(["hash-password"], { stdin: "correct horse\n" });
+  assert.equal(hash.code, 0);
+  const users = join(root, "users.json");
+  Deno.writeTextFileSync(
+    users,
+    JSON.stringify([{ username: "ann", passwordHash: hash.stdout.trim(), name: "Ann" }]),
+  );
+  await using aim = await startAim(["serve", root, "--port", "0", "--users", users]);
+  const { sessionToken: token } = await (await sessionToken(aim.url)).json();
+  const login = await fetch(`${aim.url}/__aim/invoke`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({
+      actionId: "login",
+      input: { username: "ann", password: "correct horse" },
+    }),
+  });
+  assert.equal(login.status, 200);
+  assert.deepEqual((await login.json()).state.user, { username: "ann", name: "Ann" });
+  const result = await aim.stop();
+  assert.ok(!result.stdout.includes("correct horse"));
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve --data keeps the audit log across restarts", async () => {
+  const root = site();
+  const data = join(root, "data");
+  {
+    await using aim = await startAim(["serve", root, "--port", "0", "--data", data]);
+    const { sessionToken: token } = await (await sessionToken(aim.url)).json();
+    const res = await fetch(`${aim.url}/__aim/invoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({ actionId: "login", input: { username: "x", password: "secret-pw" } }),
+    });
+    assert.equal(res.status, 422);
+    await res.body?.cancel();
+    const activity = await (await fetch(`${aim.url}/__aim/activity`, {
+      headers: { Authorization: `Bearer ${token}` },
+    })).json();
+    assert.equal(activity.entries.length, 1);
+    assert.deepEqual(activity.entries[0].input, { username: "x" });
+  }
+  using log = new AuditLog(join(data, "audit.sqlite"));
+  const { DatabaseSync } = await import("node:sqlite");
+  const db = new DatabaseSync(join(data, "audit.sqlite"));
+  const rows = db.prepare("SELECT action_id, input, status FROM audit").all();
+  db.close();
+  assert.deepEqual(rows.map((r) => [r.action_id, r.status]), [["login", 422]]);
+  assert.ok(!String(rows[0].input).includes("secret-pw"));
+  assert.ok(log);
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve reports bad input with a clear message and exit code", async () => {
+  const root = site();
+  const notJson = join(root, "users.txt");
+  Deno.writeTextFileSync(notJson, "not json");
+  const wrongShape = join(root, "users-shape.json");
+  Deno.writeTextFileSync(wrongShape, JSON.stringify([{ username: "a", password: "plain" }]));
+  const cases: [string[], number, RegExp][] = [
+    [["serve", "/no/such/root", "--port", "0"], 1, /ROOT \/no\/such\/root does not exist/],
+    [["serve", join(root, "control-panel.html"), "--port", "0"], 1, /is not a folder/],
+    [["serve", root, "--port", "99999"], 2, /--port must be a whole number/],
+    [["serve", root, "--port", "abc"], 2, /--port must be a whole number/],
+    [
+      ["serve", root, "--cert", join(root, "missing.pem"), "--key", join(root, "k.pem")],
+      1,
+      /cannot read certificate .*missing\.pem: no such file/,
+    ],
+    [["serve", root, "--cert", join(root, "x.pem")], 2, /--cert and --key go together/],
+    [
+      ["serve", root, "--users", join(root, "nope.json")],
+      1,
+      /cannot read users file .*nope\.json: no such file/,
+    ],
+    [["serve", root, "--users", root], 1, /cannot read users file/],
+    [["serve", root, "--users", notJson], 1, /users file .* is not valid JSON/],
+    [["serve", root, "--users", wrongShape], 1, /passwordHash/],
+    [["serve", root, "--log-format", "xml"], 2, /--log-format must be text or json/],
+    [["serve", root, "--public-url", "ftp://x"], 2, /--public-url must be an http\(s\) URL/],
+    [["serve", root, "--bogus"], 2, /Unknown option '--bogus'/],
+    [["serve", root, root], 2, /serve takes one ROOT/],
+  ];
+  for (const [args, code, message] of cases) {
+    const result = await runAim(args);
+    assert.equal(result.code, code, `${args.join(" ")}: ${result.stderr}`);
+    assert.match(result.stderr, message, args.join(" "));
+    assert.match(result.stderr, /^aim: /);
+  }
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve says so when the port is already in use", async () => {
+  const root = site();
+  using listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  const { port } = listener.addr as Deno.NetAddr;
+  const result = await runAim(["serve", root, "--port", String(port)]);
+  assert.equal(result.code, 1);
+  assert.match(result.stderr, new RegExp(`aim: port ${port} is already in use`));
+  Deno.removeSync(root, { recursive: true });
+});
+
+Deno.test("aim serve --demo serves the demo site that ships with aim", async () => {
+  await using aim = await startAim(["serve", "--demo", "--port", "0"]);
+  const sitemap = await (await fetch(`${aim.url}/sitemap.json`)).json();
+  assert.ok(sitemap.pages.some((p: { path: string }) => p.path === "/control-panel"));
+});

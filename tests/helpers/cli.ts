@@ -1,0 +1,120 @@
+/**
+ * @module Test helper: the `aim` command line as a subprocess, as a person runs it.
+ */
+import { fileURLToPath } from "node:url";
+
+const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
+
+/** What a finished command printed and how it exited. */
+export interface CliResult {
+  code: number;
+  stdout: string;
+  stderr: string;
+}
+
+/** Options of {@linkcode runAim}. */
+export interface RunAimOptions {
+  stdin?: string;
+  env?: Record<string, string>;
+  cwd?: string;
+}
+
+function command(args: string[], options: RunAimOptions): Deno.Command {
+  return new Deno.Command(Deno.execPath(), {
+    args: ["run", "--allow-all", "--quiet", MAIN, ...args],
+    stdin: options.stdin === undefined ? "null" : "piped",
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1", ...options.env },
+    cwd: options.cwd,
+  });
+}
+
+/** Runs `aim ARGS` to the end. */
+export async function runAim(args: string[], options: RunAimOptions = {}): Promise<CliResult> {
+  const child = command(args, options).spawn();
+  if (options.stdin !== undefined) {
+    const writer = child.stdin.getWriter();
+    await writer.write(new TextEncoder().encode(options.stdin));
+    await writer.close();
+  }
+  const out = await child.output();
+  const decoder = new TextDecoder();
+  return { code: out.code, stdout: decoder.decode(out.stdout), stderr: decoder.decode(out.stderr) };
+}
+
+/** A running `aim serve`. */
+export interface RunningAim extends AsyncDisposable {
+  readonly url: string;
+  readonly process: Deno.ChildProcess;
+  /** Lines printed so far on stdout. */
+  readonly lines: string[];
+  /** Resolves with the first stdout line matching `pattern`, waiting for it. */
+  line(pattern: RegExp): Promise<string>;
+  /** Sends a signal and waits for the exit; returns the result. */
+  stop(signal?: Deno.Signal): Promise<CliResult>;
+}
+
+/** Starts `aim ARGS` (a serve command with `--port 0`) and waits until it listens. */
+export async function startAim(args: string[], options: RunAimOptions = {}): Promise<RunningAim> {
+  const child = command(args, options).spawn();
+  const lines: string[] = [];
+  const waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+  let stderr = "";
+  const stderrDone = (async () => {
+    for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) stderr += chunk;
+  })();
+  const stdoutDone = (async () => {
+    let buffer = "";
+    for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
+      buffer += chunk;
+      let index;
+      while ((index = buffer.indexOf("\n")) >= 0) {
+        const line = buffer.slice(0, index);
+        buffer = buffer.slice(index + 1);
+        lines.push(line);
+        for (const w of [...waiters]) {
+          if (w.pattern.test(line)) {
+            waiters.splice(waiters.indexOf(w), 1);
+            w.resolve(line);
+          }
+        }
+      }
+    }
+  })();
+  const line = (pattern: RegExp) => {
+    const seen = lines.find((l) => pattern.test(l));
+    if (seen) return Promise.resolve(seen);
+    return new Promise<string>((resolve) => waiters.push({ pattern, resolve }));
+  };
+  const started = await Promise.race([
+    line(/^aim: serving .* at (https?:\/\/\S+)$/),
+    child.status.then(async () => {
+      await stderrDone;
+      throw new Error(`aim exited before listening: ${stderr}`);
+    }),
+  ]);
+  const url = /at (https?:\/\/\S+)$/.exec(started)![1];
+  let result: Promise<CliResult> | undefined;
+  const stop = (signal: Deno.Signal = "SIGTERM") => {
+    result ??= (async () => {
+      try {
+        child.kill(signal);
+      } catch { /* already exited */ }
+      const status = await child.status;
+      await Promise.all([stdoutDone, stderrDone]);
+      return { code: status.code, stdout: lines.join("\n"), stderr };
+    })();
+    return result;
+  };
+  return {
+    url,
+    process: child,
+    lines,
+    line,
+    stop,
+    async [Symbol.asyncDispose]() {
+      await stop();
+    },
+  };
+}

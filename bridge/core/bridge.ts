@@ -77,12 +77,28 @@ export interface BridgeCoreOptions {
   leaseMs?: number;
   /** How long an invocation waits for the tab. Default 30 s. */
   tabTimeoutMs?: number;
+  /** How long it waits once the tab says a person must confirm. Default 5 minutes. */
+  confirmTimeoutMs?: number;
   /** Failed logins allowed per session and per user in a window. */
   loginAttempts?: AttemptLimiterOptions;
   limits?: Partial<Limits>;
   /** Called after every invocation that reached an action. */
   onInvocation?: (record: InvocationRecord) => void;
   now?: () => number;
+}
+
+/** Options of {@linkcode BridgeCore.invoke}. */
+export interface InvokeOptions {
+  /** A retry with the same key in the same session gets the first answer. */
+  idempotencyKey?: string;
+  /** Called when the tab says the invocation waits for the person to confirm. */
+  onAwaiting?: (message: string) => void;
+}
+
+interface CallState {
+  /** Whether the action was started: only then is its answer kept for retries. */
+  dispatched: boolean;
+  onAwaiting?: (message: string) => void;
 }
 
 /** The result of opening a session. */
@@ -116,6 +132,7 @@ export class BridgeCore {
       idleMs: options.idleMs,
       leaseMs: options.leaseMs,
       tabTimeoutMs: options.tabTimeoutMs,
+      confirmTimeoutMs: options.confirmTimeoutMs,
       maxQueue: this.limits.maxInFlight,
       now: this.#now,
       onGrant: (session) => {
@@ -315,7 +332,7 @@ export class BridgeCore {
   invoke(
     session: Session,
     body: unknown,
-    options: { idempotencyKey?: string } = {},
+    options: InvokeOptions = {},
   ): Promise<InvokeResult> {
     const parsed = InvokeRequest.safeParse(body);
     if (!parsed.success) {
@@ -333,7 +350,9 @@ export class BridgeCore {
     const request = parsed.data;
     const key = options.idempotencyKey;
     if (key === undefined) {
-      return this.#track(this.#invoke(session, request, { dispatched: false }));
+      return this.#track(
+        this.#invoke(session, request, { dispatched: false, onAwaiting: options.onAwaiting }),
+      );
     }
     const print = fingerprint(request.actionId, request.input);
     const seen = session.idempotency.get(key);
@@ -349,7 +368,7 @@ export class BridgeCore {
       }
       return seen.outcome as Promise<InvokeResult>;
     }
-    const flag = { dispatched: false };
+    const flag: CallState = { dispatched: false, onAwaiting: options.onAwaiting };
     const outcome = this.#track(this.#invoke(session, request, flag));
     session.idempotency.set(key, { fingerprint: print, outcome });
     outcome.catch(() => {
@@ -393,7 +412,7 @@ export class BridgeCore {
   async #invoke(
     session: Session,
     request: InvokeRequest,
-    flag: { dispatched: boolean },
+    flag: CallState,
   ): Promise<InvokeResult> {
     const started = performance.now();
     let status = 200;
@@ -434,7 +453,7 @@ export class BridgeCore {
   async #dispatch(
     session: Session,
     request: InvokeRequest,
-    flag: { dispatched: boolean },
+    flag: CallState,
   ): Promise<InvokeResult> {
     const { actionId } = request;
     if (session.inFlight >= this.limits.maxInFlight) {
@@ -477,7 +496,7 @@ export class BridgeCore {
       flag.dispatched = true;
       const result = server
         ? await this.#runServer(session, server, input)
-        : await this.#runTab(session, spec, input);
+        : await this.#runTab(session, spec, input, flag);
       return {
         ok: true,
         actionId,
@@ -514,8 +533,15 @@ export class BridgeCore {
     }
   }
 
-  async #runTab(session: Session, spec: ActionSpec, input: unknown): Promise<unknown> {
-    const outcome: TabOutcome = await session.tab.relay(spec.id, input, spec.consequential);
+  async #runTab(
+    session: Session,
+    spec: ActionSpec,
+    input: unknown,
+    call: CallState,
+  ): Promise<unknown> {
+    const outcome: TabOutcome = await session.tab.relay(spec.id, input, spec.consequential, {
+      onAwaiting: call.onAwaiting,
+    });
     if (outcome.ok) return outcome.result;
     switch (outcome.code) {
       case "action_failed":
@@ -629,6 +655,9 @@ export class BridgeCore {
         session.tab.setState(tab, redactSecrets(message.state) as Record<string, unknown>);
         return;
       }
+      case "awaiting":
+        session.tab.awaiting(tab, message.id, message.message);
+        return;
       case "result": {
         const outcome: TabOutcome = message.ok
           ? { ok: true, result: message.result ?? null }

@@ -40,6 +40,8 @@ export interface TabChannelOptions {
   leaseMs?: number;
   /** How long the bridge waits for a tab's answer. Default 30 s. */
   tabTimeoutMs?: number;
+  /** How long it waits once the tab says a person must confirm. Default 5 minutes. */
+  confirmTimeoutMs?: number;
   /** Invocations queued or running at once. Default 8. */
   maxQueue?: number;
   /** Called when the owner renews its lease. */
@@ -50,11 +52,18 @@ export interface TabChannelOptions {
   now?: () => number;
 }
 
+/** Options of {@linkcode TabChannel.relay}. */
+export interface RelayOptions {
+  /** Called when the tab says the invocation waits for the person, with its message. */
+  onAwaiting?: (message: string) => void;
+}
+
 interface Pending {
   id: string;
   actionId: string;
   input: unknown;
   consequential: boolean;
+  options: RelayOptions;
   resolve: (outcome: TabOutcome) => void;
   timer?: ReturnType<typeof setTimeout>;
 }
@@ -63,6 +72,7 @@ interface Pending {
 export class TabChannel {
   readonly leaseMs: number;
   readonly tabTimeoutMs: number;
+  readonly confirmTimeoutMs: number;
   readonly maxQueue: number;
   #holder: TabConnection | null = null;
   #waiting: TabConnection[] = [];
@@ -81,6 +91,7 @@ export class TabChannel {
     this.#options = options;
     this.leaseMs = options.leaseMs ?? 15_000;
     this.tabTimeoutMs = options.tabTimeoutMs ?? 30_000;
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? 5 * 60_000;
     this.maxQueue = options.maxQueue ?? 8;
     this.#now = options.now ?? Date.now;
   }
@@ -218,7 +229,12 @@ export class TabChannel {
   }
 
   /** Relays one invocation to the owner; answers are in queue order, one at a time. */
-  relay(actionId: string, input: unknown, consequential: boolean): Promise<TabOutcome> {
+  relay(
+    actionId: string,
+    input: unknown,
+    consequential: boolean,
+    options: RelayOptions = {},
+  ): Promise<TabOutcome> {
     if (!this.#holder) {
       return Promise.resolve({
         ok: false,
@@ -236,7 +252,14 @@ export class TabChannel {
       });
     }
     return new Promise((resolve) => {
-      this.#queue.push({ id: crypto.randomUUID(), actionId, input, consequential, resolve });
+      this.#queue.push({
+        id: crypto.randomUUID(),
+        actionId,
+        input,
+        consequential,
+        options,
+        resolve,
+      });
       this.#pump();
     });
   }
@@ -247,6 +270,26 @@ export class TabChannel {
     if (tab !== this.#holder || !current || current.id !== id) return false;
     this.#finish(current, outcome);
     return true;
+  }
+
+  /** The owner says invocation `id` waits for the person. Returns false when nothing matches. */
+  awaiting(tab: TabConnection, id: string, message: string): boolean {
+    const current = this.#current;
+    if (tab !== this.#holder || !current || current.id !== id) return false;
+    this.#startTimer(current, this.confirmTimeoutMs);
+    current.options.onAwaiting?.(message);
+    return true;
+  }
+
+  #startTimer(pending: Pending, ms: number): void {
+    clearTimeout(pending.timer);
+    pending.timer = setTimeout(() => {
+      this.#finish(pending, {
+        ok: false,
+        code: "tab_timeout",
+        message: `The tab did not answer within ${ms} ms; the action may still run.`,
+      });
+    }, ms);
   }
 
   #finish(pending: Pending, outcome: TabOutcome): void {
@@ -261,13 +304,7 @@ export class TabChannel {
     const next = this.#queue.shift();
     if (!next) return;
     this.#current = next;
-    next.timer = setTimeout(() => {
-      this.#finish(next, {
-        ok: false,
-        code: "tab_timeout",
-        message: `The tab did not answer within ${this.tabTimeoutMs} ms; the action may still run.`,
-      });
-    }, this.tabTimeoutMs);
+    this.#startTimer(next, this.tabTimeoutMs);
     this.#holder.port.send({
       type: "invoke",
       id: next.id,

@@ -55,6 +55,16 @@ export const ResultMessage = z.strictObject({
   }).optional(),
 }).refine((m) => m.ok || m.error !== undefined, "A failed result carries an error");
 
+/**
+ * The invocation `id` waits for the person (a confirmation prompt); the bridge then waits up
+ * to its confirmation timeout instead of the tab timeout, and ACP runs show `awaiting`.
+ */
+export const AwaitingMessage = z.strictObject({
+  type: z.literal("awaiting"),
+  id: z.string().min(1).max(100),
+  message: z.string().max(1000),
+});
+
 /** Everything a tab may send. */
 export const TabMessage = z.discriminatedUnion("type", [
   HelloMessage,
@@ -62,6 +72,7 @@ export const TabMessage = z.discriminatedUnion("type", [
   RegisterMessage,
   StateMessage,
   ResultMessage,
+  AwaitingMessage,
 ]);
 export type TabMessage = z.infer<typeof TabMessage>;
 

@@ -270,3 +270,25 @@ Deno.test("shutting the bridge down tells the tabs and closes them", async () =>
   assert.equal((await ended).reason, "shutdown");
   assert.equal((await tab.closed).code, CloseCode.GoingAway);
 });
+
+Deno.test("a tab that says the person must confirm gets the confirmation timeout, not the tab timeout", async () => {
+  await using bridge = startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 10_000 });
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "pay", consequential: true }]);
+  tab.answerWith = "never";
+  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const awaited: string[] = [];
+  const pending = bridge.served.bridge.core.invoke(session, { actionId: "pay", input: "x" }, {
+    onAwaiting: (message) => awaited.push(message),
+  });
+  const invoke = await tab.next("invoke");
+  tab.send({ type: "awaiting", id: invoke.id, message: "Waiting for the person to approve pay" });
+  // Answer well after the tab timeout would have ended the invocation.
+  await new Promise((resolve) => setTimeout(resolve, 200));
+  tab.send({ type: "result", id: invoke.id, ok: true, result: "paid" });
+  const result = await pending;
+  assert.equal(result.result, "paid");
+  assert.deepEqual(awaited, ["Waiting for the person to approve pay"]);
+});

@@ -3,11 +3,12 @@
  * it in an app with its own user store and server actions.
  */
 import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
-import { createApp, type RequestLogEntry } from "./http/app.ts";
+import { type AppOptions, createApp, type RequestLogEntry } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
 import { AuditLog } from "./store/audit.ts";
 
-export type { RequestLogEntry } from "./http/app.ts";
+export { type AppEnv, type RequestLogEntry, requireSession } from "./http/app.ts";
+export { readJson } from "./http/request.ts";
 
 export {
   BridgeCore,
@@ -48,6 +49,8 @@ export interface BridgeOptions extends BridgeCoreOptions {
   trustProxy?: boolean;
   /** Called once per answered request. */
   log?: (entry: RequestLogEntry) => void;
+  /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
+  routes?: AppOptions["routes"];
 }
 
 /** A bridge: its protocol core and its request handler. */
@@ -74,6 +77,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
     log: options.log,
+    routes: options.routes,
     activity: (session) => audit.forSession(session.id),
   });
   return {

@@ -32,7 +32,9 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-type Env = { Variables: { origin: string } };
+/** The hono environment of the bridge's app: `c.var.origin` is the bridge's own origin. */
+export type AppEnv = { Variables: { origin: string } };
+type Env = AppEnv;
 
 /** Options of {@linkcode createApp}. */
 export interface AppOptions extends OriginOptions {
@@ -44,6 +46,39 @@ export interface AppOptions extends OriginOptions {
   allowedHosts?: readonly string[] | null;
   /** Called for errors that are not protocol errors (bugs), without request data. */
   onError?: (error: unknown) => void;
+  /** Adds an embedding app's own routes, before the manifests and static files. */
+  routes?: (app: Hono<AppEnv>, core: BridgeCore) => void;
+}
+
+/** Options of {@linkcode requireSession}. */
+export interface RequireSessionOptions {
+  /** Also require a signed-in identity (403 `login_required` otherwise). */
+  signedIn?: boolean;
+}
+
+/**
+ * The session of a request to an app's own route: token from the Bearer header or the cookie,
+ * Origin checked for anything but GET and HEAD.
+ *
+ * @throws {AimError} 401, 403 `forbidden_origin`, 403 `login_required`.
+ */
+export function requireSession(
+  c: Context<AppEnv>,
+  core: BridgeCore,
+  options: RequireSessionOptions = {},
+): Session {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD" && isCrossOrigin(c, c.var.origin)) {
+    throw forbiddenOrigin();
+  }
+  const session = core.authenticate(readToken(c)?.token);
+  if (options.signedIn && !session.identity) {
+    throw new AimError(
+      403,
+      "login_required",
+      "Sign in first: invoke login with your username and password.",
+    );
+  }
+  return session;
 }
 
 const MANIFEST_HEADERS = {
@@ -203,6 +238,8 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     body(await core.sitemap(c.var.origin), format, { "Cache-Control": "public, max-age=60" });
   app.get("/sitemap.json", (c) => sitemap(c, "json"));
   app.get("/sitemap.toon", (c) => sitemap(c, "toon"));
+
+  options.routes?.(app, core);
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const match = /^(.*)\.(json|toon)$/.exec(c.req.path);

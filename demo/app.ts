@@ -1,0 +1,148 @@
+/**
+ * @module The demo: an approvals control panel. It embeds the bridge through its public API,
+ * with the demo users, its own HTTP API guarded by the session's server-side identity, and its
+ * data and audit trail in SQLite under `--data`.
+ */
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+import { parseArgs } from "node:util";
+import { z } from "zod";
+import {
+  AimError,
+  type AppEnv,
+  AuditLog,
+  readJson,
+  requireSession,
+  serve,
+  type ServedBridge,
+  type ServeOptions,
+} from "../bridge/mod.ts";
+import type { Hono } from "hono";
+import type { BridgeCore } from "../bridge/core/bridge.ts";
+import { DemoError, DemoStore, type RequestStatus } from "./store.ts";
+
+/** The demo's static pages. */
+export const DEMO_SITE = fileURLToPath(new URL("./site", import.meta.url));
+
+/** Options of {@linkcode startDemo}. */
+export interface DemoOptions extends Partial<Omit<ServeOptions, "root" | "users" | "audit">> {
+  /** Folder for `demo.sqlite` and `audit.sqlite`, created when missing. */
+  data: string;
+}
+
+/** A running demo. */
+export interface RunningDemo extends AsyncDisposable {
+  readonly served: ServedBridge;
+  readonly store: DemoStore;
+}
+
+const RequestId = z.string().regex(/^req-\d{1,6}$/);
+const CommentBody = z.strictObject({ text: z.string().trim().min(1).max(1000) });
+const Status = z.enum(["pending", "approved", "rejected"]);
+
+function demoError(error: unknown): never {
+  if (error instanceof DemoError) throw new AimError(error.status, error.code, error.message);
+  throw error;
+}
+
+/** The demo's own HTTP API: what the page calls, as the signed-in person. */
+export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCore) => void {
+  return (app, core) => {
+    const requestId = (raw: string) => {
+      const parsed = RequestId.safeParse(raw);
+      if (!parsed.success) throw new AimError(404, "not_found", `There is no request "${raw}".`);
+      return parsed.data;
+    };
+    app.get("/api/requests", (c) => {
+      requireSession(c, core, { signedIn: true });
+      const status = c.req.query("status");
+      if (status !== undefined && !Status.safeParse(status).success) {
+        throw new AimError(400, "bad_request", "status must be pending, approved or rejected.");
+      }
+      c.header("Cache-Control", "private, no-store");
+      return c.json({ requests: store.list(status as RequestStatus | undefined) });
+    });
+    for (const [verb, status] of [["approve", "approved"], ["reject", "rejected"]] as const) {
+      app.post(`/api/requests/:id/${verb}`, (c) => {
+        const session = requireSession(c, core, { signedIn: true });
+        const id = requestId(c.req.param("id"));
+        try {
+          return c.json({ request: store.decide(id, status, session.identity!.username) });
+        } catch (error) {
+          demoError(error);
+        }
+      });
+    }
+    app.post("/api/requests/:id/comments", async (c) => {
+      const session = requireSession(c, core, { signedIn: true });
+      const id = requestId(c.req.param("id"));
+      const body = CommentBody.safeParse(await readJson(c, 8 * 1024));
+      if (!body.success) {
+        throw new AimError(
+          400,
+          "bad_request",
+          'The body must be {"text": "<1 to 1000 characters>"}.',
+        );
+      }
+      try {
+        return c.json(
+          { comment: store.comment(id, body.data.text, session.identity!.username) },
+          201,
+        );
+      } catch (error) {
+        demoError(error);
+      }
+    });
+  };
+}
+
+/** Starts the demo over `options.data`. */
+export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
+  await Deno.mkdir(options.data, { recursive: true });
+  const store = await DemoStore.open(join(options.data, "demo.sqlite"));
+  const audit = new AuditLog(join(options.data, "audit.sqlite"));
+  const served = serve({
+    ...options,
+    root: DEMO_SITE,
+    users: store.users,
+    audit,
+    routes: demoRoutes(store),
+  });
+  return {
+    served,
+    store,
+    async [Symbol.asyncDispose]() {
+      await served.shutdown();
+      store.close();
+    },
+  };
+}
+
+if (import.meta.main) {
+  const { values } = parseArgs({
+    args: Deno.args,
+    options: {
+      data: { type: "string", default: ".aim-demo-data" },
+      port: { type: "string", default: "8000" },
+      host: { type: "string", default: "127.0.0.1" },
+      quiet: { type: "boolean" },
+    },
+  });
+  const demo = await startDemo({
+    data: values.data,
+    port: Number(values.port),
+    hostname: values.host,
+    log: values.quiet
+      ? undefined
+      : (e) =>
+        console.log(`${new Date().toISOString()} ${e.method} ${e.path} ${e.status} ${e.ms}ms`),
+    onListen: ({ url }) => {
+      console.log(`aim demo: ${url}/control-panel (data in ${values.data})`);
+      console.log("aim demo: sign in as alice / wonderland or bob / builder");
+    },
+  });
+  const stop = () => demo[Symbol.asyncDispose]();
+  Deno.addSignalListener("SIGINT", stop);
+  Deno.addSignalListener("SIGTERM", stop);
+  await demo.served.finished;
+}

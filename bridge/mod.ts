@@ -6,6 +6,7 @@ import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
 import { type AppOptions, createApp, type RequestLogEntry } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
 import { AuditLog } from "./store/audit.ts";
+import { InvocationStats } from "./acp/stats.ts";
 
 export { type AppEnv, type RequestLogEntry, requireSession } from "./http/app.ts";
 export { readJson } from "./http/request.ts";
@@ -64,10 +65,12 @@ export interface Bridge {
 /** Creates a bridge over `options.root`. */
 export function createBridge(options: BridgeOptions): Bridge {
   const audit = options.audit ?? new AuditLog();
+  const stats = new InvocationStats();
   const core = new BridgeCore({
     ...options,
     onInvocation: (record) => {
       audit.record(record);
+      stats.record(record);
       options.onInvocation?.(record);
     },
   });
@@ -79,6 +82,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     log: options.log,
     routes: options.routes,
     activity: (session) => audit.forSession(session.id),
+    acp: { stats },
   });
   return {
     core,

@@ -166,6 +166,7 @@ export class BridgeCore {
   /** Ends every session: tabs are told, waiting invocations answered. */
   close(): void {
     this.sessions.close();
+    this.catalog.close();
   }
 
   /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
@@ -578,7 +579,14 @@ export class BridgeCore {
   /** A tab connected over the channel with this session's cookie. */
   connectTab(session: Session, port: TabPort): TabConnection {
     session.tabBound = true;
-    return new TabConnection(port, session.page);
+    const tab = new TabConnection(port, session.page);
+    if (session.ended) {
+      port.send({ type: "ended", reason: session.ended });
+      port.close(CloseCode.SessionEnded, `session ${session.ended}`);
+    } else {
+      session.tab.connect(tab);
+    }
+    return tab;
   }
 
   /** Handles one channel message; a malformed or oversized one closes that channel only. */
@@ -615,6 +623,7 @@ export class BridgeCore {
     switch (message.type) {
       case "hello": {
         if (state.hello) return close(CloseCode.Malformed, "hello was already sent");
+        if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
         const page = normalizePage(message.page);
         if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
         state.hello = true;

@@ -76,6 +76,8 @@ export class TabChannel {
   readonly maxQueue: number;
   #holder: TabConnection | null = null;
   #waiting: TabConnection[] = [];
+  /** Every open tab, including those that have not said hello yet. */
+  #connected = new Set<TabConnection>();
   #leaseExpiresAt = 0;
   #leaseTimer: ReturnType<typeof setTimeout> | undefined;
   #queue: Pending[] = [];
@@ -150,7 +152,12 @@ export class TabChannel {
     this.detach(holder);
   }
 
-  /** A tab connected: it gets the lease, or waits for it. */
+  /** A tab opened the channel; it takes part once it says hello. */
+  connect(tab: TabConnection): void {
+    this.#connected.add(tab);
+  }
+
+  /** A tab said hello: it gets the lease, or waits for it. */
   attach(tab: TabConnection): void {
     if (!this.#holder) return this.#grant(tab);
     this.#waiting.push(tab);
@@ -197,6 +204,7 @@ export class TabChannel {
 
   /** A tab went away; the next waiting tab gets the lease. */
   detach(tab: TabConnection): void {
+    this.#connected.delete(tab);
     const index = this.#waiting.indexOf(tab);
     if (index >= 0) this.#waiting.splice(index, 1);
     if (tab !== this.#holder) return;
@@ -210,7 +218,8 @@ export class TabChannel {
   /** Ends the channel: every tab is told why and closed, every invocation answered. */
   close(reason: "disconnected" | "expired" | "shutdown"): void {
     clearTimeout(this.#leaseTimer);
-    const tabs = [...(this.#holder ? [this.#holder] : []), ...this.#waiting];
+    const tabs = [...this.#connected];
+    this.#connected.clear();
     this.#holder = null;
     this.#waiting = [];
     this.#failAll("The session ended before the tab answered.");

@@ -4,15 +4,16 @@
  */
 import { type Context, Hono } from "hono";
 import { setCookie } from "hono/cookie";
-import { serveStatic, upgradeWebSocket } from "hono/deno";
+import { serveStatic } from "hono/deno";
 import { encode as encodeToon } from "@toon-format/toon";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
-import type { TabConnection } from "../core/tab.ts";
 import type { AuditEntry } from "../store/audit.ts";
+import { acpRoutes, type AcpRoutesOptions } from "../acp/routes.ts";
 import { AimError, badRequest, notFound } from "../protocol/errors.ts";
 import { publishedSchemas, SessionRequest } from "../protocol/schemas.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
+import { mountAssets } from "./assets.ts";
 import {
   forbiddenOrigin,
   isAllowedHost,
@@ -48,6 +49,8 @@ export interface AppOptions extends OriginOptions {
   onError?: (error: unknown) => void;
   /** Adds an embedding app's own routes, before the manifests and static files. */
   routes?: (app: Hono<AppEnv>, core: BridgeCore) => void;
+  /** Options of the ACP routes (docs/acp.md). */
+  acp?: AcpRoutesOptions;
 }
 
 /** Options of {@linkcode requireSession}. */
@@ -164,6 +167,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   });
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
+  mountAssets(app);
 
   app.post("/__aim/session", async (c) => {
     if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
@@ -231,7 +235,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     }
     if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
     const session = core.authenticate(readToken(c)?.token);
-    return tabSocket(c, core, session);
+    return tabSocket(c.req.raw, core, session);
   });
 
   const sitemap = async (c: Context<Env>, format: "json" | "toon") =>
@@ -240,6 +244,9 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   app.get("/sitemap.toon", (c) => sitemap(c, "toon"));
 
   options.routes?.(app, core);
+
+  // ACP (docs/acp.md), before the catch-all routes so that no site file shadows it.
+  app.route("/", acpRoutes(core, { onError: options.onError, ...options.acp }));
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const match = /^(.*)\.(json|toon)$/.exec(c.req.path);
@@ -286,29 +293,32 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   return app;
 }
 
-function tabSocket(c: Context<Env>, core: BridgeCore, session: Session): Promise<Response> {
-  let tab: TabConnection | null = null;
+/**
+ * Upgrades a request to the tab channel. The handlers hold the socket, the session and the
+ * tab, never the request: 10,000 idle tabs should not keep 10,000 requests alive.
+ */
+function tabSocket(request: Request, core: BridgeCore, session: Session): Response {
+  const { socket, response } = Deno.upgradeWebSocket(request);
+  openChannel(socket, core, session);
+  return response;
+}
+
+function openChannel(socket: WebSocket, core: BridgeCore, session: Session): void {
   const state = { hello: false };
-  return upgradeWebSocket(c, {
-    onOpen(_event, ws) {
-      tab = core.connectTab(session, {
-        send(message) {
-          if (ws.readyState === 1) ws.send(JSON.stringify(message));
-        },
-        close(code, reason) {
-          if (ws.readyState <= 1) ws.close(code, closeReason(reason));
-        },
-      });
-      if (session.ended) tab.port.close(4001, "session ended");
+  const tab = core.connectTab(session, {
+    send(message) {
+      if (socket.readyState === WebSocket.OPEN) socket.send(JSON.stringify(message));
     },
-    onMessage(event, _ws) {
-      if (tab) core.tabMessage(session, tab, event.data, state);
-    },
-    onClose() {
-      if (tab) session.tab.detach(tab);
-    },
-    onError() {
-      if (tab) session.tab.detach(tab);
+    close(code, reason) {
+      if (socket.readyState === WebSocket.OPEN) socket.close(code, closeReason(reason));
+      else if (socket.readyState === WebSocket.CONNECTING) {
+        socket.addEventListener("open", () => socket.close(code, closeReason(reason)), {
+          once: true,
+        });
+      }
     },
   });
+  socket.onmessage = (event) => core.tabMessage(session, tab, event.data, state);
+  socket.onclose = () => session.tab.detach(tab);
+  socket.onerror = () => session.tab.detach(tab);
 }

@@ -6,7 +6,12 @@ import { z } from "zod";
 import { AimError } from "./errors.ts";
 import type { ActionSpec, InputSchema, StringSchema } from "./schemas.ts";
 
-const compiled = new WeakMap<object, z.ZodType>();
+/**
+ * Validators by schema text: every tab registers its own copies of the same schemas, and one
+ * validator per distinct schema keeps 10,000 sessions from holding 10,000 copies.
+ */
+const compiled = new Map<string, z.ZodType>();
+const MAX_COMPILED = 2000;
 
 function stringValidator(schema: StringSchema): z.ZodType<string> {
   let out = z.string();
@@ -22,7 +27,8 @@ function stringValidator(schema: StringSchema): z.ZodType<string> {
 
 /** The zod validator of an `input_schema`, compiled once per schema object. */
 export function inputValidator(schema: InputSchema): z.ZodType {
-  const cached = compiled.get(schema);
+  const key = JSON.stringify(schema);
+  const cached = compiled.get(key);
   if (cached) return cached;
   let validator: z.ZodType;
   if (schema.type === "string") {
@@ -35,7 +41,8 @@ export function inputValidator(schema: InputSchema): z.ZodType {
     }
     validator = z.strictObject(shape);
   }
-  compiled.set(schema, validator);
+  if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
+  compiled.set(key, validator);
   return validator;
 }
 

@@ -90,11 +90,19 @@ export function readJsonChild(el: MarkupElement): unknown {
       child.tagName.toUpperCase() === "SCRIPT" &&
       (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
     ) {
+      let value: unknown;
+      let proto = false;
       try {
-        return JSON.parse(child.textContent ?? "");
+        value = JSON.parse(child.textContent ?? "", (key, v) => {
+          if (key === "__proto__") proto = true;
+          return v;
+        });
       } catch {
         throw new MarkupError('the child <script type="application/json"> is not valid JSON');
       }
+      // A "__proto__" key would silently vanish from the schema; say so instead.
+      if (proto) throw new MarkupError('the child JSON may not use the key "__proto__"');
+      return value;
     }
   }
   return undefined;
@@ -139,6 +147,9 @@ export function readFormInput(form: MarkupElement, doc: MarkupDocument): ObjectI
     if (!FIELD_TAGS.has(tag) || !name) continue;
     const type = (field.getAttribute("type") ?? "text").toLowerCase();
     if (tag === "INPUT" && SKIPPED_INPUT_TYPES.has(type)) continue;
+    if (name === "__proto__" || name === "constructor" || name === "prototype") {
+      throw new MarkupError(`the form field name "${name}" is not allowed`);
+    }
     const label = labelOf(field, doc, form);
     const schema: StringInput = { type: "string" };
     if (label) schema.description = label;

@@ -145,37 +145,109 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
 interface CacheEntry {
   mtime: number;
   size: number;
+  ino: number | null;
   info: PageInfo;
 }
 
-/** The catalog of a site: pages scanned once per file change. */
-export class SiteCatalog {
+/** Options of {@linkcode SiteCatalog}. */
+export interface SiteCatalogOptions {
+  /** Watch the root so that a page's file is looked up again after files move. Default true. */
+  watch?: boolean;
+}
+
+/**
+ * The catalog of a site: pages scanned once per file change. A watcher on the root says when a
+ * file changes (its scan is dropped) or files come and go (which file serves a page is looked
+ * up again), so a cached page costs no system call. Without a watcher, each request `stat`s the
+ * page's file instead.
+ */
+export class SiteCatalog implements Disposable {
   readonly root: SiteRoot;
   #cache = new Map<string, CacheEntry>();
+  #files = new Map<string, string>();
+  #watcher: Deno.FsWatcher | null = null;
+  /** Counts watcher events, so a scan that raced an edit is not kept. */
+  #generation = 0;
 
-  constructor(root: SiteRoot) {
+  constructor(root: SiteRoot, options: SiteCatalogOptions = {}) {
     this.root = root;
+    if (options.watch !== false) this.#watch();
+  }
+
+  #watch(): void {
+    try {
+      this.#watcher = Deno.watchFs(this.root.path, { recursive: true });
+    } catch {
+      // Without a watcher (no inotify here), every request resolves the page's file again.
+      return;
+    }
+    (async () => {
+      try {
+        for await (const event of this.#watcher!) {
+          if (event.kind === "access") continue;
+          this.#generation++;
+          for (const path of event.paths) this.#cache.delete(path);
+          if (event.kind !== "modify") {
+            // Created, removed, renamed, or the watcher lost track: resolve pages again.
+            this.#files.clear();
+            if (event.kind === "other") this.#cache.clear();
+          }
+        }
+      } catch {
+        this.#watcher = null;
+      }
+      this.#files.clear();
+    })();
+  }
+
+  /** Stops watching the root. */
+  close(): void {
+    const watcher = this.#watcher;
+    this.#watcher = null;
+    this.#files.clear();
+    try {
+      watcher?.close();
+    } catch {
+      // Already closed.
+    }
+  }
+
+  [Symbol.dispose](): void {
+    this.close();
+  }
+
+  async #file(page: string): Promise<{ file: string; stat: Deno.FileInfo } | null> {
+    const file = await this.root.pageFile(page);
+    if (!file) return null;
+    try {
+      const stat = await Deno.stat(file);
+      if (this.#watcher) this.#files.set(page, file);
+      return { file, stat };
+    } catch {
+      return null;
+    }
   }
 
   /** The page at `path` (any spelling: `/a`, `/a.html`, `/a/`), or null when there is none. */
   async page(path: string): Promise<PageInfo | null> {
     const page = normalizePage(path);
     if (!page) return null;
-    const file = await this.root.pageFile(page);
-    if (!file) return null;
-    let stat: Deno.FileInfo;
-    try {
-      stat = await Deno.stat(file);
-    } catch {
-      return null;
-    }
+    const known = this.#watcher ? this.#files.get(page) : undefined;
+    const hit = known && this.#cache.get(known);
+    if (hit) return hit.info.page === page ? hit.info : { ...hit.info, page };
+    const found = await this.#file(page);
+    if (!found) return null;
+    const { file, stat } = found;
     const mtime = stat.mtime?.getTime() ?? 0;
     const cached = this.#cache.get(file);
-    if (cached && cached.mtime === mtime && cached.size === stat.size) {
+    if (cached && cached.mtime === mtime && cached.size === stat.size && cached.ino === stat.ino) {
       return cached.info.page === page ? cached.info : { ...cached.info, page };
     }
+    const generation = this.#generation;
     const info = scanPage(await Deno.readTextFile(file), page, file);
-    this.#cache.set(file, { mtime, size: stat.size, info });
+    if (generation === this.#generation) {
+      this.#cache.set(file, { mtime, size: stat.size, ino: stat.ino, info });
+    }
     return info;
   }
 

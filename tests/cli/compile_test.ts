@@ -8,7 +8,12 @@ function runtimeAvailable(): string | null {
   const bin = Deno.env.get("DENORT_BIN");
   if (bin) return `DENORT_BIN=${bin}`;
   const home = Deno.env.get("DENO_DIR") ?? join(Deno.env.get("HOME") ?? "/root", ".cache/deno");
-  const cached = join(home, "dl/release", `v${DENO_VERSION}`, "denort-x86_64-unknown-linux-gnu.zip");
+  const cached = join(
+    home,
+    "dl/release",
+    `v${DENO_VERSION}`,
+    "denort-x86_64-unknown-linux-gnu.zip",
+  );
   try {
     Deno.statSync(cached);
     return cached;

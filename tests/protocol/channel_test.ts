@@ -292,3 +292,13 @@ Deno.test("a tab that says the person must confirm gets the confirmation timeout
   assert.equal(result.result, "paid");
   assert.deepEqual(awaited, ["Waiting for the person to approve pay"]);
 });
+
+Deno.test("a tab that never said hello is closed when its session ends", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const silent = await FakeTab.open(bridge.origin, { token, page: "/control-panel", hello: false });
+  const res = await bridge.invoke(token, "disconnect", {});
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  assert.equal((await silent.closed).code, CloseCode.SessionEnded);
+});

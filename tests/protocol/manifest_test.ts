@@ -92,7 +92,12 @@ Deno.test("manifest() re-reads a page when its file changes", async () => {
     `${bridge.root}/control-panel.html`,
     `<aim-action name="only_one" description="The only action now, after an edit"></aim-action>`,
   );
-  const second = await readBoth(bridge.origin, "/control-panel");
+  // The bridge learns of the edit from a file watcher: wait for it, within a bound.
+  let second = await readBoth(bridge.origin, "/control-panel");
+  for (let i = 0; i < 200 && (second.actions as unknown[]).length === 5; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    second = await readBoth(bridge.origin, "/control-panel");
+  }
   assert.deepEqual((second.actions as { id: string }[]).map((a) => a.id), [
     "only_one",
     "login",

@@ -1,0 +1,26 @@
+/**
+ * @module Benchmark child: the baseline, a bare `Deno.serve` answering every request with the
+ * same bytes and headers the bridge sent for a manifest. Prints `{"url"}`; stops when stdin
+ * closes.
+ */
+import { lines } from "./lib.ts";
+
+const file = Deno.args[0];
+if (!file) throw new Error("usage: bare_server.ts RESPONSE.json");
+const { body, headers } = JSON.parse(Deno.readTextFileSync(file)) as {
+  body: string;
+  headers: [string, string][];
+};
+
+// A new Response per request, as the bridge makes one: the baseline does the same work.
+const server = Deno.serve(
+  { hostname: "127.0.0.1", port: 0, onListen: () => {} },
+  () => new Response(body, { headers }),
+);
+console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}`, pid: Deno.pid }));
+
+for await (const _ of lines(Deno.stdin.readable)) {
+  // Commands are not used; the loop ends when stdin closes.
+}
+await server.shutdown();
+Deno.exit(0);

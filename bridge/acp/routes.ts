@@ -1,0 +1,194 @@
+/**
+ * @module ACP's HTTP routes (`/ping`, `/agents`, `/runs`, `/sessions`): thin hono handlers over
+ * the agent directory and the run store, answering errors in ACP's shape.
+ */
+import { type Context, Hono } from "hono";
+import { streamSSE } from "hono/streaming";
+import type { z } from "zod";
+import type { BridgeCore } from "../core/bridge.ts";
+import type { Session } from "../core/sessions.ts";
+import { AimError } from "../protocol/errors.ts";
+import type { AppEnv } from "../http/app.ts";
+import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";
+import { agentDirectory, agentManifest, PageFactsCache } from "./agents.ts";
+import { AcpHttpError, fromAimError } from "./errors.ts";
+import { type AcpRun, RunStore, type RunStoreOptions } from "./runs.ts";
+import {
+  AgentsListQuery,
+  RunCreateRequest,
+  RunId,
+  RunResumeRequest,
+  SessionId,
+} from "./schemas.ts";
+import type { InvocationStats } from "./stats.ts";
+
+type Env = AppEnv;
+
+/** Options of {@linkcode acpRoutes}. */
+export interface AcpRoutesOptions {
+  /** Invocation figures for the agents' `status`; without it, no `status` is shown. */
+  stats?: InvocationStats;
+  /** Limits of the run store. */
+  runs?: RunStoreOptions;
+  /** Called for errors that are not protocol errors (bugs). */
+  onError?: (error: unknown) => void;
+}
+
+const JSON_TYPE = "application/json; charset=utf-8";
+const PRIVATE = { "Cache-Control": "no-store" };
+
+function errorResponse(error: AcpHttpError): Response {
+  return new Response(JSON.stringify(error.toJSON()), {
+    status: error.status,
+    headers: { "Content-Type": JSON_TYPE, ...PRIVATE, ...error.headers },
+  });
+}
+
+/** zod's first complaint as ACP's 422 `invalid_input`, as the reference answers bad bodies. */
+function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
+  const parsed = schema.safeParse(value);
+  if (parsed.success) return parsed.data;
+  const issue = parsed.error.issues[0];
+  const where = issue.path.length ? `${what}.${issue.path.join(".")}` : what;
+  throw new AcpHttpError(422, "invalid_input", `${where}: ${issue.message}`);
+}
+
+function methodNotAllowed(allow: string): never {
+  throw new AcpHttpError(405, "server_error", `Method Not Allowed; use ${allow} here.`, {
+    headers: { Allow: allow },
+  });
+}
+
+/** The ACP routes of a bridge, to mount before its static files. */
+export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hono<Env> {
+  const app = new Hono<Env>();
+  const facts = new PageFactsCache();
+  const runs = new RunStore(core, options.runs);
+
+  app.onError((error) => {
+    if (error instanceof AcpHttpError) return errorResponse(error);
+    if (error instanceof AimError) return errorResponse(fromAimError(error));
+    options.onError?.(error);
+    return errorResponse(
+      new AcpHttpError(500, "server_error", "The bridge failed to answer; the error was logged."),
+    );
+  });
+
+  /** The caller's AIM session; 401 in ACP's shape without a valid token. */
+  const caller = (c: Context<Env>): Session => core.authenticate(readToken(c)?.token);
+  const sameOrigin = (c: Context<Env>) => {
+    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+  };
+  const findRun = (c: Context<Env>): AcpRun => {
+    const session = caller(c);
+    const id = parse(RunId, c.req.param("id"), "run_id");
+    const run = runs.get(session, id);
+    // Another session's run is answered like a missing one: its existence is not told.
+    if (!run) throw new AcpHttpError(404, "not_found", `Run ${id} not found`);
+    c.header("Cache-Control", "no-store");
+    return run;
+  };
+
+  app.get("/ping", (c) => c.json({}));
+  app.all("/ping", () => methodNotAllowed("GET"));
+
+  app.get("/agents", async (c) => {
+    const query = parse(AgentsListQuery, c.req.query(), "query");
+    const directory = await agentDirectory(core);
+    // Everything by default, as the reference server; `limit` and `offset` when given.
+    const start = query.offset ?? 0;
+    const entries = directory.entries.slice(start, query.limit ? start + query.limit : undefined);
+    const agents = await Promise.all(
+      entries.map((entry) =>
+        agentManifest(core, entry, c.var.origin, { stats: options.stats, facts })
+      ),
+    );
+    c.header("Cache-Control", "no-cache");
+    return c.json({ agents });
+  });
+  app.all("/agents", () => methodNotAllowed("GET"));
+
+  app.get("/agents/:name", async (c) => {
+    const name = c.req.param("name");
+    const entry = (await agentDirectory(core)).byName(name);
+    if (!entry) throw new AcpHttpError(404, "not_found", `Agent ${name} not found`);
+    c.header("Cache-Control", "no-cache");
+    return c.json(await agentManifest(core, entry, c.var.origin, { stats: options.stats, facts }));
+  });
+  app.all("/agents/:name", () => methodNotAllowed("GET"));
+
+  app.post("/runs", async (c) => {
+    sameOrigin(c);
+    const session = caller(c);
+    const request = parse(RunCreateRequest, await readJson(c, core.limits.maxBodyBytes), "body");
+    const directory = await agentDirectory(core);
+    if (!directory.byName(request.agent_name)) {
+      throw new AcpHttpError(404, "not_found", `Agent ${request.agent_name} not found`);
+    }
+    const run = runs.create(session, {
+      agentName: request.agent_name,
+      sessionAgent: directory.nameOf(session.page),
+      sessionId: request.session_id,
+      input: request.input,
+    });
+    c.header("Run-ID", run.id);
+    c.header("Cache-Control", "no-store");
+    switch (request.mode) {
+      case "sync":
+        run.start();
+        return c.json(await run.stopped());
+      case "async": {
+        const created = run.view();
+        run.start();
+        return c.json(created, 202);
+      }
+      case "stream":
+        run.start();
+        return streamSSE(c, async (stream) => {
+          // `data:` lines only, one event each, as the reference server sends them.
+          for await (const event of run.follow()) {
+            if (stream.aborted) break;
+            await stream.writeSSE({ data: JSON.stringify(event) });
+          }
+        });
+    }
+  });
+  app.all("/runs", () => methodNotAllowed("POST"));
+
+  app.get("/runs/:id", (c) => c.json(findRun(c).view()));
+  app.post("/runs/:id", async (c) => {
+    sameOrigin(c);
+    const run = findRun(c);
+    parse(RunResumeRequest, await readJson(c, core.limits.maxBodyBytes), "body");
+    if (run.status !== "awaiting") {
+      throw new AcpHttpError(403, "server_error", `Run ${run.id} has no await request`);
+    }
+    throw new AcpHttpError(
+      403,
+      "server_error",
+      `Run ${run.id} waits for the person at the page to confirm the action in the AIM panel; an agent cannot approve it. Read GET /runs/${run.id} (or its events) until it completes or fails.`,
+    );
+  });
+  app.all("/runs/:id", () => methodNotAllowed("GET, POST"));
+
+  app.get("/runs/:id/events", (c) => c.json({ events: findRun(c).events() }));
+  app.all("/runs/:id/events", () => methodNotAllowed("GET"));
+
+  app.post("/runs/:id/cancel", (c) => {
+    sameOrigin(c);
+    return c.json(findRun(c).cancel(), 202);
+  });
+  app.all("/runs/:id/cancel", () => methodNotAllowed("POST"));
+
+  app.get("/sessions/:id", (c) => {
+    const session = caller(c);
+    const id = parse(SessionId, c.req.param("id"), "session_id");
+    const found = runs.session(session, id);
+    if (!found) throw new AcpHttpError(404, "not_found", `Session ${id} not found`);
+    c.header("Cache-Control", "no-store");
+    return c.json(found);
+  });
+  app.all("/sessions/:id", () => methodNotAllowed("GET"));
+
+  return app;
+}

@@ -1,0 +1,225 @@
+/**
+ * @module Test helper for the real-browser tests: Debian's Chromium driven by puppeteer-core,
+ * a fresh profile per launch, an incognito context per case, and an agent that talks HTTP.
+ */
+import { existsSync } from "node:fs";
+import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
+import type { TestBridge } from "../helpers/bridge.ts";
+
+/** Where Debian installs Chromium. */
+export const CHROMIUM = "/usr/bin/chromium";
+
+/** True when there is no Chromium: the browser tests are then skipped, saying why. */
+export const NO_CHROMIUM: boolean = !existsSync(CHROMIUM);
+if (NO_CHROMIUM) {
+  console.warn(`${CHROMIUM} is missing: the browser tests are skipped (apt-get install chromium).`);
+}
+
+/** Screenshots of the panel go here. */
+export const OUTPUT_DIR = new URL("../../test-output/", import.meta.url);
+
+/** The `<script>` that loads the elements. */
+export const ELEMENTS = '<script type="module" src="/__aim/elements.js"></script>';
+
+/** A browser for one test module, closed (and its profile removed) on dispose. */
+export interface TestBrowser extends AsyncDisposable {
+  readonly browser: Browser;
+  /** A fresh incognito context: its own cookies, so its own sessions. */
+  context(): Promise<BrowserContext & AsyncDisposable>;
+}
+
+/** Launches Chromium headless with a temporary profile. */
+export async function launchBrowser(): Promise<TestBrowser> {
+  const profile = await Deno.makeTempDir({ prefix: "aim-chromium-" });
+  const browser = await puppeteer.launch({
+    executablePath: CHROMIUM,
+    userDataDir: profile,
+    args: [
+      "--headless",
+      "--no-sandbox",
+      "--disable-gpu",
+      "--disable-background-networking",
+      "--disable-component-update",
+      "--disable-sync",
+      "--no-first-run",
+    ],
+  });
+  return {
+    browser,
+    async context() {
+      const context = await browser.createBrowserContext();
+      return Object.assign(context, {
+        [Symbol.asyncDispose]: () => context.close().catch(() => {}),
+      });
+    },
+    async [Symbol.asyncDispose]() {
+      await browser.close();
+      await Deno.remove(profile, { recursive: true }).catch(() => {});
+    },
+  };
+}
+
+/** A page's console warnings (and uncaught errors), for the tests of author warnings. */
+export class Warnings {
+  readonly lines: string[] = [];
+  #waiters: { pattern: RegExp; resolve: (line: string) => void }[] = [];
+
+  constructor(page: Page) {
+    page.on("console", (message) => {
+      if (message.type() === "warn") this.#add(message.text());
+    });
+    page.on("pageerror", (error) => this.#add(`pageerror: ${error}`));
+  }
+
+  #add(line: string): void {
+    this.lines.push(line);
+    for (const waiter of this.#waiters.filter((w) => w.pattern.test(line))) {
+      this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      waiter.resolve(line);
+    }
+  }
+
+  /** The first warning that matches `pattern`, now or when it comes. */
+  waitFor(pattern: RegExp, timeoutMs = 5_000): Promise<string> {
+    const seen = this.lines.find((line) => pattern.test(line));
+    if (seen) return Promise.resolve(seen);
+    return new Promise((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`no warning ${pattern}; got: ${this.lines.join(" | ")}`)),
+        timeoutMs,
+      );
+      this.#waiters.push({
+        pattern,
+        resolve: (line) => {
+          clearTimeout(timer);
+          resolve(line);
+        },
+      });
+    });
+  }
+}
+
+/**
+ * Before the page loads, records what its client sends on the channel (`aimSent`, the JSON
+ * texts) and the `aim-status` events it fires (`aimStatuses`), as globals of the page.
+ */
+export async function recordChannel(page: Page): Promise<void> {
+  await page.evaluateOnNewDocument(() => {
+    const w = window as unknown as { aimSent: string[]; aimStatuses: string[] };
+    w.aimSent = [];
+    w.aimStatuses = [];
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      w.aimSent.push(String(data));
+      return send.call(this, data);
+    };
+    document.addEventListener("aim-status", (e) => {
+      w.aimStatuses.push((e as CustomEvent<{ status: string }>).detail.status);
+    });
+  });
+}
+
+/** Opens `path` of the bridge in a new tab of `context`. */
+export async function openPage(
+  context: BrowserContext,
+  bridge: TestBridge,
+  path: string,
+): Promise<Page> {
+  const page = await context.newPage();
+  await page.goto(bridge.origin + path);
+  return page;
+}
+
+/** Waits until the panel's status is `status` (its reflected attribute). */
+export async function panelStatus(page: Page, status: string, timeout = 10_000): Promise<void> {
+  await page.waitForFunction(
+    (s) => document.querySelector("aim-panel")?.getAttribute("status") === s,
+    { timeout },
+    status,
+  );
+}
+
+/** The token the panel shows, once it shows one. */
+export async function panelToken(page: Page): Promise<string> {
+  const handle = await page.waitForFunction(() => {
+    const input = document.querySelector("aim-panel")?.shadowRoot?.querySelector<HTMLInputElement>(
+      "#token",
+    );
+    return input?.value || false;
+  }, { timeout: 10_000 });
+  return await handle.jsonValue() as string;
+}
+
+/** The panel's text (its shadow DOM), for assertions on what it says. */
+export function panelText(page: Page): Promise<string> {
+  return page.evaluate(() =>
+    (document.querySelector("aim-panel")?.shadowRoot?.textContent ?? "").replace(/\s+/g, " ")
+  );
+}
+
+/** Clicks a button of the panel by its text. */
+export async function clickPanelButton(page: Page, text: string): Promise<void> {
+  const button = await page.waitForFunction(
+    (t) => {
+      const buttons = document.querySelector("aim-panel")?.shadowRoot?.querySelectorAll("button");
+      return [...buttons ?? []].find((b) => b.textContent?.trim() === t) ?? false;
+    },
+    { timeout: 10_000 },
+    text,
+  );
+  await (button as unknown as { click(): Promise<void> }).click();
+}
+
+/** Saves a screenshot of the panel under test-output/. */
+export async function screenshotPanel(page: Page, name: string): Promise<void> {
+  await Deno.mkdir(OUTPUT_DIR, { recursive: true });
+  const panel = await page.$("aim-panel");
+  await panel!.screenshot({ path: new URL(`panel-${name}.png`, OUTPUT_DIR).pathname });
+}
+
+/** The answer an agent gets: status and JSON body. */
+export interface AgentAnswer {
+  status: number;
+  // deno-lint-ignore no-explicit-any
+  body: any;
+}
+
+/** An agent: plain HTTP with `Authorization: Bearer`. */
+export class Agent {
+  constructor(readonly bridge: TestBridge, readonly token: string) {}
+
+  async #answer(res: Response): Promise<AgentAnswer> {
+    return { status: res.status, body: await res.json() };
+  }
+
+  /** GET a page's manifest (`/x.json`). */
+  async manifest(path: string): Promise<AgentAnswer> {
+    return await this.#answer(
+      await this.bridge.fetch(path, { headers: { Authorization: `Bearer ${this.token}` } }),
+    );
+  }
+
+  /** POST /__aim/invoke. */
+  async invoke(actionId: string, input: unknown = {}): Promise<AgentAnswer> {
+    return await this.#answer(await this.bridge.invoke(this.token, actionId, input));
+  }
+
+  /** Waits until the manifest of `path` satisfies `test`: the tab pushes its changes a frame later. */
+  async manifestWhen(
+    path: string,
+    // deno-lint-ignore no-explicit-any
+    test: (manifest: any) => boolean,
+    timeoutMs = 5_000,
+  ): Promise<AgentAnswer> {
+    const deadline = Date.now() + timeoutMs;
+    while (true) {
+      const answer = await this.manifest(path);
+      if (answer.status === 200 && test(answer.body)) return answer;
+      if (Date.now() > deadline) {
+        throw new Error(`the manifest never matched; last: ${JSON.stringify(answer)}`);
+      }
+      // An agent polls over HTTP; there is no event to wait on from outside the page.
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
+  }
+}

@@ -1,0 +1,303 @@
+/**
+ * @module Real-browser tests of the session as a person lives it: reloads, a second tab, moving
+ * to another page, confirmations, Disconnect, and a bridge that goes away and comes back.
+ */
+import assert from "node:assert/strict";
+import { serve } from "../../bridge/mod.ts";
+import { startBridge } from "../helpers/bridge.ts";
+import {
+  Agent,
+  clickPanelButton,
+  ELEMENTS,
+  launchBrowser,
+  NO_CHROMIUM,
+  openPage,
+  panelStatus,
+  panelText,
+  panelToken,
+  recordChannel,
+  screenshotPanel,
+} from "./harness.ts";
+
+const page = (title: string, panel = "<aim-panel></aim-panel>") =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${title}</title>
+<meta name="viewport" content="width=device-width, initial-scale=1">${ELEMENTS}</head><body>
+${panel}
+<h1>${title}</h1><p id="count">0</p>
+<button id="inc" onclick="this.previousElementSibling.textContent++">+</button>
+<aim-state name="count" from="#count"></aim-state>
+<aim-state name="view" value="${title}"></aim-state>
+<aim-action name="increment" description="Add one to the count" click="#inc"></aim-action>
+<aim-action name="pay" description="Pay the bill" input-example="bill-1" consequential></aim-action>
+<script type="module">
+  document.querySelector("aim-action[name=pay]").handler = (bill) => ({ paid: bill });
+</script>
+</body></html>`;
+
+const SITE = {
+  "index.html": page("Home"),
+  "other.html": page("Other"),
+  "confirm.html": page("Confirm", '<aim-panel confirm="consequential"></aim-panel>'),
+  "phone.html": page(
+    "Phone",
+    `<style>aim-panel { position: fixed; bottom: 8px; left: 8px; right: 8px }</style>
+<aim-panel confirm="consequential"></aim-panel>`,
+  ),
+};
+
+function countIn(p: import("puppeteer-core").Page): Promise<string | null> {
+  return p.$eval("#count", (el) => el.textContent);
+}
+
+Deno.test({
+  name: "sessions in a real browser",
+  ignore: NO_CHROMIUM,
+  async fn(t) {
+    await using browser = await launchBrowser();
+    await using bridge = startBridge({ site: SITE });
+
+    await t.step("the panel says it is connecting until the bridge answers", async () => {
+      await using context = await browser.context();
+      const tab = await context.newPage();
+      await recordChannel(tab);
+      await tab.setRequestInterception(true);
+      let release!: () => void;
+      const held = new Promise<void>((resolve) => release = resolve);
+      tab.on("request", async (request) => {
+        if (request.url().endsWith("/__aim/session")) await held;
+        await request.continue();
+      });
+      await tab.goto(bridge.origin + "/");
+      await panelStatus(tab, "connecting");
+      await screenshotPanel(tab, "connecting");
+      release();
+      await panelStatus(tab, "connected");
+      // The page hears it too.
+      assert.deepEqual(await tab.evaluate("aimStatuses"), ["connected"]);
+    });
+
+    await t.step("heartbeats keep the lease of a tab that stays open", async () => {
+      await using short = startBridge({ site: SITE, leaseMs: 300 });
+      await using context = await browser.context();
+      const tab = await context.newPage();
+      await recordChannel(tab);
+      await tab.goto(short.origin + "/");
+      const token = await panelToken(tab);
+      await panelStatus(tab, "connected");
+      // Five heartbeats: well past the lease of 300 ms.
+      await tab.waitForFunction(() =>
+        (window as unknown as { aimSent: string[] }).aimSent
+          .filter((m) => m === '{"type":"heartbeat"}').length >= 5
+      );
+      assert.equal(await tab.$eval("aim-panel", (el) => el.getAttribute("status")), "connected");
+      assert.equal((await new Agent(short, token).invoke("increment")).status, 200);
+    });
+
+    await t.step("a reload keeps the token", async () => {
+      await using context = await browser.context();
+      const tab = await openPage(context, bridge, "/");
+      const token = await panelToken(tab);
+      await panelStatus(tab, "connected");
+      await tab.reload();
+      assert.equal(await panelToken(tab), token);
+      await panelStatus(tab, "connected");
+      const agent = new Agent(bridge, token);
+      const invoked = await agent.invoke("increment");
+      assert.equal(invoked.status, 200, JSON.stringify(invoked.body));
+      assert.equal(await countIn(tab), "1");
+    });
+
+    await t.step(
+      "a second tab with the same session waits for the lease and takes over when the first closes",
+      async () => {
+        await using context = await browser.context();
+        const first = await openPage(context, bridge, "/");
+        const token = await panelToken(first);
+        await panelStatus(first, "connected");
+        const second = await openPage(context, bridge, "/");
+        assert.equal(await panelToken(second), token);
+        await panelStatus(second, "waiting");
+        assert.match(await panelText(second), /Another tab has this session/);
+        await screenshotPanel(second, "waiting");
+
+        const agent = new Agent(bridge, token);
+        assert.equal((await agent.invoke("increment")).status, 200);
+        assert.equal(await countIn(first), "1", "the first tab holds the lease");
+        assert.equal(await countIn(second), "0");
+
+        await first.close();
+        await panelStatus(second, "connected");
+        const taken = await agent.invoke("increment");
+        assert.equal(taken.status, 200, JSON.stringify(taken.body));
+        assert.equal(await countIn(second), "1", "the second tab took over");
+      },
+    );
+
+    await t.step(
+      "after the tab moves to another page, the old page's manifest answers 409 page_mismatch",
+      async () => {
+        await using context = await browser.context();
+        const tab = await openPage(context, bridge, "/");
+        const token = await panelToken(tab);
+        await panelStatus(tab, "connected");
+        await tab.goto(bridge.origin + "/other");
+        assert.equal(await panelToken(tab), token);
+        await panelStatus(tab, "connected");
+        const agent = new Agent(bridge, token);
+        const now = await agent.manifestWhen("/other.json", (m) => m.state.view === "Other");
+        assert.equal(now.body.browser_connected, true);
+        const old = await agent.manifest("/index.json");
+        assert.equal(old.status, 409);
+        assert.equal(old.body.error, "page_mismatch");
+        assert.equal(old.body.connected_page, "/other");
+      },
+    );
+
+    await t.step(
+      "a consequential action waits for the person: Approve gives 200, Decline 403 declined",
+      async () => {
+        await using context = await browser.context();
+        const tab = await context.newPage();
+        await recordChannel(tab);
+        await tab.goto(bridge.origin + "/confirm");
+        const agent = new Agent(bridge, await panelToken(tab));
+        await panelStatus(tab, "connected");
+
+        const approved = agent.invoke("pay", "bill-7");
+        await tab.waitForFunction(() =>
+          document.querySelector("aim-panel")?.shadowRoot?.querySelector("[role=alertdialog]")
+        );
+        // The tab told the bridge that it asks the person, so the bridge waits longer.
+        const sent = await tab.evaluate("aimSent") as string[];
+        assert.ok(sent.some((m) => JSON.parse(m).type === "awaiting"), sent.join("\n"));
+        assert.match(await panelText(tab), /The agent asks to run pay with:\s*"bill-7"/);
+        await screenshotPanel(tab, "confirm");
+        await clickPanelButton(tab, "Approve");
+        const yes = await approved;
+        assert.equal(yes.status, 200, JSON.stringify(yes.body));
+        assert.deepEqual(yes.body.result, { paid: "bill-7" });
+
+        const declined = agent.invoke("pay", "bill-8");
+        await clickPanelButton(tab, "Decline");
+        const no = await declined;
+        assert.equal(no.status, 403);
+        assert.equal(no.body.error, "declined");
+
+        // Actions that are not consequential run without a prompt.
+        assert.equal((await agent.invoke("increment")).status, 200);
+        // The log shows what the agent did.
+        await tab.waitForFunction(() =>
+          (document.querySelector("aim-panel")?.shadowRoot?.querySelectorAll("li").length ?? 0) >= 3
+        );
+        assert.match(await panelText(tab), /pay 403 declined/);
+        await screenshotPanel(tab, "activity");
+      },
+    );
+
+    await t.step("the panel is usable at phone width", async () => {
+      await using context = await browser.context();
+      const tab = await context.newPage();
+      await tab.setViewport({ width: 360, height: 740 });
+      await tab.goto(bridge.origin + "/phone");
+      const agent = new Agent(bridge, await panelToken(tab));
+      await panelStatus(tab, "connected");
+      const pending = agent.invoke("pay", "bill-9");
+      await tab.waitForFunction(() =>
+        document.querySelector("aim-panel")?.shadowRoot?.querySelector("[role=alertdialog]")
+      );
+      const width = await tab.$eval("aim-panel", (el) => el.getBoundingClientRect().width);
+      assert.ok(width <= 360, `the panel is ${width}px wide`);
+      const overflow = await tab.evaluate(() => document.documentElement.scrollWidth);
+      assert.ok(overflow <= 360, `the page scrolls sideways (${overflow}px)`);
+      await screenshotPanel(tab, "phone");
+      // Keyboard: the prompt has focus; Tab reaches Approve, Enter presses it.
+      await tab.keyboard.press("Tab");
+      const focused = await tab.evaluate(() =>
+        document.querySelector("aim-panel")?.shadowRoot?.activeElement?.textContent
+      );
+      assert.equal(focused, "Approve");
+      await tab.keyboard.press("Enter");
+      assert.equal((await pending).status, 200);
+    });
+
+    await t.step("Disconnect in the panel makes the token answer 401 everywhere", async () => {
+      await using context = await browser.context();
+      const tab = await openPage(context, bridge, "/");
+      const token = await panelToken(tab);
+      await panelStatus(tab, "connected");
+      await clickPanelButton(tab, "Disconnect");
+      await panelStatus(tab, "ended");
+      await screenshotPanel(tab, "ended");
+      const agent = new Agent(bridge, token);
+      for (const path of ["/index.json", "/index.toon", "/other.json"]) {
+        const res = await bridge.fetch(path, { headers: { Authorization: `Bearer ${token}` } });
+        await res.body?.cancel();
+        assert.equal(res.status, 401, path);
+      }
+      const invoked = await agent.invoke("increment");
+      assert.equal(invoked.status, 401);
+      assert.equal(invoked.body.error, "invalid_token");
+
+      // The person may start over: a new token.
+      await clickPanelButton(tab, "Start a new session");
+      await panelStatus(tab, "connected");
+      const fresh = await panelToken(tab);
+      assert.notEqual(fresh, token);
+      assert.equal((await new Agent(bridge, fresh).invoke("increment")).status, 200);
+    });
+
+    await t.step(
+      "when the channel drops, the tab reconnects by itself with the same token",
+      async () => {
+        await using context = await browser.context();
+        const tab = await openPage(context, bridge, "/");
+        const token = await panelToken(tab);
+        await panelStatus(tab, "connected");
+        const session = bridge.served.bridge.core.sessions.find(token)!;
+        session.tab.holder!.port.close(1011, "dropped by the test");
+        await panelStatus(tab, "disconnected");
+        await panelStatus(tab, "connected");
+        assert.equal(await panelToken(tab), token);
+        assert.equal((await new Agent(bridge, token).invoke("increment")).status, 200);
+      },
+    );
+  },
+});
+
+Deno.test({
+  name: "a restarted bridge has forgotten the session: the panel says so and offers a new one",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using browser = await launchBrowser();
+    const root = await Deno.makeTempDir({ prefix: "aim-site-" });
+    try {
+      await Deno.writeTextFile(`${root}/index.html`, SITE["index.html"]);
+      const first = startBridge({ root });
+      const port = first.served.port;
+      await using context = await browser.context();
+      const tab = await openPage(context, first, "/");
+      const token = await panelToken(tab);
+      await panelStatus(tab, "connected");
+
+      await first[Symbol.asyncDispose]();
+      await panelStatus(tab, "disconnected");
+      await screenshotPanel(tab, "disconnected");
+
+      await using second = serve({ hostname: "127.0.0.1", root, port });
+      await panelStatus(tab, "ended", 20_000);
+      assert.match(await panelText(tab), /this session is gone/);
+      await screenshotPanel(tab, "gone");
+      await clickPanelButton(tab, "Start a new session");
+      await panelStatus(tab, "connected");
+      const fresh = await panelToken(tab);
+      assert.notEqual(fresh, token);
+      const res = await fetch(`${second.url}/index.json`, {
+        headers: { Authorization: `Bearer ${fresh}` },
+      });
+      assert.equal(res.status, 200);
+      assert.equal((await res.json()).browser_connected, true);
+    } finally {
+      await Deno.remove(root, { recursive: true }).catch(() => {});
+    }
+  },
+});

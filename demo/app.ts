@@ -19,7 +19,7 @@ import {
 } from "../bridge/mod.ts";
 import type { Hono } from "hono";
 import type { BridgeCore } from "../bridge/core/bridge.ts";
-import { DemoError, DemoStore, type RequestStatus } from "./store.ts";
+import { CURRENCIES, DemoError, DemoStore, type RequestStatus } from "./store.ts";
 
 /** The demo's static pages. */
 export const DEMO_SITE = fileURLToPath(new URL("./site", import.meta.url));
@@ -39,6 +39,11 @@ export interface RunningDemo extends AsyncDisposable {
 const RequestId = z.string().regex(/^req-\d{1,6}$/);
 const CommentBody = z.strictObject({ text: z.string().trim().min(1).max(1000) });
 const Status = z.enum(["pending", "approved", "rejected"]);
+const NewRequest = z.strictObject({
+  amount: z.string().regex(/^\d{1,7}(\.\d{1,2})?$/).transform(Number).refine((n) => n > 0),
+  currency: z.enum(CURRENCIES),
+  purpose: z.string().trim().min(1).max(200),
+});
 
 function demoError(error: unknown): never {
   if (error instanceof DemoError) throw new AimError(error.status, error.code, error.message);
@@ -61,6 +66,20 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       }
       c.header("Cache-Control", "private, no-store");
       return c.json({ requests: store.list(status as RequestStatus | undefined) });
+    });
+    app.post("/api/requests", async (c) => {
+      const session = requireSession(c, core, { signedIn: true });
+      const body = NewRequest.safeParse(await readJson(c, 8 * 1024));
+      if (!body.success) {
+        throw new AimError(
+          400,
+          "bad_request",
+          'The body must be {"amount": "250" or "99.50", "currency": "EUR", "USD" or "GBP", "purpose": "<1 to 200 characters>"}.',
+        );
+      }
+      const { amount, currency, purpose } = body.data;
+      const requester = session.identity!.name ?? session.identity!.username;
+      return c.json({ request: store.create(amount, currency, purpose, requester) }, 201);
     });
     for (const [verb, status] of [["approve", "approved"], ["reject", "rejected"]] as const) {
       app.post(`/api/requests/:id/${verb}`, (c) => {

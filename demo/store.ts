@@ -21,6 +21,7 @@ export interface ExpenseRequest {
   amount: number;
   currency: string;
   requester: string;
+  purpose: string;
   status: RequestStatus;
   decided_by: string | null;
   comments: RequestComment[];
@@ -44,12 +45,50 @@ export const DEMO_USERS = [
 ] as const;
 
 const SEED: Omit<ExpenseRequest, "comments" | "decided_by">[] = [
-  { id: "req-1", amount: 120, currency: "EUR", requester: "Dana Reyes", status: "approved" },
-  { id: "req-2", amount: 89.5, currency: "EUR", requester: "Evan Ito", status: "rejected" },
-  { id: "req-3", amount: 4200, currency: "EUR", requester: "Farah Haddad", status: "pending" },
-  { id: "req-4", amount: 310, currency: "USD", requester: "Gus Moreau", status: "pending" },
-  { id: "req-5", amount: 1575, currency: "EUR", requester: "Hana Kowalski", status: "pending" },
+  {
+    id: "req-1",
+    amount: 120,
+    currency: "EUR",
+    requester: "Dana Reyes",
+    purpose: "Train to Lyon",
+    status: "approved",
+  },
+  {
+    id: "req-2",
+    amount: 89.5,
+    currency: "EUR",
+    requester: "Evan Ito",
+    purpose: "Books",
+    status: "rejected",
+  },
+  {
+    id: "req-3",
+    amount: 4200,
+    currency: "EUR",
+    requester: "Farah Haddad",
+    purpose: "Conference and hotel",
+    status: "pending",
+  },
+  {
+    id: "req-4",
+    amount: 310,
+    currency: "USD",
+    requester: "Gus Moreau",
+    purpose: "Monitor",
+    status: "pending",
+  },
+  {
+    id: "req-5",
+    amount: 1575,
+    currency: "EUR",
+    requester: "Hana Kowalski",
+    purpose: "Team offsite catering",
+    status: "pending",
+  },
 ];
+
+/** Currencies a new request may use. */
+export const CURRENCIES = ["EUR", "USD", "GBP"] as const;
 
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS requests (
@@ -57,6 +96,7 @@ CREATE TABLE IF NOT EXISTS requests (
   amount REAL NOT NULL,
   currency TEXT NOT NULL,
   requester TEXT NOT NULL,
+  purpose TEXT NOT NULL DEFAULT '',
   status TEXT NOT NULL CHECK (status IN ('pending', 'approved', 'rejected')),
   decided_by TEXT
 );
@@ -96,9 +136,11 @@ export class DemoStore implements Disposable {
     const count = Number(this.#db.prepare("SELECT count(*) AS n FROM requests").get()?.n ?? 0);
     if (count === 0) {
       const insert = this.#db.prepare(
-        "INSERT INTO requests (id, amount, currency, requester, status) VALUES (?, ?, ?, ?, ?)",
+        "INSERT INTO requests (id, amount, currency, requester, purpose, status) VALUES (?, ?, ?, ?, ?, ?)",
       );
-      for (const r of SEED) insert.run(r.id, r.amount, r.currency, r.requester, r.status);
+      for (const r of SEED) {
+        insert.run(r.id, r.amount, r.currency, r.requester, r.purpose, r.status);
+      }
     }
     const users = Number(this.#db.prepare("SELECT count(*) AS n FROM users").get()?.n ?? 0);
     if (users === 0) {
@@ -139,6 +181,7 @@ export class DemoStore implements Disposable {
       amount: Number(row.amount),
       currency: String(row.currency),
       requester: String(row.requester),
+      purpose: String(row.purpose),
       status: String(row.status) as RequestStatus,
       decided_by: row.decided_by === null ? null : String(row.decided_by),
       comments: this.#comments(id),
@@ -175,6 +218,25 @@ export class DemoStore implements Disposable {
       "conflict",
       `Request "${id}" is already ${current.status}; only pending requests can be approved or rejected.`,
     );
+  }
+
+  /** Files a new pending request; its id is the next `req-N`. */
+  create(amount: number, currency: string, purpose: string, requester: string): ExpenseRequest {
+    this.#db.exec("BEGIN IMMEDIATE");
+    try {
+      const last = this.#db.prepare(
+        "SELECT max(CAST(substr(id, 5) AS INTEGER)) AS n FROM requests",
+      ).get();
+      const id = `req-${Number(last?.n ?? 0) + 1}`;
+      this.#db.prepare(
+        "INSERT INTO requests (id, amount, currency, requester, purpose, status) VALUES (?, ?, ?, ?, ?, 'pending')",
+      ).run(id, amount, currency, requester, purpose);
+      this.#db.exec("COMMIT");
+      return this.get(id);
+    } catch (error) {
+      this.#db.exec("ROLLBACK");
+      throw error;
+    }
   }
 
   /** Adds a comment to a request. */

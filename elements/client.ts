@@ -65,7 +65,8 @@ export function manifestPath(page: string): string {
 
 /**
  * The tab's side of the protocol. It fires `change` on itself when its status or its
- * registered actions change, and `aim-status` and `aim-activity` on the document for the page.
+ * registered actions change, and `aim-status`, `aim-activity` and `aim-session` (login changes)
+ * on the document for the page.
  */
 export class AimClient extends EventTarget {
   status: Status = "connecting";
@@ -76,6 +77,8 @@ export class AimClient extends EventTarget {
   page = location.pathname;
   /** When the holder's lease runs out (waiting), or the next reconnect (disconnected). */
   until = 0;
+  /** The bridge's word on the session: its page and whether someone signed in (`aim-session`). */
+  session: Extract<BridgeMessage, { type: "session" }> | null = null;
   /** The declarations last registered. */
   declarations: Record<string, unknown>[] = [];
   /**
@@ -221,7 +224,9 @@ export class AimClient extends EventTarget {
         this.#invoke(message);
         return;
       case "activity":
-        document.dispatchEvent(new CustomEvent("aim-activity", { detail: message }));
+      case "session":
+        if (message.type === "session") this.session = message;
+        document.dispatchEvent(new CustomEvent(`aim-${message.type}`, { detail: message }));
         return;
       case "ended":
         this.endReason = message.reason;

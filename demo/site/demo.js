@@ -1,0 +1,51 @@
+// The demo pages' shared script: the signed-in view, the login form, and the page's own API.
+import { client } from "/__aim/elements.js";
+
+/** Calls the demo's API (or the bridge) with this tab's session cookie; throws its message. */
+export async function api(path, body) {
+  const res = await fetch(path, {
+    method: body === undefined ? "GET" : "POST",
+    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const json = await res.json().catch(() => ({}));
+  if (!res.ok) throw new Error(json.message ?? `The server answered ${res.status}.`);
+  return json;
+}
+
+/** Calls `onChange(user)` now and whenever someone signs in or out (user is null then). */
+export function onSession(onChange) {
+  const apply = (session) => {
+    const user = session?.authenticated ? session.user : null;
+    document.body.dataset.signedIn = user ? "yes" : "no";
+    for (const el of document.querySelectorAll("[data-user-name]")) {
+      el.textContent = user ? (user.name ?? user.username) : "";
+    }
+    onChange(user);
+  };
+  document.addEventListener("aim-session", (e) => apply(e.detail));
+  apply(client.session);
+}
+
+/** Wires the login form and the sign-out button to the bridge's login and logout actions. */
+export function wireLogin() {
+  const form = document.getElementById("login");
+  const error = document.getElementById("login-error");
+  form?.addEventListener("submit", async (event) => {
+    event.preventDefault();
+    error.textContent = "";
+    const data = new FormData(form);
+    try {
+      await api("/__aim/invoke", {
+        actionId: "login",
+        input: { username: String(data.get("username")), password: String(data.get("password")) },
+      });
+      form.reset();
+    } catch (e) {
+      error.textContent = e.message;
+    }
+  });
+  document.getElementById("logout")?.addEventListener("click", () => {
+    api("/__aim/invoke", { actionId: "logout", input: {} }).catch(() => {});
+  });
+}

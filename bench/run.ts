@@ -11,7 +11,7 @@
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { BASIC_SITE } from "../tests/helpers/bridge.ts";
-import { Child, cpuMillis, fileLimit, mb, residentBytes } from "./lib.ts";
+import { BRIDGE_V8_FLAGS, Child, cpuMillis, fileLimit, mb, residentBytes } from "./lib.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -65,7 +65,7 @@ async function load(url: string, pid: number): Promise<LoadResult & { cpuMs: num
 
 async function manifestRate(root: string): Promise<void> {
   console.log(`\n## Public manifest: bridge vs bare Deno.serve (GET ${PAGE}.json, no token)`);
-  const bridge = Child.start("./bridge_server.ts", [root]);
+  const bridge = Child.start("./bridge_server.ts", [root], [...BRIDGE_V8_FLAGS]);
   const bridgeInfo = await bridge.read<{ url: string; pid: number }>();
   const target = `${bridgeInfo.url}${PAGE}.json`;
   const res = await fetch(target);
@@ -75,7 +75,7 @@ async function manifestRate(root: string): Promise<void> {
   const headers = [...res.headers].filter(([k]) => k !== "date" && k !== "content-length");
   const responseFile = Deno.makeTempFileSync({ suffix: ".json" });
   Deno.writeTextFileSync(responseFile, JSON.stringify({ body, headers }));
-  const bare = Child.start("./bare_server.ts", [responseFile]);
+  const bare = Child.start("./bare_server.ts", [responseFile], [...BRIDGE_V8_FLAGS]);
   const bareInfo = await bare.read<{ url: string; pid: number }>();
   const bareRes = await fetch(`${bareInfo.url}${PAGE}.json`);
   const bareBody = await bareRes.text();
@@ -159,7 +159,10 @@ async function memoryPerSession(root: string, count: number): Promise<void> {
     console.log(`skipped: the open-file limit is ${limit}; ${count + 1024} descriptors are needed`);
     return;
   }
-  const bridge = Child.start("./bridge_server.ts", [root], ["--expose-gc"]);
+  const bridge = Child.start("./bridge_server.ts", [root], [
+    "--expose-gc",
+    ...BRIDGE_V8_FLAGS,
+  ]);
   const info = await bridge.read<{ url: string; pid: number }>();
   // Warm the bridge: the catalog scanned, the routes and the session path compiled.
   await (await fetch(`${info.url}${PAGE}.json`)).body?.cancel();

@@ -84,6 +84,9 @@ export class SessionStore {
   #options: SessionStoreOptions;
   #now: () => number;
   #sweeper: ReturnType<typeof setInterval>;
+  #leaseSweeper: ReturnType<typeof setInterval>;
+  /** One options object for every channel, with hooks that find the session by `owner`. */
+  #channelOptions: TabChannelOptions;
   #endListeners: ((session: Session, reason: EndReason) => void)[] = [];
 
   constructor(options: SessionStoreOptions = {}) {
@@ -94,6 +97,18 @@ export class SessionStore {
     this.#now = options.now ?? Date.now;
     this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs));
     Deno.unrefTimer(this.#sweeper as unknown as number);
+    this.#channelOptions = {
+      ...options,
+      onHeartbeat: (owner) => this.touch(owner as Session),
+      onGrant: (owner) => options.onGrant?.(owner as Session),
+    };
+    // One timer checks every lease, often enough to end one within a fifth of its length.
+    const leaseMs = options.leaseMs ?? 15_000;
+    this.#leaseSweeper = setInterval(() => {
+      const now = this.#now();
+      for (const session of this.#byHash.values()) session.tab.checkLease(now);
+    }, Math.max(10, Math.min(1000, Math.floor(leaseMs / 5))));
+    Deno.unrefTimer(this.#leaseSweeper as unknown as number);
   }
 
   /** Sessions held now. */
@@ -111,14 +126,9 @@ export class SessionStore {
     if (this.#byHash.size >= this.maxSessions) this.#evictOldest();
     const token = newToken();
     const tokenHash = hashToken(token);
-    const hooks = { session: undefined as Session | undefined };
-    const tab = new TabChannel({
-      ...this.#options,
-      onHeartbeat: () => hooks.session && this.touch(hooks.session),
-      onGrant: () => hooks.session && this.#options.onGrant?.(hooks.session),
-    });
+    const tab = new TabChannel(this.#channelOptions);
     const session = new Session(tokenHash, page, this.#now(), this.idleMs, tab);
-    hooks.session = session;
+    tab.owner = session;
     this.#byHash.set(tokenHash, session);
     return { session, token };
   }
@@ -160,6 +170,7 @@ export class SessionStore {
   /** Ends every session: the bridge is stopping. */
   close(): void {
     clearInterval(this.#sweeper);
+    clearInterval(this.#leaseSweeper);
     for (const session of [...this.#byHash.values()]) this.end(session, "shutdown");
   }
 

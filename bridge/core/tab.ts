@@ -44,10 +44,10 @@ export interface TabChannelOptions {
   confirmTimeoutMs?: number;
   /** Invocations queued or running at once. Default 8. */
   maxQueue?: number;
-  /** Called when the owner renews its lease. */
-  onHeartbeat?: () => void;
-  /** Called when a tab is granted the lease. */
-  onGrant?: (tab: TabConnection) => void;
+  /** Called with the channel's `owner` when the tab that holds the lease renews it. */
+  onHeartbeat?: (owner: unknown) => void;
+  /** Called with the channel's `owner` when a tab is granted the lease. */
+  onGrant?: (owner: unknown) => void;
   /** The clock. */
   now?: () => number;
 }
@@ -68,8 +68,14 @@ interface Pending {
   timer?: ReturnType<typeof setTimeout>;
 }
 
-/** The lease, the waiting tabs and the invocation queue of one session. */
+/**
+ * The lease, the waiting tabs and the invocation queue of one session. It sets no timer for
+ * the lease: whoever holds many channels calls {@linkcode TabChannel.checkLease} on a schedule,
+ * so that 10,000 idle sessions cost one timer, not 10,000.
+ */
 export class TabChannel {
+  /** What the hooks receive: the session this channel belongs to. */
+  owner: unknown = null;
   readonly leaseMs: number;
   readonly tabTimeoutMs: number;
   readonly confirmTimeoutMs: number;
@@ -79,7 +85,6 @@ export class TabChannel {
   /** Every open tab, including those that have not said hello yet. */
   #connected = new Set<TabConnection>();
   #leaseExpiresAt = 0;
-  #leaseTimer: ReturnType<typeof setTimeout> | undefined;
   #queue: Pending[] = [];
   #current: Pending | null = null;
   #options: TabChannelOptions;
@@ -89,6 +94,7 @@ export class TabChannel {
   /** The last owner's state, kept across a reload. */
   lastState: Record<string, unknown> = {};
 
+  /** `options` may be shared by many channels: nothing per channel is kept in it. */
   constructor(options: TabChannelOptions = {}) {
     this.#options = options;
     this.leaseMs = options.leaseMs ?? 15_000;
@@ -118,11 +124,12 @@ export class TabChannel {
   }
 
   #arm(): void {
-    clearTimeout(this.#leaseTimer);
     this.#leaseExpiresAt = this.#now() + this.leaseMs;
-    const timer = setTimeout(() => this.#expire(), this.leaseMs);
-    Deno.unrefTimer(timer as unknown as number);
-    this.#leaseTimer = timer;
+  }
+
+  /** Ends the holder's lease when it ran out without a heartbeat; the next tab gets it. */
+  checkLease(now: number = this.#now()): void {
+    if (this.#holder && now >= this.#leaseExpiresAt) this.#expire();
   }
 
   #grant(tab: TabConnection): void {
@@ -136,7 +143,7 @@ export class TabChannel {
     });
     this.lastActions = tab.actions;
     this.lastState = tab.state;
-    this.#options.onGrant?.(tab);
+    this.#options.onGrant?.(this.owner);
   }
 
   #expire(): void {
@@ -187,7 +194,7 @@ export class TabChannel {
       leaseMs: this.leaseMs,
       expiresAt: this.#expiresAtIso(),
     });
-    this.#options.onHeartbeat?.();
+    this.#options.onHeartbeat?.(this.owner);
   }
 
   /** The tab registered actions; they count once it owns the lease. */
@@ -209,7 +216,6 @@ export class TabChannel {
     if (index >= 0) this.#waiting.splice(index, 1);
     if (tab !== this.#holder) return;
     this.#holder = null;
-    clearTimeout(this.#leaseTimer);
     this.#failAll("The tab closed before answering; the action may or may not have run.");
     const next = this.#waiting.shift();
     if (next) this.#grant(next);
@@ -217,7 +223,6 @@ export class TabChannel {
 
   /** Ends the channel: every tab is told why and closed, every invocation answered. */
   close(reason: "disconnected" | "expired" | "shutdown"): void {
-    clearTimeout(this.#leaseTimer);
     const tabs = [...this.#connected];
     this.#connected.clear();
     this.#holder = null;

@@ -87,6 +87,7 @@ export function requireSession(
 const MANIFEST_HEADERS = {
   "Cache-Control": "private, no-store",
   "Vary": "Cookie, Authorization",
+  "X-Content-Type-Options": "nosniff",
 };
 const TOON_TYPE = "text/toon; charset=utf-8";
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -144,7 +145,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   app.notFound(() => errorResponse(notFound()));
 
   app.use(async (c, next) => {
-    const started = performance.now();
+    const started = options.log ? performance.now() : 0;
     const log = () =>
       options.log?.({
         method: c.req.method,
@@ -162,8 +163,9 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
       return c.res;
     }
     await next();
-    c.res.headers.set("X-Content-Type-Options", "nosniff");
-    log();
+    const headers = c.res.headers;
+    if (!headers.has("X-Content-Type-Options")) headers.set("X-Content-Type-Options", "nosniff");
+    if (options.log) log();
   });
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));

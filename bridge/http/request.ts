@@ -43,8 +43,8 @@ export interface OriginOptions {
 /** The origin this request was sent to, as the agent or browser sees it. */
 export function requestOrigin(c: Context, options: OriginOptions = {}): string {
   if (options.publicUrl) return new URL(options.publicUrl).origin;
+  if (!options.trustProxy) return urlOrigin(c.req.url);
   const url = new URL(c.req.url);
-  if (!options.trustProxy) return url.origin;
   const forwardedProto = c.req.header("X-Forwarded-Proto")?.split(",")[0].trim().toLowerCase();
   const forwardedHost = c.req.header("X-Forwarded-Host")?.split(",")[0].trim();
   const proto = forwardedProto === "http" || forwardedProto === "https"
@@ -58,6 +58,21 @@ export function requestOrigin(c: Context, options: OriginOptions = {}): string {
   } catch {
     return url.origin;
   }
+}
+
+const origins = new Map<string, string>();
+
+/** The origin of a request URL; parsed once per scheme and authority, not once per request. */
+function urlOrigin(url: string): string {
+  const end = url.indexOf("/", url.indexOf("//") + 2);
+  const prefix = end < 0 ? url : url.slice(0, end);
+  let origin = origins.get(prefix);
+  if (origin === undefined) {
+    origin = new URL(prefix).origin;
+    if (origins.size >= 256) origins.clear();
+    origins.set(prefix, origin);
+  }
+  return origin;
 }
 
 /** Whether the request's `Origin` (when a browser sent one) is not `origin`. */
@@ -139,11 +154,20 @@ export function hostName(host: string): string {
   return trimmed.replace(/:\d*$/, "");
 }
 
+const hostVerdicts = new Map<string, boolean>();
+
 /** Whether a `Host` may reach a loopback-bound bridge (DNS rebinding guard). */
 export function isAllowedHost(host: string | undefined, allowed: readonly string[]): boolean {
   if (!host) return false;
-  const name = hostName(host);
-  return LOOPBACK_NAMES.test(name) || allowed.includes(name);
+  const key = `${host}\n${allowed.join(",")}`;
+  let verdict = hostVerdicts.get(key);
+  if (verdict === undefined) {
+    const name = hostName(host);
+    verdict = LOOPBACK_NAMES.test(name) || allowed.includes(name);
+    if (hostVerdicts.size >= 256) hostVerdicts.clear();
+    hostVerdicts.set(key, verdict);
+  }
+  return verdict;
 }
 
 /** Whether a listening host name is a loopback address. */

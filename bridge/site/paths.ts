@@ -4,8 +4,20 @@
  */
 import { join, sep as SEPARATOR } from "node:path";
 
-/** A page path: `/`, `/control-panel`, `/docs/intro`. */
+const pages = new Map<string, string | null>();
+
+/** A page path: `/`, `/control-panel`, `/docs/intro`; null when `path` cannot be one. */
 export function normalizePage(path: string): string | null {
+  // Pure and on every manifest request: remembered for the paths seen most.
+  let page = pages.get(path);
+  if (page !== undefined) return page;
+  page = computePage(path);
+  if (pages.size >= 1024) pages.clear();
+  pages.set(path, page);
+  return page;
+}
+
+function computePage(path: string): string | null {
   if (!path.startsWith("/") || path.length > 2048) return null;
   let page = path.replace(/\/index(\.html?)?$/, "/").replace(/\.html?$/, "");
   if (page.length > 1) page = page.replace(/\/+$/, "");

@@ -119,8 +119,10 @@ export class TabChannel {
     return this.#queue.length + (this.#current ? 1 : 0);
   }
 
-  #expiresAtIso(): string {
-    return new Date(this.#leaseExpiresAt).toISOString();
+  /** Tells a tab where it stands: granted, waiting (until when), or expired. */
+  #lease(tab: TabConnection, status: "granted" | "waiting" | "expired"): void {
+    const expiresAt = new Date(this.#leaseExpiresAt).toISOString();
+    tab.port.send({ type: "lease", status, leaseMs: this.leaseMs, expiresAt });
   }
 
   #arm(): void {
@@ -135,12 +137,7 @@ export class TabChannel {
   #grant(tab: TabConnection): void {
     this.#holder = tab;
     this.#arm();
-    tab.port.send({
-      type: "lease",
-      status: "granted",
-      leaseMs: this.leaseMs,
-      expiresAt: this.#expiresAtIso(),
-    });
+    this.#lease(tab, "granted");
     this.lastActions = tab.actions;
     this.lastState = tab.state;
     this.#options.onGrant?.(this.owner);
@@ -149,12 +146,7 @@ export class TabChannel {
   #expire(): void {
     const holder = this.#holder;
     if (!holder) return;
-    holder.port.send({
-      type: "lease",
-      status: "expired",
-      leaseMs: this.leaseMs,
-      expiresAt: this.#expiresAtIso(),
-    });
+    this.#lease(holder, "expired");
     holder.port.close(CloseCode.LeaseExpired, "lease expired without a heartbeat");
     this.detach(holder);
   }
@@ -168,32 +160,17 @@ export class TabChannel {
   attach(tab: TabConnection): void {
     if (!this.#holder) return this.#grant(tab);
     this.#waiting.push(tab);
-    tab.port.send({
-      type: "lease",
-      status: "waiting",
-      leaseMs: this.leaseMs,
-      expiresAt: this.#expiresAtIso(),
-    });
+    this.#lease(tab, "waiting");
   }
 
   /** The owner renewed its lease; a waiting tab learns when the lease ends. */
   heartbeat(tab: TabConnection): void {
     if (tab !== this.#holder) {
-      tab.port.send({
-        type: "lease",
-        status: "waiting",
-        leaseMs: this.leaseMs,
-        expiresAt: this.#expiresAtIso(),
-      });
+      this.#lease(tab, "waiting");
       return;
     }
     this.#arm();
-    tab.port.send({
-      type: "lease",
-      status: "granted",
-      leaseMs: this.leaseMs,
-      expiresAt: this.#expiresAtIso(),
-    });
+    this.#lease(tab, "granted");
     this.#options.onHeartbeat?.(this.owner);
   }
 

@@ -8,7 +8,13 @@ import { isLoopback } from "./http/request.ts";
 import { AuditLog } from "./store/audit.ts";
 import { InvocationStats } from "./acp/stats.ts";
 
-export { type AppEnv, type RequestLogEntry, requireSession } from "./http/app.ts";
+export {
+  type AppEnv,
+  type RequestLogEntry,
+  requireSession,
+  type RequireSessionOptions,
+  TAB_KEY_HEADER,
+} from "./http/app.ts";
 export { readJson } from "./http/request.ts";
 
 export {

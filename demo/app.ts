@@ -59,7 +59,7 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       return parsed.data;
     };
     app.get("/api/requests", (c) => {
-      requireSession(c, core, { signedIn: true });
+      requireSession(c, core, { signedIn: true, tab: true });
       const status = c.req.query("status");
       if (status !== undefined && !Status.safeParse(status).success) {
         throw new AimError(400, "bad_request", "status must be pending, approved or rejected.");
@@ -68,7 +68,7 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       return c.json({ requests: store.list(status as RequestStatus | undefined) });
     });
     app.post("/api/requests", async (c) => {
-      const session = requireSession(c, core, { signedIn: true });
+      const session = requireSession(c, core, { signedIn: true, tab: true });
       const body = NewRequest.safeParse(await readJson(c, 8 * 1024));
       if (!body.success) {
         throw new AimError(
@@ -83,7 +83,7 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
     });
     for (const [verb, status] of [["approve", "approved"], ["reject", "rejected"]] as const) {
       app.post(`/api/requests/:id/${verb}`, (c) => {
-        const session = requireSession(c, core, { signedIn: true });
+        const session = requireSession(c, core, { signedIn: true, tab: true });
         const id = requestId(c.req.param("id"));
         try {
           return c.json({ request: store.decide(id, status, session.identity!.username) });
@@ -93,7 +93,7 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       });
     }
     app.post("/api/requests/:id/comments", async (c) => {
-      const session = requireSession(c, core, { signedIn: true });
+      const session = requireSession(c, core, { signedIn: true, tab: true });
       const id = requestId(c.req.param("id"));
       const body = CommentBody.safeParse(await readJson(c, 8 * 1024));
       if (!body.success) {

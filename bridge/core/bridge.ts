@@ -225,6 +225,7 @@ export class BridgeCore {
       expiresAt: new Date(session.expiresAt).toISOString(),
       authenticated: session.identity !== null,
       user,
+      tabKey: session.tabKey,
     };
   }
 
@@ -576,6 +577,42 @@ export class BridgeCore {
     }
   }
 
+  /**
+   * Registers a tab's actions. Flags that the page's own HTML declares are a floor: a tab may
+   * add `protected` or `consequential`, never remove them (a script on the page could try).
+   */
+  async #register(session: Session, tab: TabConnection, actions: { id: string }[]): Promise<void> {
+    const declared = (await this.catalog.agentPage(tab.page).catch(() => null))?.actions ?? [];
+    const accepted: ActionSpec[] = [];
+    const rejected: { id: string; reason: string }[] = [];
+    for (const raw of actions) {
+      const id = String(raw.id);
+      if (this.isServerAction(id)) {
+        rejected.push({ id, reason: `"${id}" is a server action of the bridge` });
+        continue;
+      }
+      if (accepted.some((a) => a.id === id)) {
+        rejected.push({ id, reason: `"${id}" is registered twice` });
+        continue;
+      }
+      try {
+        const spec = parseActionSpec({ protected: false, consequential: false, ...raw });
+        const floor = declared.find((a) => a.id === id);
+        if (floor) {
+          spec.protected ||= floor.protected;
+          spec.consequential ||= floor.consequential;
+        }
+        accepted.push(spec);
+      } catch (error) {
+        if (!(error instanceof MarkupError)) throw error;
+        rejected.push({ id, reason: error.message });
+      }
+    }
+    if (session.ended) return;
+    session.tab.register(tab, accepted);
+    tab.port.send({ type: "registered", accepted: accepted.map((a) => a.id), rejected });
+  }
+
   /** A tab connected over the channel with this session's cookie. */
   connectTab(session: Session, port: TabPort): TabConnection {
     session.tabBound = true;
@@ -634,27 +671,8 @@ export class BridgeCore {
       case "heartbeat":
         return session.tab.heartbeat(tab);
       case "register": {
-        const accepted: ActionSpec[] = [];
-        const rejected: { id: string; reason: string }[] = [];
-        for (const raw of message.actions) {
-          const id = String(raw.id);
-          if (this.isServerAction(id)) {
-            rejected.push({ id, reason: `"${id}" is a server action of the bridge` });
-            continue;
-          }
-          if (accepted.some((a) => a.id === id)) {
-            rejected.push({ id, reason: `"${id}" is registered twice` });
-            continue;
-          }
-          try {
-            accepted.push(parseActionSpec({ protected: false, consequential: false, ...raw }));
-          } catch (error) {
-            if (!(error instanceof MarkupError)) throw error;
-            rejected.push({ id, reason: error.message });
-          }
-        }
-        session.tab.register(tab, accepted);
-        tab.port.send({ type: "registered", accepted: accepted.map((a) => a.id), rejected });
+        // After the catalog is read, in order: a later registration never lands first.
+        tab.registering = tab.registering.then(() => this.#register(session, tab, message.actions));
         return;
       }
       case "state": {

@@ -35,6 +35,11 @@ export class Session {
   page: string;
   expiresAt: number;
   identity: Identity | null = null;
+  /**
+   * A second secret, sent only to the tab that holds the lease: an app's own API can ask for
+   * it, so that the token an agent holds is not enough to skip the page and its prompts.
+   */
+  readonly tabKey: string = newToken();
   /** True once a tab has connected with this session's cookie. */
   tabBound = false;
   inFlight = 0;

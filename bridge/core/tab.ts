@@ -18,6 +18,8 @@ export class TabConnection {
   page: string;
   actions: ActionSpec[] = [];
   state: Record<string, unknown> = {};
+  /** The registration under way: registrations apply one after another. */
+  registering: Promise<void> = Promise.resolve();
   constructor(port: TabPort, page: string) {
     this.port = port;
     this.page = page;

@@ -4,6 +4,7 @@
  */
 import { type Context, Hono } from "hono";
 import { setCookie } from "hono/cookie";
+import { timingSafeEqual } from "node:crypto";
 import { serveStatic } from "hono/deno";
 import { encode as encodeToon } from "@toon-format/toon";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -57,6 +58,20 @@ export interface AppOptions extends OriginOptions {
 export interface RequireSessionOptions {
   /** Also require a signed-in identity (403 `login_required` otherwise). */
   signedIn?: boolean;
+  /**
+   * Also require the `X-Aim-Tab` header with the key only the tab that holds the lease gets
+   * (403 `tab_required` otherwise): the route answers the page, not an agent with the token.
+   */
+  tab?: boolean;
+}
+
+/** The header a page sends its session's tab key in. */
+export const TAB_KEY_HEADER = "X-Aim-Tab";
+
+function sameSecret(a: string, b: string): boolean {
+  const x = new TextEncoder().encode(a);
+  const y = new TextEncoder().encode(b);
+  return x.length === y.length && timingSafeEqual(x, y);
 }
 
 /**
@@ -74,6 +89,13 @@ export function requireSession(
     throw forbiddenOrigin();
   }
   const session = core.authenticate(readToken(c)?.token);
+  if (options.tab && !sameSecret(c.req.header(TAB_KEY_HEADER) ?? "", session.tabKey)) {
+    throw new AimError(
+      403,
+      "tab_required",
+      "This route answers the page's own tab only; an agent invokes the page's actions at /__aim/invoke.",
+    );
+  }
   if (options.signedIn && !session.identity) {
     throw new AimError(
       403,

@@ -92,6 +92,8 @@ export const SessionMessage = z.strictObject({
   expiresAt: z.iso.datetime(),
   authenticated: z.boolean(),
   user: z.strictObject({ username: z.string(), name: z.string().optional() }).nullable(),
+  /** The page sends it as `X-Aim-Tab` to its own API (see `requireSession`); never show it. */
+  tabKey: z.string(),
 });
 
 /** Which of the registered actions the bridge accepted. */

@@ -115,10 +115,9 @@ function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput,
   const pattern = el.getAttribute(`${prefix}pattern`);
   if (minLength !== undefined) out.minLength = minLength;
   if (maxLength !== undefined) out.maxLength = maxLength;
-  // HTML's pattern attribute matches the whole value; JSON Schema's matches anywhere.
-  if (pattern !== null && pattern !== "") {
-    out.pattern = prefix === "" ? `^(?:${pattern})$` : pattern;
-  }
+  // As HTML's pattern attribute, `pattern` and `input-pattern` match the whole value (JSON
+  // Schema's pattern matches anywhere, so it is anchored here).
+  if (pattern !== null && pattern !== "") out.pattern = `^(?:${pattern})$`;
   return out;
 }
 

@@ -1,11 +1,16 @@
 // The demo pages' shared script: the signed-in view, the login form, and the page's own API.
 import { client } from "/__aim/elements.js";
 
-/** Calls the demo's API (or the bridge) with this tab's session cookie; throws its message. */
+/**
+ * Calls the demo's API (or the bridge) with this tab's session cookie and its tab key, which
+ * only the tab holding the session gets; throws the answer's message.
+ */
 export async function api(path, body) {
+  const headers = { "X-Aim-Tab": client.session?.tabKey ?? "" };
+  if (body !== undefined) headers["Content-Type"] = "application/json";
   const res = await fetch(path, {
     method: body === undefined ? "GET" : "POST",
-    headers: body === undefined ? {} : { "Content-Type": "application/json" },
+    headers,
     body: body === undefined ? undefined : JSON.stringify(body),
   });
   const json = await res.json().catch(() => ({}));

@@ -506,3 +506,24 @@ Deno.test("invoke() answers 405 to other methods", async () => {
   await expectError(res, 405, "method_not_allowed");
   assert.equal(res.headers.get("allow"), "POST");
 });
+
+Deno.test("a tab cannot drop the protected or consequential flags its page's HTML declares", async () => {
+  await using bridge = startBridge({ users });
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  // The HTML declares approve_request protected and consequential; this tab says neither.
+  await tab.register([{ id: "approve_request", input_example: "req-3", handler: (id) => id }]);
+  const manifest = await (await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  })).json();
+  assert.ok(!manifest.actions.some((a: { id: string }) => a.id === "approve_request"));
+  await expectError(await bridge.invoke(token, "approve_request", "req-3"), 403, "login_required");
+  const login = await bridge.invoke(token, "login", { username: "alice", password: "wonderland" });
+  await login.body?.cancel();
+  const relayed = tab.next("invoke");
+  const res = await bridge.invoke(token, "approve_request", "req-3");
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  assert.equal((await relayed).consequential, true);
+});

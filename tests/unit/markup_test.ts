@@ -502,9 +502,8 @@ Deno.test("a string input carries its description, lengths and pattern through",
       if (s.inputDescription) expected.description = s.inputDescription;
       if (s.minLength !== null) expected.minLength = Number(s.minLength);
       if (s.maxLength !== null) expected.maxLength = Number(s.maxLength);
-      // input-pattern is a JSON Schema pattern as written; only a form field's HTML pattern
-      // attribute is anchored (it matches the whole value).
-      if (s.pattern) expected.pattern = s.pattern;
+      // input-pattern, like HTML's pattern attribute, matches the whole value: it is anchored.
+      if (s.pattern) expected.pattern = `^(?:${s.pattern})$`;
       assert.deepEqual(result.input_schema, expected);
       if (s.inputExample !== null) assert.equal(result.input_example, s.inputExample);
     }),

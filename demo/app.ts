@@ -151,6 +151,7 @@ if (import.meta.main) {
     data: values.data,
     port: Number(values.port),
     hostname: values.host,
+    onError: (error) => console.error("aim demo: internal error:", error),
     log: values.quiet
       ? undefined
       : (e) =>

@@ -127,6 +127,11 @@ export class DemoStore implements Disposable {
     const db = new DatabaseSync(path);
     db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000; PRAGMA foreign_keys = ON;");
     db.exec(SCHEMA);
+    // Data folders made before requests had a purpose get the column.
+    const columns = db.prepare("PRAGMA table_info(requests)").all().map((c) => String(c.name));
+    if (!columns.includes("purpose")) {
+      db.exec("ALTER TABLE requests ADD COLUMN purpose TEXT NOT NULL DEFAULT ''");
+    }
     const store = new DemoStore(db);
     await store.#seed();
     return store;

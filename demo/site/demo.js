@@ -29,6 +29,8 @@ export function onSession(onChange) {
     onChange(user);
   };
   document.addEventListener("aim-session", (e) => apply(e.detail));
+  // Disconnected, expired or forgotten by a restarted bridge: nobody is signed in here now.
+  document.addEventListener("aim-status", (e) => e.detail.status === "ended" && apply(null));
   apply(client.session);
 }
 

@@ -295,3 +295,18 @@ Deno.test("a restart over the same data keeps the data and the audit trail, not 
   assert.ok(!String(rows[0].input).includes("wonderland"));
   Deno.removeSync(data, { recursive: true });
 });
+
+Deno.test("a data folder from before requests had a purpose is upgraded, not broken", async () => {
+  const data = Deno.makeTempDirSync();
+  const old = new DatabaseSync(join(data, "demo.sqlite"));
+  old.exec(
+    `CREATE TABLE requests (id TEXT PRIMARY KEY, amount REAL NOT NULL, currency TEXT NOT NULL,
+    requester TEXT NOT NULL, status TEXT NOT NULL, decided_by TEXT);
+    INSERT INTO requests VALUES ('req-1', 10, 'EUR', 'Old Timer', 'pending', NULL);`,
+  );
+  old.close();
+  await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
+  assert.deepEqual(demo.store.get("req-1").purpose, "");
+  assert.equal(demo.store.create(5, "EUR", "Coffee", "Ann").id, "req-2");
+  Deno.removeSync(data, { recursive: true });
+});

@@ -53,6 +53,7 @@ export class AimPanel extends LitElement {
     client.addEventListener("change", this.#onChange);
     document.addEventListener("aim-activity", this.#onActivity);
     client.confirmer = this.#confirmer;
+    client.oncancel = (id) => this.#pending?.id === id && this.#answer(false);
     this.#onChange();
   }
 

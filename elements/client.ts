@@ -20,6 +20,8 @@ type Timer = ReturnType<typeof setTimeout> | undefined;
 
 /** What the person is asked before a consequential action runs. */
 export interface ConfirmRequest {
+  /** The invocation's id: a `cancel` for it withdraws the prompt (see `oncancel`). */
+  id: string;
   actionId: string;
   input: unknown;
 }
@@ -86,6 +88,8 @@ export class AimClient extends EventTarget {
    * answer. A connected `<aim-panel>` sets it.
    */
   confirmer: ((request: ConfirmRequest) => boolean | Promise<boolean>) | null = null;
+  /** Called when the bridge no longer waits for an invocation: a prompt for it must go. */
+  oncancel: ((id: string) => void) | null = null;
   readonly actions = new Set<ActionSource>();
   readonly states = new Set<StateSource>();
   #socket: WebSocket | null = null;
@@ -182,6 +186,10 @@ export class AimClient extends EventTarget {
       clearInterval(this.#heartbeat);
       this.#heartbeat = undefined;
       if (e.code === 4001) return this.#end(this.endReason ?? "disconnected");
+      // A message the bridge refused (malformed, too large) would be sent again: stop here.
+      if (e.code === 1008 || e.code === 1009) {
+        return this.#end("unavailable", `The bridge refused this page: ${e.reason}`);
+      }
       // The bridge says why it closes (a bad message, an expired lease, a shutdown).
       if (e.reason) warn(`channel closed: ${e.reason}`);
       // A channel that never opened: is the bridge away, or has it forgotten the session?
@@ -223,6 +231,9 @@ export class AimClient extends EventTarget {
         // The bridge sends one at a time; a new one means it gave up waiting on the last.
         this.#invoke(message);
         return;
+      case "cancel":
+        this.oncancel?.(message.id);
+        return;
       case "activity":
       case "session":
         if (message.type === "session") this.session = message;
@@ -249,7 +260,7 @@ export class AimClient extends EventTarget {
   async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {
     let answer: TabMessage;
     try {
-      const asked = consequential ? this.confirmer?.({ actionId, input }) : true;
+      const asked = consequential ? this.confirmer?.({ id, actionId, input }) : true;
       // A prompt may take longer than the tab timeout: the bridge then waits longer.
       if (typeof asked === "object") {
         this.#send({ type: "awaiting", id, message: "Asking the person." });

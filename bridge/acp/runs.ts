@@ -121,6 +121,12 @@ export class AcpRun {
   #wake: (() => void)[] = [];
   #start: ((run: AcpRun) => void) | null;
   #cancelling = false;
+  readonly #abort = new AbortController();
+
+  /** Aborted when the run is cancelled. */
+  get signal(): AbortSignal {
+    return this.#abort.signal;
+  }
   readonly #now: () => number;
   /** Resolves once the run is completed, failed or cancelled. */
   readonly finished: Promise<Run>;
@@ -238,8 +244,9 @@ export class AcpRun {
   }
 
   /**
-   * Cancels the run: `cancelling` now, `cancelled` right after. The invocation cannot be called
-   * back from the tab; its answer is dropped.
+   * Cancels the run: `cancelling` now, `cancelled` right after. An invocation still queued is
+   * dropped; one the tab runs is withdrawn (a confirmation prompt disappears, a later answer is
+   * ignored), though a handler already running cannot be stopped.
    *
    * @throws {AcpHttpError} 403 for a finished run, as the reference server.
    */
@@ -254,6 +261,8 @@ export class AcpRun {
     if (!this.#cancelling) {
       this.#cancelling = true;
       this.#start = null;
+      // The tab is told to withdraw the invocation: a prompt disappears, its answer is ignored.
+      this.#abort.abort();
       this.#set("cancelling");
       queueMicrotask(() => {
         this.#run.await_request = null;
@@ -397,6 +406,7 @@ export class RunStore {
     this.#core.invoke(owner, call, {
       onAwaiting: (text) =>
         run.awaiting(awaitRequest(role, String(actionId), call, text, this.#now())),
+      signal: run.signal,
     }).then(
       (result) => run.complete(answer(role, result, this.#now())),
       (error) => run.fail(runError(error)),

@@ -93,12 +93,15 @@ export interface InvokeOptions {
   idempotencyKey?: string;
   /** Called when the tab says the invocation waits for the person to confirm. */
   onAwaiting?: (message: string) => void;
+  /** Cancels an invocation relayed to the tab (409 `cancelled`); a server action runs on. */
+  signal?: AbortSignal;
 }
 
 interface CallState {
   /** Whether the action was started: only then is its answer kept for retries. */
   dispatched: boolean;
   onAwaiting?: (message: string) => void;
+  signal?: AbortSignal;
 }
 
 /** The result of opening a session. */
@@ -353,7 +356,11 @@ export class BridgeCore {
     const key = options.idempotencyKey;
     if (key === undefined) {
       return this.#track(
-        this.#invoke(session, request, { dispatched: false, onAwaiting: options.onAwaiting }),
+        this.#invoke(session, request, {
+          dispatched: false,
+          onAwaiting: options.onAwaiting,
+          signal: options.signal,
+        }),
       );
     }
     const print = fingerprint(request.actionId, request.input);
@@ -370,7 +377,11 @@ export class BridgeCore {
       }
       return seen.outcome as Promise<InvokeResult>;
     }
-    const flag: CallState = { dispatched: false, onAwaiting: options.onAwaiting };
+    const flag: CallState = {
+      dispatched: false,
+      onAwaiting: options.onAwaiting,
+      signal: options.signal,
+    };
     const outcome = this.#track(this.#invoke(session, request, flag));
     session.idempotency.set(key, { fingerprint: print, outcome });
     outcome.catch(() => {
@@ -543,6 +554,7 @@ export class BridgeCore {
   ): Promise<unknown> {
     const outcome: TabOutcome = await session.tab.relay(spec.id, input, spec.consequential, {
       onAwaiting: call.onAwaiting,
+      signal: call.signal,
     });
     if (outcome.ok) return outcome.result;
     switch (outcome.code) {
@@ -566,6 +578,8 @@ export class BridgeCore {
         );
       case "tab_timeout":
         throw new AimError(504, "tab_timeout", outcome.message);
+      case "cancelled":
+        throw new AimError(409, "cancelled", outcome.message, { details: { actionId: spec.id } });
       case "too_many_requests":
         throw new AimError(429, "too_many_requests", outcome.message, {
           headers: { "Retry-After": "1" },

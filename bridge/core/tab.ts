@@ -32,7 +32,7 @@ export type TabOutcome =
   | { ok: false; code: "action_failed" | "declined"; message: string }
   | {
     ok: false;
-    code: "tab_timeout" | "browser_not_connected" | "too_many_requests";
+    code: "tab_timeout" | "browser_not_connected" | "too_many_requests" | "cancelled";
     message: string;
   };
 
@@ -58,6 +58,8 @@ export interface TabChannelOptions {
 export interface RelayOptions {
   /** Called when the tab says the invocation waits for the person, with its message. */
   onAwaiting?: (message: string) => void;
+  /** Cancels the invocation: dropped from the queue, or withdrawn from the tab (`cancel`). */
+  signal?: AbortSignal;
 }
 
 interface Pending {
@@ -245,16 +247,36 @@ export class TabChannel {
       });
     }
     return new Promise((resolve) => {
-      this.#queue.push({
+      const pending: Pending = {
         id: crypto.randomUUID(),
         actionId,
         input,
         consequential,
         options,
         resolve,
-      });
+      };
+      options.signal?.addEventListener("abort", () => this.#cancel(pending), { once: true });
+      this.#queue.push(pending);
       this.#pump();
     });
+  }
+
+  /** Drops a queued invocation, or tells the tab to withdraw the one it runs. */
+  #cancel(pending: Pending): void {
+    const index = this.#queue.indexOf(pending);
+    if (index >= 0) this.#queue.splice(index, 1);
+    else if (this.#current !== pending) return;
+    this.#withdraw(pending);
+    this.#finish(pending, {
+      ok: false,
+      code: "cancelled",
+      message: "The invocation was cancelled before the page answered.",
+    });
+  }
+
+  /** Tells the tab to forget an invocation the bridge no longer waits for (a pending prompt). */
+  #withdraw(pending: Pending): void {
+    if (this.#current === pending) this.#holder?.port.send({ type: "cancel", id: pending.id });
   }
 
   /** The owner answered invocation `id`. Returns false when nothing waits for that id. */
@@ -277,6 +299,7 @@ export class TabChannel {
   #startTimer(pending: Pending, ms: number): void {
     clearTimeout(pending.timer);
     pending.timer = setTimeout(() => {
+      this.#withdraw(pending);
       this.#finish(pending, {
         ok: false,
         code: "tab_timeout",

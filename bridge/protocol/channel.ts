@@ -112,6 +112,15 @@ export const InvokeMessage = z.strictObject({
   consequential: z.boolean(),
 });
 
+/**
+ * The bridge no longer waits for invocation `id` (cancelled, or timed out): withdraw a prompt
+ * still waiting for the person, and do not run it. Its answer, if one comes, is ignored.
+ */
+export const CancelMessage = z.strictObject({
+  type: z.literal("cancel"),
+  id: z.string(),
+});
+
 /** What an agent did, for the panel's log. */
 export const ActivityMessage = z.strictObject({
   type: z.literal("activity"),
@@ -134,6 +143,7 @@ export const BridgeMessage = z.discriminatedUnion("type", [
   SessionMessage,
   RegisteredMessage,
   InvokeMessage,
+  CancelMessage,
   ActivityMessage,
   EndedMessage,
 ]);

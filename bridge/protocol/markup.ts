@@ -287,7 +287,7 @@ export function readAction(el: MarkupElement, doc: MarkupDocument): ActionDeclar
 
 /** Key names that look like secrets: never published in state. */
 export const SECRET_KEY =
-  /pass(word|wd|phrase)?|secret|token|api[-_]?key|auth(orization)?$|cookie|credential|private[-_]?key|session[-_]?id/i;
+  /^pass$|pass(word|wd|phrase)|secret|token|api[-_]?key|auth(orization)?$|cookie|credential|private[-_]?key|session[-_]?id/i;
 
 /** A copy of a JSON value without keys that look like secrets, at any depth. */
 export function redactSecrets(value: unknown, depth = 0): unknown {

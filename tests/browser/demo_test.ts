@@ -210,11 +210,11 @@ Deno.test({
         assert.equal(refused.body.error, "login_required");
         const api = await page.evaluate(async () => {
           // The page itself, with its tab key: still no identity, so still refused.
-        const { client } = await import("/__aim/elements.js");
-        const res = await fetch("/api/requests/req-5/approve", {
-          method: "POST",
-          headers: { "X-Aim-Tab": client.session.tabKey },
-        });
+          const { client } = await import("/__aim/elements.js");
+          const res = await fetch("/api/requests/req-5/approve", {
+            method: "POST",
+            headers: { "X-Aim-Tab": client.session.tabKey },
+          });
           return { status: res.status, body: await res.json() };
         });
         assert.equal(api.status, 403);

@@ -267,7 +267,8 @@ export class BridgeCore {
     let state: Record<string, unknown> = {};
     let connected = false;
     if (session) {
-      if (session.tabBound && session.page !== info.page) {
+      // Attached to another page, by its tab or when it was opened: never this page's data.
+      if (session.page !== info.page) {
         throw new AimError(
           409,
           "page_mismatch",
@@ -284,10 +285,7 @@ export class BridgeCore {
       state = this.state(session);
       connected = session.tab.holder !== null;
     } else {
-      specs = [
-        ...info.actions.filter((a) => !this.isServerAction(a.id)),
-        ...this.#serverSpecs.values(),
-      ];
+      specs = [...info.actions.filter((a) => !this.isServerAction(a.id)), ...this.#publicServer()];
     }
     const actions = specs.map(toManifestAction);
     const example = specs.find((a) => !this.isServerAction(a.id)) ?? specs[0];
@@ -306,6 +304,13 @@ export class BridgeCore {
     };
   }
 
+  /** The server actions of the public catalog: those a visitor can reach, and protected ones. */
+  #publicServer(): ActionSpec[] {
+    return [...this.#serverActions.values()]
+      .filter((a) => a.protected || isAvailable(a, false))
+      .map((a) => this.#serverSpecs.get(a.id)!);
+  }
+
   /** The site map: every agent-enabled page. */
   async sitemap(origin: string): Promise<Sitemap> {
     const pages = await this.catalog.agentPages();
@@ -322,7 +327,7 @@ export class BridgeCore {
         manifest_toon: origin + manifestPath(p.page, "toon"),
         actions: [
           ...p.actions.map((a) => a.id).filter((id) => !this.isServerAction(id)),
-          ...this.#serverSpecs.keys(),
+          ...this.#publicServer().map((a) => a.id),
         ],
       })),
     };
@@ -483,9 +488,12 @@ export class BridgeCore {
       try {
         found = this.#findAction(session, actionId);
       } catch (error) {
-        // A self-minted session knows the page's catalog but has no tab to run it in.
-        const catalog = (await this.catalog.agentPage(session.page))?.actions
-          .find((a) => a.id === actionId);
+        // With no tab, the page's catalog still says what is a browser action (409 below); a
+        // tab that holds the lease registers what it offers, and nothing else is relayed.
+        const catalog = session.tab.holder
+          ? undefined
+          : (await this.catalog.agentPage(session.page))
+            ?.actions.find((a) => a.id === actionId);
         if (!catalog) throw error;
         found = { spec: catalog };
       }

@@ -164,7 +164,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
       MANIFEST_HEADERS,
     );
   });
-  app.notFound(() => errorResponse(notFound()));
+  app.notFound(() => errorResponse(notFound(), MANIFEST_HEADERS));
 
   app.use(async (c, next) => {
     const started = options.log ? performance.now() : 0;
@@ -180,6 +180,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     if (allowed && !isAllowedHost(c.req.header("Host") ?? new URL(c.req.url).host, allowed)) {
       c.res = errorResponse(
         new AimError(403, "forbidden_host", "This bridge answers only to its own host names."),
+        MANIFEST_HEADERS,
       );
       log();
       return c.res;

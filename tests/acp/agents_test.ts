@@ -81,7 +81,6 @@ Deno.test("an agent manifest maps the page's description, actions, files and AIM
   ]);
   assert.deepEqual(meta.capabilities!.map((c) => c.name).slice(2), [
     "login",
-    "logout",
     "disconnect",
   ]);
   assert.deepEqual(meta.annotations!.aim, {

@@ -179,7 +179,10 @@ Deno.test("a failing action is a failed run with ACP's error and the page's mess
 
 Deno.test("every AIM error of an invocation becomes a failed run, never a hang", async () => {
   await using bridge = startBridge();
-  const { token, tab } = await connected(bridge);
+  // approve_request is protected in the page's HTML: the tab registers it, the flag stays.
+  const { token, tab } = await connected(bridge, "/control-panel", [
+    { id: "approve_request", input_example: "req-3", handler: (id) => id },
+  ]);
   await using _tab = tab;
   const failed = async (parts: Parameters<typeof message>, code: string, aim: string) => {
     const res = await postRun(bridge, token, runBody(parts));

@@ -527,3 +527,19 @@ Deno.test("a tab cannot drop the protected or consequential flags its page's HTM
   await res.body?.cancel();
   assert.equal((await relayed).consequential, true);
 });
+
+Deno.test("invoke() never relays an action the tab did not register, even one the HTML declares", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "search", handler: (q) => q }]);
+  // "approve_request" is in the page's HTML, but this tab does not offer it now.
+  const body = await expectError(
+    await bridge.invoke(token, "approve_request", "req-3"),
+    404,
+    "unknown_action",
+  );
+  assert.deepEqual(body.available_actions, ["login", "disconnect", "search"]);
+  assert.ok(!tab.has("invoke"));
+});

@@ -46,7 +46,6 @@ Deno.test("manifest() without a token is the public catalog with empty state", a
     "approve_request",
     "search",
     "login",
-    "logout",
     "disconnect",
   ]);
   assert.deepEqual(actions[0], {
@@ -87,21 +86,21 @@ Deno.test("manifest() serves / at /index.json", async () => {
 Deno.test("manifest() re-reads a page when its file changes", async () => {
   await using bridge = startBridge();
   const first = await readBoth(bridge.origin, "/control-panel");
-  assert.equal((first.actions as unknown[]).length, 5);
+  const before = (first.actions as unknown[]).length;
+  assert.equal(before, 4);
   await Deno.writeTextFile(
     `${bridge.root}/control-panel.html`,
     `<aim-action name="only_one" description="The only action now, after an edit"></aim-action>`,
   );
   // The bridge learns of the edit from a file watcher: wait for it, within a bound.
   let second = await readBoth(bridge.origin, "/control-panel");
-  for (let i = 0; i < 200 && (second.actions as unknown[]).length === 5; i++) {
+  for (let i = 0; i < 200 && (second.actions as unknown[]).length === before; i++) {
     await new Promise((resolve) => setTimeout(resolve, 10));
     second = await readBoth(bridge.origin, "/control-panel");
   }
   assert.deepEqual((second.actions as { id: string }[]).map((a) => a.id), [
     "only_one",
     "login",
-    "logout",
     "disconnect",
   ]);
 });
@@ -261,4 +260,41 @@ Deno.test("a static JSON file is still served when no page claims its path", asy
   const res = await bridge.fetch("/data.json");
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { static: true });
+});
+
+Deno.test("manifest() returns 409 for a session opened on another page, even without a tab", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/");
+  const res = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(res.status, 409);
+  assertManifestHeaders(res);
+  const body = await res.json();
+  assert.equal(body.error, "page_mismatch");
+  assert.equal(body.connected_page, "/");
+});
+
+Deno.test("manifest paths answer errors with the manifest headers too", async () => {
+  await using bridge = startBridge();
+  const post = await bridge.fetch("/control-panel.json", { method: "POST" });
+  assert.equal(post.status, 404);
+  assertManifestHeaders(post);
+  await post.body?.cancel();
+  const { port } = bridge.served;
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  await conn.write(
+    new TextEncoder().encode(
+      "GET /control-panel.json HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+    ),
+  );
+  let text = "";
+  const buffer = new Uint8Array(4096);
+  for (let n = await conn.read(buffer); n !== null; n = await conn.read(buffer)) {
+    text += new TextDecoder().decode(buffer.subarray(0, n));
+  }
+  conn.close();
+  assert.match(text, /^HTTP\/1\.1 403/);
+  assert.match(text, /cache-control: private, no-store/i);
+  assert.match(text, /vary: Cookie, Authorization/i);
 });

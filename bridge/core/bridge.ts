@@ -111,6 +111,14 @@ export interface OpenedSession {
   reused: boolean;
 }
 
+/** Whether a string's UTF-8 form is over `limit` bytes, counting only when it has to. */
+function overBytes(text: string, limit: number): boolean {
+  // A UTF-16 unit takes 1 to 3 UTF-8 bytes.
+  if (text.length > limit) return true;
+  if (text.length * 3 <= limit) return false;
+  return new TextEncoder().encode(text).length > limit;
+}
+
 function fingerprint(actionId: string, input: unknown): string {
   return JSON.stringify([actionId, input ?? null]);
 }
@@ -655,7 +663,7 @@ export class BridgeCore {
       session.tab.detach(tab);
     };
     if (typeof data !== "string") return close(CloseCode.Malformed, "messages are JSON text");
-    if (data.length > this.limits.maxMessageBytes) {
+    if (overBytes(data, this.limits.maxMessageBytes)) {
       return close(CloseCode.TooLarge, `message over ${this.limits.maxMessageBytes} bytes`);
     }
     const json = parseUntrustedJson(data);
@@ -687,7 +695,16 @@ export class BridgeCore {
         if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
         state.hello = true;
         tab.page = page;
-        session.tab.attach(tab);
+        // A tab shows a page of this site; anything else would label the session with a page
+        // whose manifest does not exist.
+        tab.registering = tab.registering.then(async () => {
+          const info = await this.catalog.agentPage(page).catch(() => null);
+          if (!info) {
+            return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
+          }
+          tab.page = info.page;
+          if (!session.ended) session.tab.attach(tab);
+        });
         return;
       }
       case "heartbeat":
@@ -698,7 +715,7 @@ export class BridgeCore {
         return;
       }
       case "state": {
-        if (JSON.stringify(message.state).length > this.limits.maxStateBytes) {
+        if (overBytes(JSON.stringify(message.state), this.limits.maxStateBytes)) {
           return close(CloseCode.TooLarge, `state over ${this.limits.maxStateBytes} bytes`);
         }
         session.tab.setState(tab, redactSecrets(message.state) as Record<string, unknown>);

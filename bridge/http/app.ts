@@ -3,7 +3,7 @@
  * and its answers (or errors) into responses. Thin by design.
  */
 import { type Context, Hono } from "hono";
-import { setCookie } from "hono/cookie";
+import { getCookie, setCookie } from "hono/cookie";
 import { timingSafeEqual } from "node:crypto";
 import { serveStatic } from "hono/deno";
 import { encode as encodeToon } from "@toon-format/toon";
@@ -200,12 +200,9 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     if (!parsed.success) throw badRequest('The body must be {"page": location.pathname}.');
     const page = normalizePage(parsed.data.page);
     if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
-    let existing: string | undefined;
-    try {
-      existing = readToken(c)?.token;
-    } catch {
-      existing = undefined;
-    }
+    // Only the page's own cookie re-attaches its session: an agent's Bearer token never
+    // moves a session to another page.
+    const existing = getCookie(c, SESSION_COOKIE);
     const { session, token } = await core.openSession(page, existing);
     setCookie(c, SESSION_COOKIE, token, {
       httpOnly: true,

@@ -302,3 +302,29 @@ Deno.test("a tab that never said hello is closed when its session ends", async (
   await res.body?.cancel();
   assert.equal((await silent.closed).code, CloseCode.SessionEnded);
 });
+
+Deno.test("channel limits count bytes, not characters", async () => {
+  await using bridge = startBridge({ limits: { maxMessageBytes: 4096, maxStateBytes: 2048 } });
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  // 1,000 euro signs: 1,000 characters, 3,000 bytes of UTF-8.
+  tab.setState({ text: "€".repeat(1000) });
+  const closed = await tab.closed;
+  assert.equal(closed.code, CloseCode.TooLarge);
+  assert.match(closed.reason, /state over 2048 bytes/);
+});
+
+Deno.test("a hello for a page that is not on this site closes the channel", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/does-not-exist/at/all" });
+  const closed = await tab.closed;
+  assert.equal(closed.code, CloseCode.Malformed);
+  assert.match(closed.reason, /not an agent-enabled page/);
+  const res = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+});

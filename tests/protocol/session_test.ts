@@ -222,3 +222,16 @@ Deno.test("a token is kept only as a hash", async () => {
   assert.ok(text.includes(session.tokenHash));
   assert.ok(!text.includes(token));
 });
+
+Deno.test("session() re-attaches by the page's cookie only, never by an agent's Bearer token", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const res = await post(bridge.origin, { page: "/" }, { Authorization: `Bearer ${token}` });
+  const body = await res.json();
+  assert.notEqual(body.sessionToken, token);
+  const still = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  assert.equal(still.status, 200);
+  await still.body?.cancel();
+});

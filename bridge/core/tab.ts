@@ -256,6 +256,8 @@ export class TabChannel {
         resolve,
       };
       options.signal?.addEventListener("abort", () => this.#cancel(pending), { once: true });
+      // The time counts from now: waiting behind another invocation is part of it.
+      this.#startTimer(pending, this.tabTimeoutMs);
       this.#queue.push(pending);
       this.#pump();
     });
@@ -263,9 +265,7 @@ export class TabChannel {
 
   /** Drops a queued invocation, or tells the tab to withdraw the one it runs. */
   #cancel(pending: Pending): void {
-    const index = this.#queue.indexOf(pending);
-    if (index >= 0) this.#queue.splice(index, 1);
-    else if (this.#current !== pending) return;
+    if (!this.#queue.includes(pending) && this.#current !== pending) return;
     this.#withdraw(pending);
     this.#finish(pending, {
       ok: false,
@@ -311,6 +311,8 @@ export class TabChannel {
   #finish(pending: Pending, outcome: TabOutcome): void {
     clearTimeout(pending.timer);
     if (this.#current === pending) this.#current = null;
+    const queued = this.#queue.indexOf(pending);
+    if (queued >= 0) this.#queue.splice(queued, 1);
     pending.resolve(outcome);
     this.#pump();
   }
@@ -320,7 +322,6 @@ export class TabChannel {
     const next = this.#queue.shift();
     if (!next) return;
     this.#current = next;
-    this.#startTimer(next, this.tabTimeoutMs);
     this.#holder.port.send({
       type: "invoke",
       id: next.id,

@@ -230,7 +230,11 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
       throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
     }
     const request = await readJson(c, core.limits.maxBodyBytes);
-    const result = await core.invoke(session, request, { idempotencyKey: key });
+    // An agent that hangs up withdraws its invocation: never run what nobody waits for.
+    const result = await core.invoke(session, request, {
+      idempotencyKey: key,
+      signal: c.req.raw.signal,
+    });
     return c.json(result);
   });
   app.all("/__aim/invoke", () => {

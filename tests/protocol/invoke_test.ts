@@ -543,3 +543,47 @@ Deno.test("invoke() never relays an action the tab did not register, even one th
   assert.deepEqual(body.available_actions, ["login", "disconnect", "search"]);
   assert.ok(!tab.has("invoke"));
 });
+
+Deno.test("invoke() counts the tab timeout from the request, queue included", async () => {
+  await using bridge = startBridge({ tabTimeoutMs: 150 });
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const answers = await Promise.all(["a", "b", "c"].map((q) => bridge.invoke(token, "search", q)));
+  for (const res of answers) await expectError(res, 504, "tab_timeout");
+  // The two queued behind the first ran out of time in the queue: the tab never saw them.
+  assert.equal(tab.messages.filter((m) => m.type === "invoke").length, 1);
+  // The bridge told the tab to forget the one it was running.
+  assert.ok(tab.has("cancel"));
+});
+
+Deno.test("invoke() withdraws an invocation whose agent hung up before it ran", async () => {
+  await using bridge = startBridge({ tabTimeoutMs: 5_000 });
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  const release: (() => void)[] = [];
+  const ran: unknown[] = [];
+  tab.handlers.set("search", (q) => {
+    ran.push(q);
+    return new Promise((resolve) => release.push(() => resolve(q)));
+  });
+  const first = bridge.invoke(token, "search", "first");
+  await tab.next("invoke");
+  const abort = new AbortController();
+  const second = bridge.fetch("/__aim/invoke", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ actionId: "search", input: "abandoned" }),
+    signal: abort.signal,
+  }).catch((error) => error);
+  // Wait until the bridge queued it: the session's in-flight count says so.
+  const session = bridge.served.bridge.core.sessions.find(token)!;
+  while (session.inFlight < 2) await new Promise((resolve) => setTimeout(resolve, 5));
+  abort.abort();
+  assert.ok((await second) instanceof Error);
+  while (session.inFlight > 1) await new Promise((resolve) => setTimeout(resolve, 5));
+  release.shift()!();
+  assert.equal((await first).status, 200);
+  assert.deepEqual(ran, ["first"]);
+  assert.equal(tab.messages.filter((m) => m.type === "invoke").length, 1);
+});

@@ -70,6 +70,9 @@ interface Pending {
   options: RelayOptions;
   resolve: (outcome: TabOutcome) => void;
   timer?: ReturnType<typeof setTimeout>;
+  /** When its time runs out (the clock's ms), and how long it had. */
+  deadline?: number;
+  timeoutMs?: number;
 }
 
 /**
@@ -298,14 +301,18 @@ export class TabChannel {
 
   #startTimer(pending: Pending, ms: number): void {
     clearTimeout(pending.timer);
-    pending.timer = setTimeout(() => {
-      this.#withdraw(pending);
-      this.#finish(pending, {
-        ok: false,
-        code: "tab_timeout",
-        message: `The tab did not answer within ${ms} ms; the action may still run.`,
-      });
-    }, ms);
+    pending.deadline = this.#now() + ms;
+    pending.timeoutMs = ms;
+    pending.timer = setTimeout(() => this.#timeout(pending), ms);
+  }
+
+  #timeout(pending: Pending): void {
+    this.#withdraw(pending);
+    this.#finish(pending, {
+      ok: false,
+      code: "tab_timeout",
+      message: `The tab did not answer within ${pending.timeoutMs} ms; the action may still run.`,
+    });
   }
 
   #finish(pending: Pending, outcome: TabOutcome): void {
@@ -319,8 +326,11 @@ export class TabChannel {
 
   #pump(): void {
     if (this.#current || !this.#holder) return;
-    const next = this.#queue.shift();
+    const next = this.#queue[0];
     if (!next) return;
+    // Out of time already (its timer is due in this same turn): never hand it to the tab.
+    if (next.deadline !== undefined && this.#now() >= next.deadline) return this.#timeout(next);
+    this.#queue.shift();
     this.#current = next;
     this.#holder.port.send({
       type: "invoke",

@@ -142,6 +142,12 @@ export class AttemptLimiter {
     }
   }
 
+  /** Takes back one failure of `key` (an attempt counted ahead that turned out right). */
+  forgive(key: string): void {
+    const entry = this.#failures.get(key);
+    if (entry && --entry.count <= 0) this.#failures.delete(key);
+  }
+
   /** Forgets `key`'s failures. */
   reset(key: string): void {
     this.#failures.delete(key);

@@ -47,6 +47,25 @@ export function isAvailable(action: ServerAction, signedIn: boolean): boolean {
 export interface BuiltinActionsOptions {
   users?: UserStore;
   limiter: AttemptLimiter;
+  /** Password checks at once; more are refused with 429. Default 8. */
+  maxConcurrentLogins?: number;
+}
+
+/** A count of work under way with a ceiling. */
+class Gate {
+  #inside = 0;
+  readonly #max: number;
+  constructor(max: number) {
+    this.#max = max;
+  }
+  tryEnter(): boolean {
+    if (this.#inside >= this.#max) return false;
+    this.#inside++;
+    return true;
+  }
+  leave(): void {
+    this.#inside--;
+  }
 }
 
 function tooManyAttempts(seconds: number): AimError {
@@ -61,6 +80,9 @@ function tooManyAttempts(seconds: number): AimError {
 /** `login`, `logout` and `disconnect`. */
 export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   const { users, limiter } = options;
+  // scrypt is slow on purpose: a bound on checks at once keeps a flood of logins from eating
+  // the memory and CPU of the bridge.
+  const gate = new Gate(options.maxConcurrentLogins ?? 8);
   return [
     {
       id: "login",
@@ -82,12 +104,30 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         const keys = [`session:${ctx.session.id}`, `user:${username.toLowerCase()}`];
         const wait = Math.max(...keys.map((k) => limiter.retryAfter(k)));
         if (wait > 0) throw tooManyAttempts(wait);
-        const identity = users ? await users.verify(username, password) : null;
+        // Counted before the (slow) check, so that attempts in parallel cannot slip past it.
+        for (const key of keys) limiter.fail(key);
+        if (!gate.tryEnter()) {
+          for (const key of keys) limiter.forgive(key);
+          throw new AimError(
+            429,
+            "too_many_requests",
+            "Too many logins at once; retry in a second.",
+            {
+              headers: { "Retry-After": "1" },
+            },
+          );
+        }
+        let identity: Identity | null;
+        try {
+          identity = users ? await users.verify(username, password) : null;
+        } finally {
+          gate.leave();
+        }
         if (!identity) {
-          for (const key of keys) limiter.fail(key);
           throw new AimError(422, "action_failed", "The username or password is incorrect.");
         }
         limiter.reset(keys[0]);
+        limiter.forgive(keys[1]);
         ctx.signIn(identity);
         return { authenticated: true, user: identity };
       },

@@ -180,9 +180,20 @@ export function publishedSchemas(): Record<string, unknown> {
     SessionGrant,
     ErrorBody,
   };
+  // Each schema's own $defs (zod names them __schema0, …) move up to the document's $defs,
+  // renamed per schema, so that every "#/$defs/…" reference resolves from the root.
   const defs: Record<string, unknown> = {};
   for (const [name, schema] of Object.entries(schemas)) {
-    defs[name] = z.toJSONSchema(schema, { unrepresentable: "any" });
+    const json = z.toJSONSchema(schema, { unrepresentable: "any" }) as Record<string, unknown>;
+    const inner = (json.$defs ?? {}) as Record<string, unknown>;
+    delete json.$schema;
+    delete json.$defs;
+    const rename = (value: unknown): unknown =>
+      JSON.parse(
+        JSON.stringify(value).replace(/"#\/\$defs\/([^"]+)"/g, `"#/$defs/${name}_$1"`),
+      );
+    defs[name] = rename(json);
+    for (const [key, def] of Object.entries(inner)) defs[`${name}_${key}`] = rename(def);
   }
   return {
     $schema: "https://json-schema.org/draft/2020-12/schema",

@@ -587,3 +587,15 @@ Deno.test("invoke() withdraws an invocation whose agent hung up before it ran", 
   assert.deepEqual(ran, ["first"]);
   assert.equal(tab.messages.filter((m) => m.type === "invoke").length, 1);
 });
+
+Deno.test("failed logins sent in parallel cannot slip past the rate limit", async () => {
+  await using bridge = startBridge({ users, loginAttempts: { max: 3, windowMs: 60_000 } });
+  const tokens = await Promise.all(Array.from({ length: 12 }, () => bridge.openSession("/")));
+  const answers = await Promise.all(
+    tokens.map((t) => bridge.invoke(t, "login", { username: "alice", password: "guess" })),
+  );
+  const statuses = answers.map((r) => r.status);
+  await Promise.all(answers.map((r) => r.body?.cancel()));
+  assert.equal(statuses.filter((s) => s === 422).length, 3);
+  assert.equal(statuses.filter((s) => s === 429).length, 9);
+});

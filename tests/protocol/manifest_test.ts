@@ -236,6 +236,10 @@ Deno.test("schema.json publishes the manifest's JSON Schema from the zod schemas
   assert.equal(body.$ref, "#/$defs/Manifest");
   const manifest = body.$defs.Manifest;
   assert.equal(manifest.type, "object");
+  // Every reference resolves from the document's root.
+  const refs = [...JSON.stringify(body).matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)].map((m) => m[1]);
+  assert.ok(refs.length > 0);
+  for (const ref of refs) assert.ok(ref in body.$defs, ref);
   for (
     const field of [
       "protocol",

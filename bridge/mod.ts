@@ -60,6 +60,14 @@ export interface BridgeOptions extends BridgeCoreOptions {
   routes?: AppOptions["routes"];
 }
 
+/** The Host names a loopback bridge answers to: its own, and the public URL's behind a proxy. */
+function allowedHosts(options: BridgeOptions): readonly string[] | null {
+  if (options.allowedHosts === null) return null;
+  const names = [...(options.allowedHosts ?? [])];
+  if (options.publicUrl) names.push(new URL(options.publicUrl).hostname.toLowerCase());
+  return names;
+}
+
 /** A bridge: its protocol core and its request handler. */
 export interface Bridge {
   readonly core: BridgeCore;
@@ -81,7 +89,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
   });
   const app = createApp(core, {
-    allowedHosts: options.allowedHosts === undefined ? [] : options.allowedHosts,
+    allowedHosts: allowedHosts(options),
     onError: options.onError,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,

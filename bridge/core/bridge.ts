@@ -75,6 +75,8 @@ export interface BridgeCoreOptions {
   idleMs?: number;
   /** Tab lease length. Default 15 s. */
   leaseMs?: number;
+  /** Sessions held at once; past it, new ones are refused (429). Default 100,000. */
+  maxSessions?: number;
   /** How long an invocation waits for the tab. Default 30 s. */
   tabTimeoutMs?: number;
   /** How long it waits once the tab says a person must confirm. Default 5 minutes. */
@@ -100,6 +102,8 @@ export interface InvokeOptions {
 interface CallState {
   /** Whether the action was started: only then is its answer kept for retries. */
   dispatched: boolean;
+  /** The input once it passed the action's schema. */
+  input?: unknown;
   onAwaiting?: (message: string) => void;
   signal?: AbortSignal;
 }
@@ -142,6 +146,7 @@ export class BridgeCore {
     this.sessions = new SessionStore({
       idleMs: options.idleMs,
       leaseMs: options.leaseMs,
+      maxSessions: options.maxSessions,
       tabTimeoutMs: options.tabTimeoutMs,
       confirmTimeoutMs: options.confirmTimeoutMs,
       maxQueue: this.limits.maxInFlight,
@@ -468,7 +473,9 @@ export class BridgeCore {
         page: session.page,
         username: session.identity?.username ?? null,
         actionId,
-        input: redactSecrets(request.input ?? null),
+        // Only an input that passed its schema is kept, without its secret-looking keys: an
+        // input that did not (a password sent as a string, say) is not written anywhere.
+        input: flag.input === undefined ? null : redactSecrets(flag.input),
         status,
         outcome,
         durationMs,
@@ -514,6 +521,7 @@ export class BridgeCore {
         );
       }
       const input = validateInput(spec, request.input);
+      flag.input = input;
       if (!server && !session.tab.holder) {
         throw new AimError(
           409,

@@ -3,6 +3,7 @@
  * expiry, on disconnect, or with the process.
  */
 import { createHash } from "node:crypto";
+import { AimError } from "../protocol/errors.ts";
 import { TabChannel, type TabChannelOptions } from "./tab.ts";
 
 /** Who signed in on a session, set by the server only. */
@@ -61,7 +62,7 @@ export interface SessionStoreOptions extends Omit<TabChannelOptions, "onHeartbea
   idleMs?: number;
   /** Idempotency keys remembered per session. Default 256. */
   maxIdempotencyKeys?: number;
-  /** Sessions held at once; the oldest idle one makes way. Default 100,000. */
+  /** Sessions held at once; past it, new ones are refused (429). Default 100,000. */
   maxSessions?: number;
   /** Called when a tab is granted a session's lease. */
   onGrant?: (session: Session) => void;
@@ -86,6 +87,7 @@ export class SessionStore {
   readonly maxIdempotencyKeys: number;
   readonly maxSessions: number;
   #byHash = new Map<string, Session>();
+  #fullSweepAt = 0;
   #options: SessionStoreOptions;
   #now: () => number;
   #sweeper: ReturnType<typeof setInterval>;
@@ -128,7 +130,21 @@ export class SessionStore {
 
   /** Starts a session on `page`; returns it with its token, which is not kept. */
   create(page: string): { session: Session; token: string } {
-    if (this.#byHash.size >= this.maxSessions) this.#evictOldest();
+    // When full, expired sessions make room (swept at most once a second under a flood).
+    if (this.#byHash.size >= this.maxSessions && this.#now() - this.#fullSweepAt > 1000) {
+      this.#fullSweepAt = this.#now();
+      this.sweep();
+    }
+    if (this.#byHash.size >= this.maxSessions) {
+      // Refuse newcomers rather than end someone's live session: a flood of new sessions must
+      // not log anyone out.
+      throw new AimError(
+        429,
+        "too_many_requests",
+        "The bridge holds as many sessions as it can; retry in a minute.",
+        { headers: { "Retry-After": "60" } },
+      );
+    }
     const token = newToken();
     const tokenHash = hashToken(token);
     const tab = new TabChannel(this.#channelOptions);
@@ -177,13 +193,5 @@ export class SessionStore {
     clearInterval(this.#sweeper);
     clearInterval(this.#leaseSweeper);
     for (const session of [...this.#byHash.values()]) this.end(session, "shutdown");
-  }
-
-  #evictOldest(): void {
-    let oldest: Session | undefined;
-    for (const session of this.#byHash.values()) {
-      if (!oldest || session.expiresAt < oldest.expiresAt) oldest = session;
-    }
-    if (oldest) this.end(oldest, "expired");
   }
 }

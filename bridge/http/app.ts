@@ -176,8 +176,14 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
         ms: Math.round((performance.now() - started) * 10) / 10,
       });
     c.set("origin", requestOrigin(c, options));
-    // HTTP/2 carries the host in :authority, which only the URL shows.
-    if (allowed && !isAllowedHost(c.req.header("Host") ?? new URL(c.req.url).host, allowed)) {
+    // HTTP/2 carries the host in :authority, which only the URL shows; an absolute request
+    // line names a host of its own, which the origin (and so every URL in a manifest) comes from.
+    const origin = c.var.origin;
+    if (
+      allowed &&
+      !(isAllowedHost(c.req.header("Host") ?? origin.slice(origin.indexOf("//") + 2), allowed) &&
+        isAllowedHost(origin.slice(origin.indexOf("//") + 2), allowed))
+    ) {
       c.res = errorResponse(
         new AimError(403, "forbidden_host", "This bridge answers only to its own host names."),
         MANIFEST_HEADERS,
@@ -293,7 +299,8 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     const token = readToken(c);
     if (!token) {
       let cache = publicCache.get(info);
-      if (!cache) publicCache.set(info, cache = new Map());
+      // A few origins per page at most: Host names are the client's to choose.
+      if (!cache || cache.size >= 8) publicCache.set(info, cache = new Map());
       const key = `${format} ${origin}`;
       let text = cache.get(key);
       if (text === undefined) {

@@ -4,6 +4,7 @@
  */
 import { z } from "zod";
 import { AimError } from "./errors.ts";
+import { SECRET_KEY } from "./markup.ts";
 import type { ActionSpec, InputSchema, StringSchema } from "./schemas.ts";
 
 /**
@@ -54,11 +55,20 @@ function describe(value: unknown): string {
 }
 
 /** A hint for the commonest mistakes, such as wrapping a string input in an object. */
-export function inputHint(schema: InputSchema, input: unknown, issues: z.core.$ZodIssue[]): string {
+export function inputHint(
+  schema: InputSchema,
+  input: unknown,
+  issues: z.core.$ZodIssue[],
+  example?: unknown,
+): string {
   if (schema.type === "string") {
     if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      // The agent's own value shows the fix best, unless its key says it is a secret.
+      const own = Object.entries(input).find(([k, v]) =>
+        typeof v === "string" && !SECRET_KEY.test(k)
+      );
       return 'input must be the string itself, not an object: send "input": ' +
-        JSON.stringify(Object.values(input).find((v) => typeof v === "string") ?? "…");
+        JSON.stringify(own?.[1] ?? example ?? "…");
     }
     if (typeof input !== "string") return `input must be a string, not ${describe(input)}`;
   } else if (typeof input !== "object" || input === null || Array.isArray(input)) {
@@ -101,7 +111,7 @@ export function inputHint(schema: InputSchema, input: unknown, issues: z.core.$Z
 export function validateInput(action: ActionSpec, input: unknown): unknown {
   const result = inputValidator(action.input_schema).safeParse(input);
   if (result.success) return result.data;
-  const hint = inputHint(action.input_schema, input, result.error.issues);
+  const hint = inputHint(action.input_schema, input, result.error.issues, action.input_example);
   throw new AimError(
     400,
     "invalid_input",

@@ -599,3 +599,31 @@ Deno.test("failed logins sent in parallel cannot slip past the rate limit", asyn
   assert.equal(statuses.filter((s) => s === 422).length, 3);
   assert.equal(statuses.filter((s) => s === 429).length, 9);
 });
+
+Deno.test("secrets sent by mistake appear in no error and no activity entry", async () => {
+  await using bridge = startBridge({ users });
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  const wrapped = await expectError(
+    await bridge.invoke(token, "search", { password: "hunter2-echo" }),
+    400,
+    "invalid_input",
+  );
+  assert.ok(!JSON.stringify(wrapped).includes("hunter2-echo"));
+  const asString = await bridge.invoke(token, "login", "alice:hunter2-string");
+  await expectError(asString, 400, "invalid_input");
+  const fields = await bridge.invoke(token, "login", {
+    username: "alice",
+    password: "hunter2-field",
+  });
+  await expectError(fields, 422, "action_failed");
+  const activity = await (await bridge.fetch("/__aim/activity", {
+    headers: { Authorization: `Bearer ${token}` },
+  })).json();
+  const text = JSON.stringify(activity);
+  for (const secret of ["hunter2-echo", "hunter2-string", "hunter2-field"]) {
+    assert.ok(!text.includes(secret), secret);
+  }
+  assert.deepEqual(activity.entries[0].input, { username: "alice" });
+  assert.equal(activity.entries[1].input, null);
+});

@@ -236,3 +236,19 @@ Deno.test("session() re-attaches by the page's cookie only, never by an agent's 
   assert.equal(still.status, 200);
   await still.body?.cancel();
 });
+
+Deno.test("a full bridge refuses new sessions with 429 and never ends a live one", async () => {
+  await using bridge = startBridge({ maxSessions: 3 });
+  const tokens = await Promise.all([1, 2, 3].map(() => bridge.openSession("/control-panel")));
+  const refused = await post(bridge.origin, { page: "/control-panel" });
+  assert.equal(refused.status, 429);
+  assert.equal(refused.headers.get("retry-after"), "60");
+  assert.equal((await refused.json()).error, "too_many_requests");
+  for (const token of tokens) {
+    const res = await bridge.fetch("/control-panel.json", {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+});

@@ -118,3 +118,11 @@ Deno.test("allowedHosts extends the loopback Host check", async () => {
   assert.match(await raw(port, "/", `aim.test:${port}`), /^HTTP\/1\.1 200/);
   assert.match(await raw(port, "/", "other.test"), /^HTTP\/1\.1 403/);
 });
+
+Deno.test("an absolute request line naming another host is refused like its Host", async () => {
+  await using bridge = startBridge();
+  const { port } = bridge.served;
+  const response = await raw(port, "http://evil.example/control-panel.json");
+  assert.match(response, /^HTTP\/1\.1 403/);
+  assert.match(response, /forbidden_host/);
+});

@@ -13,6 +13,7 @@ The token is the one the page shows: --token, or the AIM_TOKEN environment varia
 
 Options:
   --token TOKEN  the session token (default: $AIM_TOKEN)
+  --text         send INPUT as a string even when it looks like JSON ('[draft] urgent')
   --json         print the manifest as JSON
   -h, --help     this help
 `;
@@ -38,13 +39,16 @@ function manifestUrl(page: URL, format: "json" | "toon"): string {
   return `${page.origin}${path}.${format}`;
 }
 
-function parseInput(raw: string | undefined): unknown {
+function parseInput(raw: string | undefined, text: boolean): unknown {
   if (raw === undefined) return undefined;
-  if (/^\s*[{[]/.test(raw)) {
+  if (!text && /^\s*[{[]/.test(raw)) {
     try {
       return JSON.parse(raw);
     } catch {
-      throw new CliError(`INPUT looks like JSON but is not valid JSON: ${raw}`, Exit.Usage);
+      throw new CliError(
+        `INPUT looks like JSON but is not valid JSON: ${raw} (use --text to send it as a string)`,
+        Exit.Usage,
+      );
     }
   }
   return raw;
@@ -62,7 +66,9 @@ async function failure(res: Response): Promise<CliError> {
   const text = await res.text();
   try {
     const body = JSON.parse(text);
-    const hint = body.hint ? `\nhint: ${body.hint}` : "";
+    const hint = body.hint && !String(body.message).includes(body.hint)
+      ? `\nhint: ${body.hint}`
+      : "";
     return new CliError(`${res.status} ${body.error}: ${body.message}${hint}`);
   } catch {
     return new CliError(`${res.status}: ${text.slice(0, 200)}`);
@@ -73,6 +79,7 @@ async function failure(res: Response): Promise<CliError> {
 export async function invokeCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
     token: { type: "string" },
+    text: { type: "boolean" },
     json: { type: "boolean" },
   }, INVOKE_USAGE);
   if (values.help) {
@@ -85,6 +92,10 @@ export async function invokeCommand(args: string[], io: CliIO): Promise<number> 
   const [raw, action, rawInput] = positionals;
   const page = pageUrl(raw);
   const token = values.token ?? io.env("AIM_TOKEN");
+  // Checked here, so that a bad token is never echoed in an HTTP library's error.
+  if (token !== undefined && !/^[\x21-\x7e]{1,4096}$/.test(token)) {
+    throw new CliError("the token holds characters a token never has: copy it again", Exit.Usage);
+  }
   const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   if (action === undefined) {
     const url = manifestUrl(page, values.json ? "json" : "toon");
@@ -97,7 +108,7 @@ export async function invokeCommand(args: string[], io: CliIO): Promise<number> 
   if (!token) {
     throw new CliError("invoking needs the session token: --token or AIM_TOKEN", Exit.Usage);
   }
-  const input = parseInput(rawInput);
+  const input = parseInput(rawInput, values.text ?? false);
   const res = await request(`${page.origin}/__aim/invoke`, {
     method: "POST",
     headers: { ...auth, "Content-Type": "application/json" },

@@ -36,7 +36,10 @@ Options:
 
 const UsersFile = z.array(z.strictObject({
   username: z.string().min(1).max(200),
-  passwordHash: z.string().startsWith("scrypt$"),
+  passwordHash: z.string().regex(
+    /^scrypt\$\d{1,7}\$\d{1,2}\$\d{1,2}\$[A-Za-z0-9+/]+=*\$[A-Za-z0-9+/]+=*$/,
+    "is not a hash made by 'aim hash-password'",
+  ),
   name: z.string().max(200).optional(),
 }));
 
@@ -111,8 +114,11 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   try {
     if (!(await Deno.stat(root)).isDirectory) throw new CliError(`ROOT ${root} is not a folder`);
   } catch (error) {
+    if (error instanceof CliError) throw error;
     if (error instanceof Deno.errors.NotFound) throw new CliError(`ROOT ${root} does not exist`);
-    throw error;
+    throw new CliError(
+      `cannot use ROOT ${root}: ${error instanceof Error ? error.message : error}`,
+    );
   }
   const port = Number(values.port ?? "8000");
   if (!/^\d+$/.test(values.port ?? "8000") || port > 65535) {
@@ -178,11 +184,15 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     if (error instanceof Deno.errors.AddrInUse) {
       throw new CliError(`port ${port} is already in use`);
     }
-    if (error instanceof Deno.errors.AddrNotAvailable || error instanceof Deno.errors.NotFound) {
-      throw new CliError(`cannot listen on ${values.host}`);
+    if (cert && error instanceof Error && !(error instanceof URIError)) {
+      throw new CliError(`cannot start HTTPS: ${error.message}`);
     }
-    if (cert && error instanceof Error) throw new CliError(`cannot start HTTPS: ${error.message}`);
-    throw error;
+    // An address that does not resolve or is not this machine's.
+    throw new CliError(
+      `cannot listen on ${values.host ?? "127.0.0.1"}:${port}: ${
+        error instanceof Error ? error.message : error
+      }`,
+    );
   }
   const stop = () => {
     io.stdout("aim: shutting down\n");

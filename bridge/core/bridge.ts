@@ -26,7 +26,10 @@ import {
   type ServerActionContext,
 } from "./server_actions.ts";
 import { type Session, SessionStore } from "./sessions.ts";
-import { TabConnection, type TabOutcome, type TabPort } from "./tab.ts";
+import { MAX_TABS, TabConnection, type TabOutcome, type TabPort } from "./tab.ts";
+
+/** How long a new channel may take to say hello. */
+const HELLO_TIMEOUT_MS = 10_000;
 import type { z } from "zod";
 
 /** Size and count limits. */
@@ -658,8 +661,14 @@ export class BridgeCore {
     if (session.ended) {
       port.send({ type: "ended", reason: session.ended });
       port.close(CloseCode.SessionEnded, `session ${session.ended}`);
+    } else if (!session.tab.connect(tab)) {
+      port.close(CloseCode.Malformed, `at most ${MAX_TABS} tabs may be open on one session`);
     } else {
-      session.tab.connect(tab);
+      // A socket that never says hello holds nothing for long.
+      tab.helloTimer = setTimeout(() => {
+        port.close(CloseCode.Malformed, "no hello within 10 s");
+        session.tab.detach(tab);
+      }, HELLO_TIMEOUT_MS);
     }
     return tab;
   }
@@ -699,6 +708,7 @@ export class BridgeCore {
       case "hello": {
         if (state.hello) return close(CloseCode.Malformed, "hello was already sent");
         if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
+        clearTimeout(tab.helloTimer);
         const page = normalizePage(message.page);
         if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
         state.hello = true;

@@ -6,6 +6,9 @@ import type { BridgeMessage } from "../protocol/channel.ts";
 import { CloseCode } from "../protocol/channel.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
 
+/** Sockets open at once for one session: a person's tabs, not a flood. */
+export const MAX_TABS = 8;
+
 /** The transport of one connected tab. */
 export interface TabPort {
   send(message: BridgeMessage): void;
@@ -20,6 +23,8 @@ export class TabConnection {
   state: Record<string, unknown> = {};
   /** The registration under way: registrations apply one after another. */
   registering: Promise<void> = Promise.resolve();
+  /** Closes the channel if no hello comes. */
+  helloTimer?: ReturnType<typeof setTimeout>;
   constructor(port: TabPort, page: string) {
     this.port = port;
     this.page = page;
@@ -158,9 +163,11 @@ export class TabChannel {
     this.detach(holder);
   }
 
-  /** A tab opened the channel; it takes part once it says hello. */
-  connect(tab: TabConnection): void {
+  /** A tab opened the channel; it takes part once it says hello. False when too many are open. */
+  connect(tab: TabConnection): boolean {
+    if (this.#connected.size >= MAX_TABS) return false;
     this.#connected.add(tab);
+    return true;
   }
 
   /** A tab said hello: it gets the lease, or waits for it. */
@@ -195,6 +202,7 @@ export class TabChannel {
 
   /** A tab went away; the next waiting tab gets the lease. */
   detach(tab: TabConnection): void {
+    clearTimeout(tab.helloTimer);
     this.#connected.delete(tab);
     const index = this.#waiting.indexOf(tab);
     if (index >= 0) this.#waiting.splice(index, 1);
@@ -208,6 +216,7 @@ export class TabChannel {
   /** Ends the channel: every tab is told why and closed, every invocation answered. */
   close(reason: "disconnected" | "expired" | "shutdown"): void {
     const tabs = [...this.#connected];
+    for (const tab of tabs) clearTimeout(tab.helloTimer);
     this.#connected.clear();
     this.#holder = null;
     this.#waiting = [];

@@ -133,7 +133,7 @@ Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges
       ["invoke", page, "login", '{"username":"a"}'],
       { AIM_TOKEN: token },
       1,
-      /400 invalid_input: .*\nhint: field "password" is required/,
+      /400 invalid_input: .*field "password" is required\.\n$/,
     ],
     [["invoke", page, "search", "x"], {}, 2, /needs the session token: --token or AIM_TOKEN/],
     [["invoke", page, "search", "x"], { AIM_TOKEN: "bogus" }, 1, /401 invalid_token/],
@@ -147,6 +147,7 @@ Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges
       /cannot reach http:\/\/127\.0\.0\.1:1/,
     ],
     [["invoke"], {}, 2, /give URL/],
+    [["invoke", page, "search", "x"], { AIM_TOKEN: "a\nb" }, 2, /the token holds characters/],
   ];
   for (const [args, env, code, message] of cases) {
     const result = await runAim(args, { env });
@@ -170,4 +171,23 @@ Deno.test("aim hash-password prints an scrypt hash of stdin that verifies", asyn
   const arg = await runAim(["hash-password", "oops"], { stdin: "" });
   assert.equal(arg.code, 2);
   assert.match(arg.stderr, /read on stdin, never from arguments/);
+});
+
+Deno.test("aim invoke --text sends an input that looks like JSON as the string itself", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "search", handler: (q) => ({ found: q }) }]);
+  const page = `${bridge.origin}/control-panel`;
+  const result = await runAim(["invoke", page, "search", "[draft] urgent", "--text"], {
+    env: { AIM_TOKEN: token },
+  });
+  assert.equal(result.code, 0, result.stderr);
+  assert.deepEqual(JSON.parse(result.stdout).result, { found: "[draft] urgent" });
+  const without = await runAim(["invoke", page, "search", "[draft] urgent"], {
+    env: { AIM_TOKEN: token },
+  });
+  assert.equal(without.code, 2);
+  assert.match(without.stderr, /use --text/);
 });

@@ -268,6 +268,11 @@ Deno.test("aim serve reports bad input with a clear message and exit code", asyn
   const root = site();
   const notJson = join(root, "users.txt");
   Deno.writeTextFileSync(notJson, "not json");
+  const badHash = join(root, "users-hash.json");
+  Deno.writeTextFileSync(
+    badHash,
+    JSON.stringify([{ username: "a", passwordHash: "scrypt$garbage" }]),
+  );
   const wrongShape = join(root, "users-shape.json");
   Deno.writeTextFileSync(wrongShape, JSON.stringify([{ username: "a", password: "plain" }]));
   const cases: [string[], number, RegExp][] = [
@@ -293,6 +298,17 @@ Deno.test("aim serve reports bad input with a clear message and exit code", asyn
     [["serve", root, "--public-url", "ftp://x"], 2, /--public-url must be an http\(s\) URL/],
     [["serve", root, "--bogus"], 2, /Unknown option '--bogus'/],
     [["serve", root, root], 2, /serve takes one ROOT/],
+    [
+      ["serve", join(root, "control-panel.html", "x")],
+      1,
+      /cannot use ROOT .*control-panel\.html\/x/,
+    ],
+    [
+      ["serve", root, "--host", "not..a..host", "--port", "0"],
+      1,
+      /cannot listen on not\.\.a\.\.host/,
+    ],
+    [["serve", root, "--users", badHash], 1, /is not a hash made by 'aim hash-password'/],
   ];
   for (const [args, code, message] of cases) {
     const result = await runAim(args);

@@ -328,3 +328,19 @@ Deno.test("a hello for a page that is not on this site closes the channel", asyn
   assert.equal(res.status, 200);
   await res.body?.cancel();
 });
+
+Deno.test("one session takes a bounded number of tabs at once", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const tabs: FakeTab[] = [];
+  for (let i = 0; i < 8; i++) {
+    const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await tab.next("lease");
+    tabs.push(tab);
+  }
+  const extra = await FakeTab.open(bridge.origin, { token, page: "/control-panel", hello: false });
+  const closed = await extra.closed;
+  assert.equal(closed.code, CloseCode.Malformed);
+  assert.match(closed.reason, /at most 8 tabs/);
+  await Promise.all(tabs.map((t) => t.close()));
+});

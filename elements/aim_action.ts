@@ -99,6 +99,7 @@ export class AimAction extends Declaration implements ActionSource {
     }
     if (formRef) {
       const form = document.getElementById(formRef.replace(/^#/, "")) as HTMLFormElement;
+      if (!form) throw new Error(`form="${formRef}" matches nothing on the page now.`);
       fill(form, input as object);
       const bad = [...form.elements].find((f) => (f as Field).checkValidity?.() === false);
       if (bad) throw new Error(`"${(bad as Field).name}": ${(bad as Field).validationMessage}`);

@@ -86,7 +86,9 @@ export class AimPanel extends LitElement {
   }
 
   #instructions(): string {
-    const action = client.declarations[0] ?? { id: "disconnect", input_example: {} };
+    // An example the agent can run now: a protected action answers 403 until it signs in.
+    const action = client.declarations.find((d) => !d.protected || client.session?.authenticated) ??
+      { id: "disconnect", input_example: {} };
     const auth = sh(`Authorization: Bearer ${client.token}`);
     const body = sh(JSON.stringify({ actionId: action.id, input: action.input_example }));
     return `Operate ${location.origin}${client.page} for me. Its manifest (state, actions):
@@ -100,7 +102,7 @@ Ask me before consequential ones.`;
   // deno-fmt-ignore
   #prompt({ actionId, input }: ConfirmRequest): TemplateResult {
     return html`<div class="confirm" role="alertdialog" tabindex="-1" aria-labelledby="q" aria-describedby="in">
-<p id="q">The agent asks to run <b>${actionId}</b> with:</p><pre id="in">${JSON.stringify(input, null, 2)}</pre>
+<p id="q">The agent asks to run <b>${actionId}</b> (${client.declarations.find((d) => d.id === actionId)?.description}) with:</p><pre id="in">${JSON.stringify(input, null, 2)}</pre>
 <div class="row"><button class="approve" @click=${() => this.#answer(true)}>Approve</button>
 <button class="decline" @click=${() => this.#answer(false)}>Decline</button></div></div>`;
   }

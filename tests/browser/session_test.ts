@@ -170,7 +170,10 @@ Deno.test({
         // The tab told the bridge that it asks the person, so the bridge waits longer.
         const sent = await tab.evaluate("aimSent") as string[];
         assert.ok(sent.some((m) => JSON.parse(m).type === "awaiting"), sent.join("\n"));
-        assert.match(await panelText(tab), /The agent asks to run pay with:\s*"bill-7"/);
+        assert.match(
+          await panelText(tab),
+          /The agent asks to run pay \(Pay the bill\) with:\s*"bill-7"/,
+        );
         await screenshotPanel(tab, "confirm");
         await clickPanelButton(tab, "Approve");
         const yes = await approved;

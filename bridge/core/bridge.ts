@@ -118,6 +118,21 @@ export interface OpenedSession {
   reused: boolean;
 }
 
+const interned = new Map<string, ActionSpec>();
+
+/**
+ * One shared object per distinct action: thousands of tabs of one page register the same
+ * actions, and each would otherwise keep its own copies. Specs are never changed once made.
+ */
+function intern(spec: ActionSpec): ActionSpec {
+  const key = JSON.stringify(spec);
+  const known = interned.get(key);
+  if (known) return known;
+  if (interned.size >= 2000) interned.clear();
+  interned.set(key, spec);
+  return spec;
+}
+
 /** Whether a string's UTF-8 form is over `limit` bytes, counting only when it has to. */
 function overBytes(text: string, limit: number): boolean {
   // A UTF-16 unit takes 1 to 3 UTF-8 bytes.
@@ -643,7 +658,7 @@ export class BridgeCore {
           spec.protected ||= floor.protected;
           spec.consequential ||= floor.consequential;
         }
-        accepted.push(spec);
+        accepted.push(intern(spec));
       } catch (error) {
         if (!(error instanceof MarkupError)) throw error;
         rejected.push({ id, reason: error.message });

@@ -45,7 +45,12 @@ export class Session {
   tabBound = false;
   inFlight = 0;
   ended: EndReason | null = null;
-  readonly idempotency = new Map<string, IdempotentEntry>();
+  #idempotency: Map<string, IdempotentEntry> | undefined;
+
+  /** Answers kept by `Idempotency-Key`; made on first use, as most sessions never need one. */
+  get idempotency(): Map<string, IdempotentEntry> {
+    return this.#idempotency ??= new Map();
+  }
 
   constructor(tokenHash: string, page: string, now: number, idleMs: number, tab: TabChannel) {
     this.tokenHash = tokenHash;

@@ -4,7 +4,14 @@
  */
 import { join } from "node:path";
 import { z } from "zod";
-import { AuditLog, createUserStore, type RequestLogEntry, serve, type UserRecord } from "../mod.ts";
+import {
+  AuditLog,
+  createUserStore,
+  type RequestLogEntry,
+  serve,
+  type ServedBridge,
+  type UserRecord,
+} from "../mod.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 import { fileURLToPath } from "node:url";
 
@@ -28,7 +35,8 @@ Options:
   --allowed-host NAME  a Host name allowed besides loopback names (repeatable)
   --data DIR           folder for the audit log (created); default: kept in memory
   --users FILE         JSON list of {"username", "passwordHash", "name"?} for login
-  --demo               serve the demo site that ships with aim instead of ROOT
+  --demo               run the demo app that ships with aim (its pages, users, API and
+                       data in --data, default .aim-demo-data) instead of serving ROOT
   --log-format F       text (default) or json: one line per request
   --quiet              no request log
   -h, --help           this help
@@ -110,6 +118,9 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (values.demo && positionals.length) {
     throw new CliError("give either ROOT or --demo", Exit.Usage);
   }
+  if (values.demo && values.users) {
+    throw new CliError("--demo has its own users; --users goes with a ROOT", Exit.Usage);
+  }
   const root = values.demo ? demoSiteRoot() : positionals[0] ?? ".";
   try {
     if (!(await Deno.stat(root)).isDirectory) throw new CliError(`ROOT ${root} is not a folder`);
@@ -151,7 +162,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const key = values.key ? await readText(values.key, "key") : undefined;
   const users = values.users ? createUserStore(await loadUsers(values.users)) : undefined;
   let audit: AuditLog | undefined;
-  if (values.data) {
+  if (values.data && !values.demo) {
     try {
       await Deno.mkdir(values.data, { recursive: true });
       audit = new AuditLog(join(values.data, "audit.sqlite"));
@@ -161,24 +172,31 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
       );
     }
   }
-  let served;
+  let served: ServedBridge;
+  let stopDemo: (() => PromiseLike<void>) | undefined;
+  const options = {
+    port,
+    hostname: values.host ?? "127.0.0.1",
+    cert,
+    key,
+    publicUrl,
+    trustProxy: values["trust-proxy"] ?? false,
+    allowedHosts: values["allowed-host"]?.map((h) => h.toLowerCase()),
+    log: values.quiet ? undefined : (entry: RequestLogEntry) => io.stdout(formatLog(format, entry)),
+    onError: (error: unknown) =>
+      io.stderr(`aim: internal error: ${error instanceof Error ? error.stack : error}\n`),
+    onListen: ({ url }: { url: string }) => io.stdout(`aim: serving ${root} at ${url}\n`),
+  };
   try {
-    served = serve({
-      root,
-      port,
-      hostname: values.host ?? "127.0.0.1",
-      cert,
-      key,
-      users,
-      audit,
-      publicUrl,
-      trustProxy: values["trust-proxy"] ?? false,
-      allowedHosts: values["allowed-host"]?.map((h) => h.toLowerCase()),
-      log: values.quiet ? undefined : (entry) => io.stdout(formatLog(format, entry)),
-      onError: (error) =>
-        io.stderr(`aim: internal error: ${error instanceof Error ? error.stack : error}\n`),
-      onListen: ({ url }) => io.stdout(`aim: serving ${root} at ${url}\n`),
-    });
+    if (values.demo) {
+      // The demo app itself: its users, its API and its data, not only its pages.
+      const { startDemo } = await import("../../demo/app.ts");
+      const demo = await startDemo({ ...options, data: values.data ?? ".aim-demo-data" });
+      served = demo.served;
+      stopDemo = () => demo[Symbol.asyncDispose]();
+    } else {
+      served = serve({ ...options, root, users, audit });
+    }
   } catch (error) {
     audit?.close();
     if (error instanceof Deno.errors.AddrInUse) {
@@ -196,7 +214,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   }
   const stop = () => {
     io.stdout("aim: shutting down\n");
-    served.shutdown();
+    stopDemo ? stopDemo() : served.shutdown();
   };
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);

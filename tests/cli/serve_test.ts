@@ -329,8 +329,30 @@ Deno.test("aim serve says so when the port is already in use", async () => {
   Deno.removeSync(root, { recursive: true });
 });
 
-Deno.test("aim serve --demo serves the demo site that ships with aim", async () => {
-  await using aim = await startAim(["serve", "--demo", "--port", "0"]);
-  const sitemap = await (await fetch(`${aim.url}/sitemap.json`)).json();
-  assert.ok(sitemap.pages.some((p: { path: string }) => p.path === "/control-panel"));
+Deno.test("aim serve --demo runs the demo app that ships with aim, with its users and API", async () => {
+  const data = Deno.makeTempDirSync({ prefix: "aim-demo-data-" });
+  {
+    await using aim = await startAim(["serve", "--demo", "--port", "0", "--data", data]);
+    const sitemap = await (await fetch(`${aim.url}/sitemap.json`)).json();
+    assert.ok(sitemap.pages.some((p: { path: string }) => p.path === "/control-panel"));
+    const { sessionToken: token } = await (await sessionToken(aim.url)).json();
+    const login = await fetch(`${aim.url}/__aim/invoke`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: JSON.stringify({
+        actionId: "login",
+        input: { username: "alice", password: "wonderland" },
+      }),
+    });
+    assert.equal(login.status, 200);
+    await login.body?.cancel();
+    const api = await fetch(`${aim.url}/api/requests`);
+    assert.equal(api.status, 401);
+    await api.body?.cancel();
+  }
+  assert.ok(Deno.statSync(join(data, "demo.sqlite")).isFile);
+  assert.ok(Deno.statSync(join(data, "audit.sqlite")).isFile);
+  const both = await runAim(["serve", "--demo", "--users", "u.json"]);
+  assert.equal(both.code, 2);
+  Deno.removeSync(data, { recursive: true });
 });

@@ -28,6 +28,7 @@ export {
   AttemptLimiter,
   createUserStore,
   hashPassword,
+  rejectUnknownUser,
   type UserRecord,
   type UserStore,
   verifyPassword,

@@ -3,7 +3,13 @@
  * demo users, created and seeded on first run.
  */
 import { DatabaseSync } from "node:sqlite";
-import { hashPassword, type Identity, type UserStore, verifyPassword } from "../bridge/mod.ts";
+import {
+  hashPassword,
+  type Identity,
+  rejectUnknownUser,
+  type UserStore,
+  verifyPassword,
+} from "../bridge/mod.ts";
 
 /** The status of an expense request. */
 export type RequestStatus = "pending" | "approved" | "rejected";
@@ -162,11 +168,7 @@ export class DemoStore implements Disposable {
     return {
       verify: async (username: string, password: string): Promise<Identity | null> => {
         const row = find.get(username.toLowerCase());
-        if (!row) {
-          // Cost one scrypt anyway, so timing does not tell which names exist.
-          await verifyPassword(password, "scrypt$16384$8$1$AAAAAAAAAAAAAAAAAAAAAA==$AAAA");
-          return null;
-        }
+        if (!row) return await rejectUnknownUser(password);
         const ok = await verifyPassword(password, String(row.password_hash));
         return ok ? { username: username.toLowerCase(), name: String(row.name) } : null;
       },

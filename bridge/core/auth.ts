@@ -84,16 +84,27 @@ export async function verifyPassword(password: string, hash: string): Promise<bo
   }
 }
 
+let decoy: Promise<string> | undefined;
+
+/**
+ * The answer for a username no store knows: null, after the same scrypt work as a real check,
+ * so that timing does not tell which names exist. The decoy hash is made on first use.
+ */
+export async function rejectUnknownUser(password: string): Promise<null> {
+  decoy ??= hashPassword(crypto.randomUUID());
+  await verifyPassword(password, await decoy);
+  return null;
+}
+
 /** A user store over a fixed list of users. */
 export function createUserStore(records: UserRecord[]): UserStore {
   const users = new Map(records.map((r) => [r.username.toLowerCase(), r]));
-  // Unknown users still cost one scrypt, so timing does not tell which names exist.
-  const decoy = hashPassword(crypto.randomUUID(), { N: 16384 });
   return {
     async verify(username, password) {
       const record = users.get(username.toLowerCase());
-      const ok = await verifyPassword(password, record?.passwordHash ?? await decoy);
-      return record && ok
+      if (!record) return await rejectUnknownUser(password);
+      const ok = await verifyPassword(password, record.passwordHash);
+      return ok
         ? { username: record.username, ...(record.name ? { name: record.name } : {}) }
         : null;
     },

@@ -99,7 +99,6 @@ export class SessionStore {
   #leaseSweeper: ReturnType<typeof setInterval>;
   /** One options object for every channel, with hooks that find the session by `owner`. */
   #channelOptions: TabChannelOptions;
-  #endListeners: ((session: Session, reason: EndReason) => void)[] = [];
 
   constructor(options: SessionStoreOptions = {}) {
     this.#options = options;
@@ -126,11 +125,6 @@ export class SessionStore {
   /** Sessions held now. */
   get size(): number {
     return this.#byHash.size;
-  }
-
-  /** Calls `listener` whenever a session ends. */
-  onEnd(listener: (session: Session, reason: EndReason) => void): void {
-    this.#endListeners.push(listener);
   }
 
   /** Starts a session on `page`; returns it with its token, which is not kept. */
@@ -182,7 +176,6 @@ export class SessionStore {
     session.ended = reason;
     this.#byHash.delete(session.tokenHash);
     session.tab.close(reason);
-    for (const listener of this.#endListeners) listener(session, reason);
   }
 
   /** Ends every expired session. */

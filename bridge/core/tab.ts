@@ -121,11 +121,6 @@ export class TabChannel {
     return this.#holder;
   }
 
-  /** How many tabs wait for the lease. */
-  get waitingCount(): number {
-    return this.#waiting.length;
-  }
-
   /** Invocations queued or running. */
   get queued(): number {
     return this.#queue.length + (this.#current ? 1 : 0);

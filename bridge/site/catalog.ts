@@ -165,6 +165,8 @@ export class SiteCatalog implements Disposable {
   readonly root: SiteRoot;
   #cache = new Map<string, CacheEntry>();
   #files = new Map<string, string>();
+  /** The site's page paths, listed again only after files come or go. */
+  #pages: Promise<string[]> | null = null;
   #watcher: Deno.FsWatcher | null = null;
   /** Counts watcher events, so a scan that raced an edit is not kept. */
   #generation = 0;
@@ -190,6 +192,7 @@ export class SiteCatalog implements Disposable {
           if (event.kind !== "modify") {
             // Created, removed, renamed, or the watcher lost track: resolve pages again.
             this.#files.clear();
+            this.#pages = null;
             if (event.kind === "other") this.#cache.clear();
           }
         }
@@ -197,6 +200,7 @@ export class SiteCatalog implements Disposable {
         this.#watcher = null;
       }
       this.#files.clear();
+      this.#pages = null;
     })();
   }
 
@@ -257,10 +261,18 @@ export class SiteCatalog implements Disposable {
     return info?.agentEnabled ? info : null;
   }
 
+  #listPages(): Promise<string[]> {
+    return this.root.pages().catch((error) => {
+      this.#pages = null;
+      throw error;
+    });
+  }
+
   /** Every agent-enabled page of the site. */
   async agentPages(): Promise<PageInfo[]> {
     const out: PageInfo[] = [];
-    for (const page of await this.root.pages()) {
+    const pages = this.#watcher ? (this.#pages ??= this.#listPages()) : this.root.pages();
+    for (const page of await pages) {
       const info = await this.agentPage(page);
       if (info && !out.some((p) => p.file === info.file)) out.push(info);
     }

@@ -302,3 +302,18 @@ Deno.test("manifest paths answer errors with the manifest headers too", async ()
   assert.match(text, /cache-control: private, no-store/i);
   assert.match(text, /vary: Cookie, Authorization/i);
 });
+
+Deno.test("sitemap shows a page added while the bridge runs", async () => {
+  await using bridge = startBridge();
+  const paths = async () =>
+    Sitemap.parse(await (await bridge.fetch("/sitemap.json")).json()).pages.map((p) => p.path);
+  assert.ok(!(await paths()).includes("/added"));
+  await Deno.writeTextFile(`${bridge.root}/added.html`, `<aim-state name="x"></aim-state>`);
+  // The bridge learns of the new file from its watcher: wait for it, within a bound.
+  let now = await paths();
+  for (let i = 0; i < 200 && !now.includes("/added"); i++) {
+    await new Promise((resolve) => setTimeout(resolve, 10));
+    now = await paths();
+  }
+  assert.ok(now.includes("/added"));
+});

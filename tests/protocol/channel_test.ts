@@ -280,13 +280,27 @@ Deno.test("a tab that says the person must confirm gets the confirmation timeout
   tab.answerWith = "never";
   const session = bridge.served.bridge.core.sessions.find(token)!;
   const awaited: string[] = [];
+  let heard!: () => void;
+  const awaiting = new Promise<void>((resolve) => heard = resolve);
   const pending = bridge.served.bridge.core.invoke(session, { actionId: "pay", input: "x" }, {
-    onAwaiting: (message) => awaited.push(message),
+    onAwaiting: (message) => {
+      awaited.push(message);
+      heard();
+    },
   });
   const invoke = await tab.next("invoke");
   tab.send({ type: "awaiting", id: invoke.id, message: "Waiting for the person to approve pay" });
-  // Answer well after the tab timeout would have ended the invocation.
-  await new Promise((resolve) => setTimeout(resolve, 200));
+  await awaiting;
+  // Another invocation, started now with the same tab timeout, times out first: by then the
+  // tab timeout of the first one would have ended it too, had the prompt not extended it.
+  const other = await bridge.openSession("/control-panel");
+  await using silent = await FakeTab.open(bridge.origin, { token: other, page: "/control-panel" });
+  await silent.next("lease");
+  await silent.register([{ id: "search" }]);
+  silent.answerWith = "never";
+  const timedOut = await bridge.invoke(other, "search", "x");
+  assert.equal(timedOut.status, 504);
+  await timedOut.body?.cancel();
   tab.send({ type: "result", id: invoke.id, ok: true, result: "paid" });
   const result = await pending;
   assert.equal(result.result, "paid");

@@ -4,7 +4,7 @@
  * alive with heartbeats, prints `{"tabs", "failed", "ms"}` once all are open, and holds them
  * until stdin closes. It runs apart from the bridge so its memory is not counted.
  */
-import { FakeTab } from "../tests/helpers/fake_tab.ts";
+import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
 import { lines } from "./lib.ts";
 
 const [origin, page, countArg] = Deno.args;
@@ -27,13 +27,7 @@ function heartbeats(): void {
 heartbeats();
 
 async function openOne(): Promise<void> {
-  const res = await fetch(`${origin}/__aim/session`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ page }),
-  });
-  if (!res.ok) throw new Error(`session: ${res.status} ${await res.text()}`);
-  const { sessionToken } = await res.json();
+  const sessionToken = await openPageSession(origin, page);
   const tab = await FakeTab.open(origin, { token: sessionToken, page });
   tabs.push(tab);
   const lease = await tab.next("lease");

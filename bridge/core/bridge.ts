@@ -6,7 +6,8 @@ import { AimError, invalidToken, missingToken, notFound } from "../protocol/erro
 import { type ActionSpec, parseActionSpec, toManifestAction } from "../protocol/action_spec.ts";
 import { validateInput } from "../protocol/input.ts";
 import { MarkupError, redactSecrets } from "../protocol/markup.ts";
-import { parseUntrustedJson } from "../protocol/json.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
+import { fitState } from "../protocol/state_limit.ts";
 import { CloseCode, type SessionMessage, TabMessage } from "../protocol/channel.ts";
 import {
   InvokeRequest,
@@ -89,11 +90,15 @@ export interface BridgeCoreOptions {
   limits?: Partial<Limits>;
   /** Called after every invocation that reached an action. */
   onInvocation?: (record: InvocationRecord) => void;
+  /** Called for unexpected errors (bugs), without request data. */
+  onError?: (error: unknown) => void;
   now?: () => number;
 }
 
 /** Options of {@linkcode BridgeCore.invoke}. */
 export interface InvokeOptions {
+  /** The requesting client's address, for per-client limits (login throttling). */
+  client?: string;
   /** A retry with the same key in the same session gets the first answer. */
   idempotencyKey?: string;
   /** Called when the tab says the invocation waits for the person to confirm. */
@@ -103,6 +108,7 @@ export interface InvokeOptions {
 }
 
 interface CallState {
+  client?: string;
   /** Whether the action was started: only then is its answer kept for retries. */
   dispatched: boolean;
   /** The input once it passed the action's schema. */
@@ -114,8 +120,22 @@ interface CallState {
 /** The result of opening a session. */
 export interface OpenedSession {
   session: Session;
+  /** The agent's token: a new one, or the one the page resumed with. */
   token: string;
+  /** The tab credential of a new session; undefined when the page resumed its own. */
+  credential?: string;
   reused: boolean;
+}
+
+/** Options of {@linkcode BridgeCore.openSession}. */
+export interface OpenSessionOptions {
+  /**
+   * The page's own session to resume after a reload or a navigation: its tab credential and
+   * its token, which must belong to one session. Anything else opens a new session.
+   */
+  resume?: { credential: string; token: string };
+  /** The address of the client, for the per-client bound on unused sessions. */
+  client?: string;
 }
 
 const interned = new Map<string, ActionSpec>();
@@ -226,22 +246,53 @@ export class BridgeCore {
     if (token === undefined) throw missingToken();
     const session = this.sessions.find(token);
     if (!session) throw invalidToken();
+    this.sessions.use(session);
+    return session;
+  }
+
+  /**
+   * The session of a tab key (`X-Aim-Tab`): the page's own requests, which a cookie planted by
+   * another origin cannot redirect to another session.
+   *
+   * @throws {AimError} 403 `tab_required`.
+   */
+  authenticateTab(tabKey: string | undefined): Session {
+    const session = this.sessions.findByTabKey(tabKey);
+    if (!session || !session.tab.holder) {
+      throw new AimError(
+        403,
+        "tab_required",
+        "This route answers the page's own tab only; an agent invokes the page's actions at /__aim/invoke.",
+      );
+    }
     this.sessions.touch(session);
     return session;
   }
 
-  /** Opens a session on `page`, or re-attaches the session of `existingToken` to it. */
-  async openSession(page: string, existingToken?: string): Promise<OpenedSession> {
+  /**
+   * Opens a session on `page`, or re-attaches the page's own session to it when `resume`
+   * holds that session's tab credential and token. A cookie or a token alone never
+   * re-attaches: a page adopts no session its own tab did not open.
+   */
+  async openSession(page: string, options: OpenSessionOptions = {}): Promise<OpenedSession> {
     const info = await this.catalog.agentPage(page);
     if (!info) throw notFound(`No agent-enabled page at ${page}.`);
-    const existing = this.sessions.find(existingToken);
-    if (existing && existingToken) {
+    const { resume } = options;
+    const existing = this.sessions.findByCredential(resume?.credential);
+    if (existing && resume && this.sessions.find(resume.token) === existing) {
       existing.page = info.page;
       this.sessions.touch(existing);
-      return { session: existing, token: existingToken, reused: true };
+      return { session: existing, token: resume.token, reused: true };
     }
-    const { session, token } = this.sessions.create(info.page);
-    return { session, token, reused: false };
+    const { session, token, credential } = this.sessions.create(info.page, options.client);
+    return { session, token, credential, reused: false };
+  }
+
+  /** Gives the session a new tab credential and tab key, and hands them to its tabs. */
+  #rotate(session: Session): void {
+    const credential = this.sessions.rotate(session);
+    session.tab.broadcast({ type: "credential", credential });
+    session.tab.notify(this.sessionMessage(session));
   }
 
   /** The session message a tab receives on grant and on login changes. */
@@ -260,6 +311,7 @@ export class BridgeCore {
       authenticated: session.identity !== null,
       user,
       tabKey: session.tabKey,
+      maxStateBytes: this.limits.maxStateBytes,
     };
   }
 
@@ -394,6 +446,7 @@ export class BridgeCore {
       return this.#track(
         this.#invoke(session, request, {
           dispatched: false,
+          client: options.client,
           onAwaiting: options.onAwaiting,
           signal: options.signal,
         }),
@@ -411,23 +464,55 @@ export class BridgeCore {
           ),
         );
       }
-      return seen.outcome as Promise<InvokeResult>;
+      if (seen.outcome) return seen.outcome as Promise<InvokeResult>;
+      return Promise.reject(
+        new AimError(
+          409,
+          "idempotency_key_expired",
+          "The action ran once under this Idempotency-Key, but its answer is no longer kept; read the manifest for the current state.",
+        ),
+      );
     }
     const flag: CallState = {
       dispatched: false,
+      client: options.client,
       onAwaiting: options.onAwaiting,
       signal: options.signal,
     };
     const outcome = this.#track(this.#invoke(session, request, flag));
-    session.idempotency.set(key, { fingerprint: print, outcome });
-    outcome.catch(() => {
+    const entry = { fingerprint: print, outcome: outcome as Promise<unknown> | undefined, bytes: 0 };
+    session.idempotency.set(key, entry);
+    const keep = (answer: unknown) => {
+      if (session.idempotency.get(key) !== entry) return;
+      entry.bytes = JSON.stringify(answer)?.length ?? 0;
+      session.idempotencyBytes += entry.bytes;
+      this.#trimIdempotency(session);
+    };
+    outcome.then(keep, (error) => {
       // Only answers of an action that ran are kept; a rejected request may be retried.
-      if (!flag.dispatched) session.idempotency.delete(key);
+      if (!flag.dispatched) {
+        if (session.idempotency.get(key) === entry) session.idempotency.delete(key);
+      } else keep(error instanceof AimError ? error.toJSON() : null);
     });
     if (session.idempotency.size > this.sessions.maxIdempotencyKeys) {
-      session.idempotency.delete(session.idempotency.keys().next().value!);
+      const [oldest, dropped] = session.idempotency.entries().next().value!;
+      session.idempotencyBytes -= dropped.outcome ? dropped.bytes : 0;
+      session.idempotency.delete(oldest);
     }
     return outcome;
+  }
+
+  /**
+   * Keeps a session's idempotent answers within its byte budget: the oldest answers are
+   * dropped first, their keys kept, so that a retry is refused rather than run again.
+   */
+  #trimIdempotency(session: Session): void {
+    for (const entry of session.idempotency.values()) {
+      if (session.idempotencyBytes <= this.sessions.maxIdempotencyBytes) return;
+      if (!entry.outcome || entry.bytes === 0) continue;
+      entry.outcome = undefined;
+      session.idempotencyBytes -= entry.bytes;
+    }
   }
 
   #track<T>(promise: Promise<T>): Promise<T> {
@@ -550,7 +635,7 @@ export class BridgeCore {
       }
       flag.dispatched = true;
       const result = server
-        ? await this.#runServer(session, server, input)
+        ? await this.#runServer(session, server, input, flag)
         : await this.#runTab(session, spec, input, flag);
       return {
         ok: true,
@@ -563,16 +648,24 @@ export class BridgeCore {
     }
   }
 
-  async #runServer(session: Session, action: ServerAction, input: unknown): Promise<unknown> {
+  async #runServer(
+    session: Session,
+    action: ServerAction,
+    input: unknown,
+    call: CallState,
+  ): Promise<unknown> {
     const ctx: ServerActionContext = {
       session,
+      client: call.client ?? "unknown",
+      // Signing in or out rotates what binds the tab: a credential or tab key seen before
+      // the change is worth nothing after it.
       signIn: (identity) => {
         session.identity = { ...identity };
-        session.tab.notify(this.sessionMessage(session));
+        this.#rotate(session);
       },
       signOut: () => {
         session.identity = null;
-        session.tab.notify(this.sessionMessage(session));
+        this.#rotate(session);
       },
       end: () => this.sessions.end(session, "disconnected"),
     };
@@ -671,7 +764,7 @@ export class BridgeCore {
 
   /** A tab connected over the channel with this session's cookie. */
   connectTab(session: Session, port: TabPort): TabConnection {
-    session.tabBound = true;
+    this.sessions.bind(session);
     const tab = new TabConnection(port, session.page);
     if (session.ended) {
       port.send({ type: "ended", reason: session.ended });
@@ -688,11 +781,31 @@ export class BridgeCore {
     return tab;
   }
 
-  /** Handles one channel message; a malformed or oversized one closes that channel only. */
+  /**
+   * Handles one channel message; a malformed or oversized one closes that channel only, and
+   * nothing a tab sends can throw out of here.
+   */
   tabMessage(session: Session, tab: TabConnection, data: unknown, state: { hello: boolean }): void {
+    try {
+      this.#tabMessage(session, tab, data, state);
+    } catch (error) {
+      this.#options.onError?.(error);
+      tab.port.close(CloseCode.Malformed, "the bridge could not handle this message");
+      session.tab.detach(tab);
+    }
+  }
+
+  #tabMessage(session: Session, tab: TabConnection, data: unknown, state: { hello: boolean }): void {
     const close = (code: number, reason: string) => {
       tab.port.close(code, reason.slice(0, 120));
       session.tab.detach(tab);
+    };
+    // A registration runs after the catalog is read; its failure closes this channel only.
+    const then = (work: () => Promise<void> | void) => {
+      tab.registering = tab.registering.then(work).catch((error) => {
+        this.#options.onError?.(error);
+        close(CloseCode.Malformed, "the bridge could not handle this message");
+      });
     };
     if (typeof data !== "string") return close(CloseCode.Malformed, "messages are JSON text");
     if (overBytes(data, this.limits.maxMessageBytes)) {
@@ -700,12 +813,7 @@ export class BridgeCore {
     }
     const json = parseUntrustedJson(data);
     if (!json.ok) {
-      return close(
-        CloseCode.Malformed,
-        json.problem === "proto"
-          ? "malformed message: __proto__ keys are not accepted"
-          : "malformed message: not JSON",
-      );
+      return close(CloseCode.Malformed, `malformed message: ${jsonProblemMessage(json.problem, "it")}`);
     }
     const parsed = TabMessage.safeParse(json.value);
     if (!parsed.success) {
@@ -730,7 +838,7 @@ export class BridgeCore {
         tab.page = page;
         // A tab shows a page of this site; anything else would label the session with a page
         // whose manifest does not exist.
-        tab.registering = tab.registering.then(async () => {
+        then(async () => {
           const info = await this.catalog.agentPage(page).catch(() => null);
           if (!info) {
             return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
@@ -744,14 +852,14 @@ export class BridgeCore {
         return session.tab.heartbeat(tab);
       case "register": {
         // After the catalog is read, in order: a later registration never lands first.
-        tab.registering = tab.registering.then(() => this.#register(session, tab, message.actions));
+        then(() => this.#register(session, tab, message.actions));
         return;
       }
       case "state": {
-        if (overBytes(JSON.stringify(message.state), this.limits.maxStateBytes)) {
-          return close(CloseCode.TooLarge, `state over ${this.limits.maxStateBytes} bytes`);
-        }
-        session.tab.setState(tab, redactSecrets(message.state) as Record<string, unknown>);
+        // A page whose state outgrows the limit keeps its session: the state is cut, with a
+        // marker the agent reads (the elements cut it themselves first, and warn the author).
+        const clean = redactSecrets(message.state) as Record<string, unknown>;
+        session.tab.setState(tab, fitState(clean, this.limits.maxStateBytes).state);
         return;
       }
       case "awaiting":

@@ -11,6 +11,11 @@ import type { Identity, Session } from "./sessions.ts";
 export interface ServerActionContext {
   /** The session, read-only: its id, page and identity. */
   readonly session: Readonly<Pick<Session, "id" | "page" | "identity" | "tabBound">>;
+  /**
+   * The requesting client's address: the socket's remote IP, or the last X-Forwarded-For hop
+   * when the bridge trusts a proxy; "unknown" when not known.
+   */
+  readonly client: string;
   /** Attaches an identity to the session (application login). */
   signIn(identity: Identity): void;
   /** Removes the identity; the token stays valid. */
@@ -49,22 +54,37 @@ export interface BuiltinActionsOptions {
   limiter: AttemptLimiter;
   /** Password checks at once; more are refused with 429. Default 8. */
   maxConcurrentLogins?: number;
+  /** Password checks at once per client address and per session. Default 2. */
+  maxConcurrentLoginsPerClient?: number;
 }
 
-/** A count of work under way with a ceiling. */
-class Gate {
+/**
+ * A count of work under way with a ceiling, and a smaller one per key (client address,
+ * session), so that no one key can take every place.
+ */
+class FairGate {
   #inside = 0;
+  readonly #perKey = new Map<string, number>();
   readonly #max: number;
-  constructor(max: number) {
+  readonly #maxPerKey: number;
+  constructor(max: number, maxPerKey: number) {
     this.#max = max;
+    this.#maxPerKey = maxPerKey;
   }
-  tryEnter(): boolean {
+  tryEnter(keys: string[]): boolean {
     if (this.#inside >= this.#max) return false;
+    if (keys.some((key) => (this.#perKey.get(key) ?? 0) >= this.#maxPerKey)) return false;
     this.#inside++;
+    for (const key of keys) this.#perKey.set(key, (this.#perKey.get(key) ?? 0) + 1);
     return true;
   }
-  leave(): void {
+  leave(keys: string[]): void {
     this.#inside--;
+    for (const key of keys) {
+      const left = (this.#perKey.get(key) ?? 1) - 1;
+      if (left > 0) this.#perKey.set(key, left);
+      else this.#perKey.delete(key);
+    }
   }
 }
 
@@ -72,7 +92,7 @@ function tooManyAttempts(seconds: number): AimError {
   return new AimError(
     429,
     "too_many_requests",
-    `Too many failed logins; wait ${seconds} seconds before trying again.`,
+    `Too many failed logins from here; wait ${seconds} seconds before trying again.`,
     { headers: { "Retry-After": String(seconds) }, details: { retry_after: seconds } },
   );
 }
@@ -81,8 +101,10 @@ function tooManyAttempts(seconds: number): AimError {
 export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   const { users, limiter } = options;
   // scrypt is slow on purpose: a bound on checks at once keeps a flood of logins from eating
-  // the memory and CPU of the bridge.
-  const gate = new Gate(options.maxConcurrentLogins ?? 8);
+  // the memory and CPU of the bridge, and a bound per client and per session keeps one flood
+  // from taking every place: with the defaults, four addresses at least are needed to fill it.
+  const perClient = options.maxConcurrentLoginsPerClient ?? 2;
+  const gate = new FairGate(options.maxConcurrentLogins ?? 8, perClient);
   return [
     {
       id: "login",
@@ -101,27 +123,33 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
       available: "signed_out",
       async run(ctx, input) {
         const { username, password } = input as { username: string; password: string };
-        const keys = [`session:${ctx.session.id}`, `user:${username.toLowerCase()}`];
+        // Failures are counted per session and per (account, client address), never per
+        // account alone: wrong passwords for bob from one address make that address wait (a
+        // few seconds, at most 30), never bob at another. All callers whose address is not
+        // known share "unknown". Neither key, nor any message, holds the password.
+        const client = ctx.client ?? "unknown";
+        const keys = [
+          `session:${ctx.session.id}`,
+          `account:${JSON.stringify([client, username.toLowerCase()])}`,
+        ];
         const wait = Math.max(...keys.map((k) => limiter.retryAfter(k)));
         if (wait > 0) throw tooManyAttempts(wait);
-        // Counted before the (slow) check, so that attempts in parallel cannot slip past it.
-        for (const key of keys) limiter.fail(key);
-        if (!gate.tryEnter()) {
-          for (const key of keys) limiter.forgive(key);
+        const places = [`client:${client}`, `session:${ctx.session.id}`];
+        if (!gate.tryEnter(places)) {
           throw new AimError(
             429,
             "too_many_requests",
-            "Too many logins at once; retry in a second.",
-            {
-              headers: { "Retry-After": "1" },
-            },
+            "Too many logins at once from here; retry in a second.",
+            { headers: { "Retry-After": "1" } },
           );
         }
+        // Counted before the (slow) check, so that attempts in parallel cannot slip past it.
+        for (const key of keys) limiter.fail(key);
         let identity: Identity | null;
         try {
           identity = users ? await users.verify(username, password) : null;
         } finally {
-          gate.leave();
+          gate.leave(places);
         }
         if (!identity) {
           throw new AimError(422, "action_failed", "The username or password is incorrect.");

@@ -20,7 +20,10 @@ const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 /** Outcome of an idempotent invocation, kept for retries. */
 export interface IdempotentEntry {
   fingerprint: string;
-  outcome: Promise<unknown>;
+  /** The first answer; undefined once dropped to keep the session within its byte budget. */
+  outcome: Promise<unknown> | undefined;
+  /** Bytes of the answer, once known. */
+  bytes: number;
 }
 
 /** Why a session ended. */
@@ -33,31 +36,52 @@ export class Session {
   readonly tokenHash: string;
   readonly createdAt: number;
   readonly tab: TabChannel;
+  /** The address of the client that opened it (see `--trust-proxy`). */
+  readonly client: string;
   page: string;
   expiresAt: number;
   identity: Identity | null = null;
   /**
+   * The hash of the tab credential: what lets a browser tab open the channel and hold the
+   * lease. Only the page that opened the session receives it; the agent's token never
+   * leads to it. A new one replaces it on sign-in and sign-out.
+   */
+  credentialHash = "";
+  /**
    * A second secret, sent only to the tab that holds the lease: an app's own API can ask for
    * it, so that the token an agent holds is not enough to skip the page and its prompts.
+   * Replaced with the credential.
    */
-  readonly tabKey: string = newToken();
-  /** True once a tab has connected with this session's cookie. */
+  tabKey = "";
+  /** True once a tab has connected with this session's credential. */
   tabBound = false;
+  /** True once an agent used the token (anything but the page's own opening request). */
+  used = false;
   inFlight = 0;
   ended: EndReason | null = null;
   #idempotency: Map<string, IdempotentEntry> | undefined;
+  /** Bytes of the answers kept for `Idempotency-Key` retries. */
+  idempotencyBytes = 0;
 
   /** Answers kept by `Idempotency-Key`; made on first use, as most sessions never need one. */
   get idempotency(): Map<string, IdempotentEntry> {
     return this.#idempotency ??= new Map();
   }
 
-  constructor(tokenHash: string, page: string, now: number, idleMs: number, tab: TabChannel) {
-    this.tokenHash = tokenHash;
-    this.page = page;
-    this.createdAt = now;
-    this.expiresAt = now + idleMs;
-    this.tab = tab;
+  constructor(init: {
+    tokenHash: string;
+    page: string;
+    now: number;
+    expiresAt: number;
+    tab: TabChannel;
+    client: string;
+  }) {
+    this.tokenHash = init.tokenHash;
+    this.page = init.page;
+    this.createdAt = init.now;
+    this.expiresAt = init.expiresAt;
+    this.tab = init.tab;
+    this.client = init.client;
   }
 }
 
@@ -65,10 +89,22 @@ export class Session {
 export interface SessionStoreOptions extends Omit<TabChannelOptions, "onHeartbeat" | "onGrant"> {
   /** Idle time before a session expires; at most one hour. Default one hour. */
   idleMs?: number;
+  /**
+   * Idle time of a session that no tab has bound and no agent has used: a flood of mints
+   * goes away on its own. Default 2 minutes.
+   */
+  freshIdleMs?: number;
   /** Idempotency keys remembered per session. Default 256. */
   maxIdempotencyKeys?: number;
-  /** Sessions held at once; past it, new ones are refused (429). Default 100,000. */
+  /** Bytes of idempotent answers kept per session; older answers are dropped first. Default 1 MiB. */
+  maxIdempotencyBytes?: number;
+  /** Sessions held at once. Default 100,000. */
   maxSessions?: number;
+  /**
+   * Sessions no tab bound and nobody used that one client address may hold; past it, that
+   * address's oldest such session ends. Default 1,000.
+   */
+  maxFreshPerClient?: number;
   /** Called when a tab is granted a session's lease. */
   onGrant?: (session: Session) => void;
 }
@@ -86,12 +122,34 @@ export function newToken(): string {
   return btoa(binary).replaceAll("+", "-").replaceAll("/", "_").replace(/=+$/, "");
 }
 
+/** Whether a string has the shape of a token (or a tab credential). */
+export function isTokenShaped(text: string | undefined): text is string {
+  return text !== undefined && TOKEN_SHAPE.test(text);
+}
+
+/** A session just opened, with the secrets that are not kept. */
+export interface CreatedSession {
+  session: Session;
+  /** The agent's token: shown on the page, copied to the agent. */
+  token: string;
+  /** The tab credential: kept by the page that opened the session, never shown. */
+  credential: string;
+}
+
 /** All live sessions of a bridge. */
 export class SessionStore {
   readonly idleMs: number;
+  readonly freshIdleMs: number;
   readonly maxIdempotencyKeys: number;
+  readonly maxIdempotencyBytes: number;
   readonly maxSessions: number;
+  readonly maxFreshPerClient: number;
   #byHash = new Map<string, Session>();
+  #byCredential = new Map<string, Session>();
+  #byTabKey = new Map<string, Session>();
+  /** Sessions no tab bound and nobody used, oldest first: the first to go when full. */
+  #fresh = new Set<Session>();
+  #freshByClient = new Map<string, Set<Session>>();
   #fullSweepAt = 0;
   #options: SessionStoreOptions;
   #now: () => number;
@@ -103,10 +161,13 @@ export class SessionStore {
   constructor(options: SessionStoreOptions = {}) {
     this.#options = options;
     this.idleMs = Math.min(options.idleMs ?? MAX_IDLE_MS, MAX_IDLE_MS);
+    this.freshIdleMs = Math.min(options.freshIdleMs ?? 2 * 60_000, this.idleMs);
     this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? 256;
+    this.maxIdempotencyBytes = options.maxIdempotencyBytes ?? 1024 * 1024;
     this.maxSessions = options.maxSessions ?? 100_000;
+    this.maxFreshPerClient = options.maxFreshPerClient ?? 1000;
     this.#now = options.now ?? Date.now;
-    this.#sweeper = setInterval(() => this.sweep(), Math.min(60_000, this.idleMs));
+    this.#sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.freshIdleMs));
     Deno.unrefTimer(this.#sweeper as unknown as number);
     this.#channelOptions = {
       ...options,
@@ -127,16 +188,26 @@ export class SessionStore {
     return this.#byHash.size;
   }
 
-  /** Starts a session on `page`; returns it with its token, which is not kept. */
-  create(page: string): { session: Session; token: string } {
-    // When full, expired sessions make room (swept at most once a second under a flood).
-    if (this.#byHash.size >= this.maxSessions && this.#now() - this.#fullSweepAt > 1000) {
-      this.#fullSweepAt = this.#now();
-      this.sweep();
+  /** Sessions held now that no tab bound and nobody used. */
+  get freshCount(): number {
+    return this.#fresh.size;
+  }
+
+  /**
+   * Starts a session on `page` for a client address; returns it with its token and tab
+   * credential, which are not kept.
+   *
+   * @throws {AimError} 429 when the bridge holds as many live sessions as it may.
+   */
+  create(page: string, client = "unknown"): CreatedSession {
+    // One address may hold only so many sessions nobody uses: its oldest goes first.
+    const mine = this.#freshByClient.get(client);
+    if (mine && mine.size >= this.maxFreshPerClient) {
+      this.end(mine.values().next().value!, "expired");
     }
+    if (this.#byHash.size >= this.maxSessions) this.#makeRoom();
     if (this.#byHash.size >= this.maxSessions) {
-      // Refuse newcomers rather than end someone's live session: a flood of new sessions must
-      // not log anyone out.
+      // Every session is in use: refuse newcomers rather than end someone's live session.
       throw new AimError(
         429,
         "too_many_requests",
@@ -145,18 +216,62 @@ export class SessionStore {
       );
     }
     const token = newToken();
-    const tokenHash = hashToken(token);
+    const now = this.#now();
     const tab = new TabChannel(this.#channelOptions);
-    const session = new Session(tokenHash, page, this.#now(), this.idleMs, tab);
+    const session = new Session({
+      tokenHash: hashToken(token),
+      page,
+      now,
+      expiresAt: now + this.freshIdleMs,
+      tab,
+      client,
+    });
     tab.owner = session;
-    this.#byHash.set(tokenHash, session);
-    return { session, token };
+    this.#byHash.set(session.tokenHash, session);
+    this.#fresh.add(session);
+    if (mine) mine.add(session);
+    else this.#freshByClient.set(client, new Set([session]));
+    const credential = this.rotate(session);
+    return { session, token, credential };
   }
 
-  /** The live session of `token`, or undefined when it is malformed, unknown or expired. */
-  find(token: string | undefined): Session | undefined {
-    if (!token || !TOKEN_SHAPE.test(token)) return undefined;
-    const session = this.#byHash.get(hashToken(token));
+  /** Ends expired sessions, then the oldest session nobody uses, to make room for one more. */
+  #makeRoom(): void {
+    // Swept at most once a second under a flood.
+    if (this.#now() - this.#fullSweepAt > 1000) {
+      this.#fullSweepAt = this.#now();
+      this.sweep();
+    }
+    const oldest = this.#fresh.values().next();
+    if (this.#byHash.size >= this.maxSessions && !oldest.done) this.end(oldest.value, "expired");
+  }
+
+  /** The session is in use (a tab bound it, or an agent used it): it keeps its full idle time. */
+  #inUse(session: Session): void {
+    if (!this.#fresh.delete(session)) return;
+    const mine = this.#freshByClient.get(session.client);
+    mine?.delete(session);
+    if (mine?.size === 0) this.#freshByClient.delete(session.client);
+  }
+
+  /**
+   * Gives a session a new tab credential and tab key, and returns the credential: on opening,
+   * and on sign-in and sign-out, so that whatever bound a tab before no longer does.
+   */
+  rotate(session: Session): string {
+    const credential = newToken();
+    this.#byCredential.delete(session.credentialHash);
+    this.#byTabKey.delete(hashToken(session.tabKey));
+    session.credentialHash = hashToken(credential);
+    session.tabKey = newToken();
+    if (!session.ended) {
+      this.#byCredential.set(session.credentialHash, session);
+      this.#byTabKey.set(hashToken(session.tabKey), session);
+    }
+    return credential;
+  }
+
+  #live(session: Session | undefined): Session | undefined {
     if (!session) return undefined;
     if (session.expiresAt <= this.#now()) {
       this.end(session, "expired");
@@ -165,9 +280,43 @@ export class SessionStore {
     return session;
   }
 
-  /** Renews a session's idle expiry. */
+  /** The live session of `token`, or undefined when it is malformed, unknown or expired. */
+  find(token: string | undefined): Session | undefined {
+    if (!isTokenShaped(token)) return undefined;
+    return this.#live(this.#byHash.get(hashToken(token)));
+  }
+
+  /** The live session of a tab credential, or undefined. */
+  findByCredential(credential: string | undefined): Session | undefined {
+    if (!isTokenShaped(credential)) return undefined;
+    return this.#live(this.#byCredential.get(hashToken(credential)));
+  }
+
+  /** The live session of a tab key, or undefined. */
+  findByTabKey(tabKey: string | undefined): Session | undefined {
+    if (!isTokenShaped(tabKey)) return undefined;
+    return this.#live(this.#byTabKey.get(hashToken(tabKey)));
+  }
+
+  /** An agent used the session: it is renewed and no longer counts as unused. */
+  use(session: Session): void {
+    session.used = true;
+    this.#inUse(session);
+    this.touch(session);
+  }
+
+  /** A tab connected with the session's credential. */
+  bind(session: Session): void {
+    session.tabBound = true;
+    this.#inUse(session);
+    this.touch(session);
+  }
+
+  /** Renews a session's idle expiry; one nobody uses yet keeps its short one. */
   touch(session: Session): void {
-    if (!session.ended) session.expiresAt = this.#now() + this.idleMs;
+    if (session.ended) return;
+    const idle = this.#fresh.has(session) ? this.freshIdleMs : this.idleMs;
+    session.expiresAt = this.#now() + idle;
   }
 
   /** Ends a session: its token stops working and its tabs are told. */
@@ -175,6 +324,9 @@ export class SessionStore {
     if (session.ended) return;
     session.ended = reason;
     this.#byHash.delete(session.tokenHash);
+    this.#byCredential.delete(session.credentialHash);
+    this.#byTabKey.delete(hashToken(session.tabKey));
+    this.#inUse(session);
     session.tab.close(reason);
   }
 

@@ -225,6 +225,11 @@ export class TabChannel {
     }
   }
 
+  /** Sends a message to every open tab of the session (each presented its credential). */
+  broadcast(message: BridgeMessage): void {
+    for (const tab of this.#connected) tab.port.send(message);
+  }
+
   /** Sends a message to the owner, if there is one. */
   notify(message: BridgeMessage): void {
     this.#holder?.port.send(message);

@@ -3,8 +3,7 @@
  * and its answers (or errors) into responses. Thin by design.
  */
 import { type Context, Hono } from "hono";
-import { getCookie, setCookie } from "hono/cookie";
-import { timingSafeEqual } from "node:crypto";
+import { setCookie } from "hono/cookie";
 import { serveStatic } from "hono/deno";
 import { encode as encodeToon } from "@toon-format/toon";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -13,9 +12,11 @@ import type { AuditEntry } from "../store/audit.ts";
 import { acpRoutes, type AcpRoutesOptions } from "../acp/routes.ts";
 import { AimError, badRequest, notFound } from "../protocol/errors.ts";
 import { publishedSchemas, SessionRequest } from "../protocol/schemas.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../protocol/channel.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
 import { mountAssets } from "./assets.ts";
 import {
+  clientAddress,
   forbiddenOrigin,
   isAllowedHost,
   isCrossOrigin,
@@ -34,8 +35,11 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-/** The hono environment of the bridge's app: `c.var.origin` is the bridge's own origin. */
-export type AppEnv = { Variables: { origin: string } };
+/**
+ * The hono environment of the bridge's app: `c.var.origin` is the bridge's own origin and
+ * `c.var.client` the address of the client (the proxy's word on it with `trustProxy`).
+ */
+export type AppEnv = { Variables: { origin: string; client: string } };
 type Env = AppEnv;
 
 /** Options of {@linkcode createApp}. */
@@ -68,10 +72,16 @@ export interface RequireSessionOptions {
 /** The header a page sends its session's tab key in. */
 export const TAB_KEY_HEADER = "X-Aim-Tab";
 
-function sameSecret(a: string, b: string): boolean {
-  const x = new TextEncoder().encode(a);
-  const y = new TextEncoder().encode(b);
-  return x.length === y.length && timingSafeEqual(x, y);
+/**
+ * The session of a request: the tab key when the page sends one (`X-Aim-Tab`), else the token
+ * (Bearer, else the cookie).
+ *
+ * @throws {AimError} 401 without a valid token, 403 `tab_required` for a stale tab key.
+ */
+export function readSession(c: Context<AppEnv>, core: BridgeCore): Session {
+  const tabKey = c.req.header(TAB_KEY_HEADER);
+  if (tabKey !== undefined) return core.authenticateTab(tabKey);
+  return core.authenticate(readToken(c)?.token);
 }
 
 /**
@@ -88,14 +98,15 @@ export function requireSession(
   if (c.req.method !== "GET" && c.req.method !== "HEAD" && isCrossOrigin(c, c.var.origin)) {
     throw forbiddenOrigin();
   }
-  const session = core.authenticate(readToken(c)?.token);
-  if (options.tab && !sameSecret(c.req.header(TAB_KEY_HEADER) ?? "", session.tabKey)) {
-    throw new AimError(
-      403,
-      "tab_required",
-      "This route answers the page's own tab only; an agent invokes the page's actions at /__aim/invoke.",
-    );
+  // The tab key alone names the page's session: a cookie planted by another origin cannot
+  // point the page's own requests at someone else's session. Without one, a request is
+  // still told first whether its token is any good (401).
+  const tabKey = c.req.header(TAB_KEY_HEADER);
+  if (options.tab && tabKey === undefined) {
+    core.authenticate(readToken(c)?.token);
+    core.authenticateTab(undefined);
   }
+  const session = options.tab ? core.authenticateTab(tabKey) : readSession(c, core);
   if (options.signedIn && !session.identity) {
     throw new AimError(
       403,
@@ -175,10 +186,20 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
         status: c.res.status,
         ms: Math.round((performance.now() - started) * 10) / 10,
       });
-    c.set("origin", requestOrigin(c, options));
+    // A Host that is no host (`127.0.0.1:P.evil`, `a b`) is refused before any URL is made.
+    const origin = requestOrigin(c, options);
+    if (origin === null) {
+      c.res = errorResponse(
+        badRequest("The Host header is not a valid host name and port."),
+        MANIFEST_HEADERS,
+      );
+      log();
+      return c.res;
+    }
+    c.set("origin", origin);
+    c.set("client", clientAddress(c, options));
     // HTTP/2 carries the host in :authority, which only the URL shows; an absolute request
     // line names a host of its own, which the origin (and so every URL in a manifest) comes from.
-    const origin = c.var.origin;
     if (
       allowed &&
       !(isAllowedHost(c.req.header("Host") ?? origin.slice(origin.indexOf("//") + 2), allowed) &&
@@ -203,24 +224,35 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   app.post("/__aim/session", async (c) => {
     if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
     const parsed = SessionRequest.safeParse(await readJson(c, core.limits.maxBodyBytes));
-    if (!parsed.success) throw badRequest('The body must be {"page": location.pathname}.');
+    if (!parsed.success) {
+      throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
+    }
     const page = normalizePage(parsed.data.page);
     if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
-    // Only the page's own cookie re-attaches its session: an agent's Bearer token never
-    // moves a session to another page.
-    const existing = getCookie(c, SESSION_COOKIE);
-    const { session, token } = await core.openSession(page, existing);
-    setCookie(c, SESSION_COOKIE, token, {
+    // Only the page's own tab credential, with its token, re-attaches its session: neither a
+    // cookie (another origin or port can plant one) nor an agent's token alone ever does.
+    const resumeToken = parsed.data.resume === undefined ? undefined : readToken(c)?.token;
+    const opened = await core.openSession(page, {
+      client: c.var.client,
+      resume: parsed.data.resume !== undefined && resumeToken !== undefined
+        ? { credential: parsed.data.resume, token: resumeToken }
+        : undefined,
+    });
+    const secure = c.var.origin.startsWith("https:");
+    setCookie(c, SESSION_COOKIE, opened.token, {
       httpOnly: true,
       sameSite: "Strict",
       path: "/",
-      secure: c.var.origin.startsWith("https:"),
+      secure,
+      ...(secure ? { prefix: "host" as const } : {}),
     });
     c.header("Cache-Control", "no-store");
     return c.json({
-      sessionToken: token,
-      expiresAt: new Date(session.expiresAt).toISOString(),
-      page: session.page,
+      sessionToken: opened.token,
+      expiresAt: new Date(opened.session.expiresAt).toISOString(),
+      page: opened.session.page,
+      ...(opened.credential ? { tabCredential: opened.credential } : {}),
+      resumed: opened.reused,
     });
   });
   app.all("/__aim/session", () => {
@@ -230,7 +262,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   app.post("/__aim/invoke", async (c) => {
     c.header("Cache-Control", "no-store");
     if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
-    const session = core.authenticate(readToken(c)?.token);
+    const session = readSession(c, core);
     const key = c.req.header("Idempotency-Key");
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
       throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
@@ -240,6 +272,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     const result = await core.invoke(session, request, {
       idempotencyKey: key,
       signal: c.req.raw.signal,
+      client: c.var.client,
     });
     return c.json(result);
   });
@@ -250,7 +283,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
   app.get("/__aim/activity", (c) => {
     c.header("Cache-Control", "private, no-store");
     c.header("Vary", "Cookie, Authorization");
-    const session = core.authenticate(readToken(c)?.token);
+    const session = readSession(c, core);
     return c.json({ entries: options.activity?.(session) ?? [] });
   });
 
@@ -266,7 +299,18 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
       );
     }
     if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
-    const session = core.authenticate(readToken(c)?.token);
+    // Only the tab credential opens the channel: never the agent's token, nor a cookie.
+    const offered = (c.req.header("Sec-WebSocket-Protocol") ?? "").split(",").map((p) => p.trim());
+    const credential = offered.find((p) => p.startsWith(CREDENTIAL_PROTOCOL_PREFIX))
+      ?.slice(CREDENTIAL_PROTOCOL_PREFIX.length);
+    const session = core.sessions.findByCredential(credential);
+    if (!offered.includes(TAB_PROTOCOL) || !session) {
+      throw new AimError(
+        403,
+        "tab_credential_required",
+        "The tab channel opens only with the tab credential the page received; an agent's token never opens it.",
+      );
+    }
     return tabSocket(c.req.raw, core, session);
   });
 
@@ -331,7 +375,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
  * tab, never the request: 10,000 idle tabs should not keep 10,000 requests alive.
  */
 function tabSocket(request: Request, core: BridgeCore, session: Session): Response {
-  const { socket, response } = Deno.upgradeWebSocket(request);
+  const { socket, response } = Deno.upgradeWebSocket(request, { protocol: TAB_PROTOCOL });
   openChannel(socket, core, session);
   return response;
 }

@@ -5,10 +5,11 @@
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { AimError, badRequest, invalidToken } from "../protocol/errors.ts";
-import { parseUntrustedJson } from "../protocol/json.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
 
-/** The session cookie's name. */
+/** The session cookie's name; over HTTPS it carries the `__Host-` prefix. */
 export const SESSION_COOKIE = "aim_session";
+const HOST_COOKIE = `__Host-${SESSION_COOKIE}`;
 
 /** Where a request's token came from. */
 export interface RequestToken {
@@ -28,8 +29,35 @@ export function readToken(c: Context): RequestToken | undefined {
     if (!match) throw invalidToken();
     return { token: match[1], via: "bearer" };
   }
-  const cookie = getCookie(c, SESSION_COOKIE);
+  const cookies = c.req.header("Cookie");
+  if (!cookies) return undefined;
+  // Two session cookies mean one was planted (another port, a sibling subdomain): trust neither.
+  const count = cookies.split(";").filter((part) => {
+    const name = part.slice(0, part.indexOf("=")).trim();
+    return name === SESSION_COOKIE || name === HOST_COOKIE;
+  }).length;
+  if (count > 1) throw invalidToken();
+  const cookie = getCookie(c, HOST_COOKIE) ?? getCookie(c, SESSION_COOKIE);
   return cookie ? { token: cookie, via: "cookie" } : undefined;
+}
+
+/**
+ * The address of the client: the socket's peer, or with `trustProxy` the last
+ * `X-Forwarded-For` hop (the one the proxy in front added; earlier ones are the client's to
+ * write). `"unknown"` when neither is known.
+ */
+export function clientAddress(
+  c: Context,
+  options: OriginOptions = {},
+): string {
+  if (options.trustProxy) {
+    const hops = c.req.header("X-Forwarded-For")?.split(",");
+    const last = hops?.[hops.length - 1]?.trim();
+    if (last && /^[0-9A-Fa-f.:[\]]{2,64}$/.test(last)) return last.toLowerCase();
+  }
+  const env = c.env as { info?: Deno.ServeHandlerInfo } | undefined;
+  const addr = env?.info?.remoteAddr as Deno.NetAddr | undefined;
+  return addr?.hostname ?? "unknown";
 }
 
 /** How the bridge learns its own origin. */
@@ -40,11 +68,30 @@ export interface OriginOptions {
   trustProxy?: boolean;
 }
 
-/** The origin this request was sent to, as the agent or browser sees it. */
-export function requestOrigin(c: Context, options: OriginOptions = {}): string {
+/** A `Host` header's shape: a name or address, then an optional port. */
+const HOST_SHAPE = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
+
+/**
+ * The origin this request was sent to, as the agent or browser sees it; null when its `Host`
+ * is malformed.
+ */
+export function requestOrigin(c: Context, options: OriginOptions = {}): string | null {
+  const hostHeader = c.req.header("Host");
+  if (hostHeader !== undefined && !HOST_SHAPE.test(hostHeader)) return null;
   if (options.publicUrl) return new URL(options.publicUrl).origin;
-  if (!options.trustProxy) return urlOrigin(c.req.url);
-  const url = new URL(c.req.url);
+  if (!options.trustProxy) {
+    try {
+      return urlOrigin(c.req.url);
+    } catch {
+      return null;
+    }
+  }
+  let url: URL;
+  try {
+    url = new URL(c.req.url);
+  } catch {
+    return null;
+  }
   const forwardedProto = c.req.header("X-Forwarded-Proto")?.split(",")[0].trim().toLowerCase();
   const forwardedHost = c.req.header("X-Forwarded-Host")?.split(",")[0].trim();
   const proto = forwardedProto === "http" || forwardedProto === "https"
@@ -138,11 +185,7 @@ export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   }
   const parsed = parseUntrustedJson(text);
   if (parsed.ok) return parsed.value;
-  throw badRequest(
-    parsed.problem === "proto"
-      ? 'Keys named "__proto__" are not accepted.'
-      : "The body is not valid JSON.",
-  );
+  throw badRequest(jsonProblemMessage(parsed.problem));
 }
 
 const LOOPBACK_NAMES = /^(localhost|[a-z0-9-]+\.localhost|127(?:\.\d{1,3}){3}|\[::1\])$/i;

@@ -5,19 +5,7 @@
 import { z } from "zod";
 import { InputValue } from "./schemas.ts";
 
-/** Close codes of the channel. */
-export const CloseCode = {
-  /** The bridge shuts down. */
-  GoingAway: 1001,
-  /** A message that does not parse or is not a known message. */
-  Malformed: 1008,
-  /** A message or a state over its size limit. */
-  TooLarge: 1009,
-  /** The session ended: disconnect, expiry, or a replaced session. */
-  SessionEnded: 4001,
-  /** The lease ran out without a heartbeat; another tab may now own the session. */
-  LeaseExpired: 4002,
-} as const;
+export { CloseCode, CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "./wire.ts";
 
 /** An action as a tab registers it: checked again by the bridge before it is listed. */
 export const TabAction = z.looseObject({ id: z.string().max(200) });
@@ -94,6 +82,17 @@ export const SessionMessage = z.strictObject({
   user: z.strictObject({ username: z.string(), name: z.string().optional() }).nullable(),
   /** The page sends it as `X-Aim-Tab` to its own API (see `requireSession`); never show it. */
   tabKey: z.string(),
+  /** The largest state snapshot the bridge keeps whole; the tab cuts what is over it. */
+  maxStateBytes: z.int(),
+});
+
+/**
+ * The session's new tab credential, after a sign-in or sign-out: the tab keeps it in place of
+ * the old one, which no longer opens the channel.
+ */
+export const CredentialMessage = z.strictObject({
+  type: z.literal("credential"),
+  credential: z.string(),
 });
 
 /** Which of the registered actions the bridge accepted. */
@@ -141,6 +140,7 @@ export const EndedMessage = z.strictObject({
 export const BridgeMessage = z.discriminatedUnion("type", [
   LeaseMessage,
   SessionMessage,
+  CredentialMessage,
   RegisteredMessage,
   InvokeMessage,
   CancelMessage,

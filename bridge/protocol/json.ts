@@ -1,15 +1,56 @@
 /**
- * @module Parsing untrusted JSON: a `__proto__` key would vanish into an object's prototype
- * when a validator copies the object, so it is refused outright.
+ * @module Parsing untrusted JSON: nesting is bounded before anything recursive (the parser's
+ * reviver, zod, the secret filter) walks the value, and a `__proto__` key, which would vanish
+ * into an object's prototype when a validator copies the object, is refused outright.
  */
 
+/** Deepest nesting of arrays and objects accepted from outside. */
+export const MAX_JSON_DEPTH = 64;
+
 /** Why a text was refused. */
-export type JsonProblem = "syntax" | "proto";
+export type JsonProblem = "syntax" | "proto" | "depth";
+
+/**
+ * The deepest nesting of `[` and `{` in a JSON text, outside strings; counted in one pass
+ * with no recursion, and stopping as soon as it passes `limit`.
+ */
+export function jsonDepth(text: string, limit = Infinity): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    if (inString) {
+      if (c === 92 /* \ */) i++;
+      else if (c === 34 /* " */) inString = false;
+    } else if (c === 34) {
+      inString = true;
+    } else if (c === 91 /* [ */ || c === 123 /* { */) {
+      if (++depth > deepest) {
+        deepest = depth;
+        if (deepest > limit) return deepest;
+      }
+    } else if (c === 93 /* ] */ || c === 125 /* } */) {
+      depth--;
+    }
+  }
+  return deepest;
+}
+
+/** Options of {@linkcode parseUntrustedJson}. */
+export interface ParseJsonOptions {
+  /** Deepest nesting accepted. Default {@linkcode MAX_JSON_DEPTH}. */
+  maxDepth?: number;
+}
 
 /** The parsed value, or the problem with the text. */
 export function parseUntrustedJson(
   text: string,
+  options: ParseJsonOptions = {},
 ): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
+  if (jsonDepth(text, options.maxDepth ?? MAX_JSON_DEPTH) > (options.maxDepth ?? MAX_JSON_DEPTH)) {
+    return { ok: false, problem: "depth" };
+  }
   let proto = false;
   let value: unknown;
   try {
@@ -21,4 +62,16 @@ export function parseUntrustedJson(
     return { ok: false, problem: "syntax" };
   }
   return proto ? { ok: false, problem: "proto" } : { ok: true, value };
+}
+
+/** A sentence for people about a refused JSON text. */
+export function jsonProblemMessage(problem: JsonProblem, what = "The body"): string {
+  switch (problem) {
+    case "proto":
+      return 'Keys named "__proto__" are not accepted.';
+    case "depth":
+      return `${what} nests arrays and objects more than ${MAX_JSON_DEPTH} levels deep.`;
+    case "syntax":
+      return `${what} is not valid JSON.`;
+  }
 }

@@ -152,6 +152,11 @@ export type InvokeResult = z.infer<typeof InvokeResult>;
 /** The body of `POST /__aim/session`. */
 export const SessionRequest = z.strictObject({
   page: z.string().min(1).max(2048).startsWith("/"),
+  /**
+   * The page's own session to resume after a reload: the tab credential it was given when it
+   * opened the session. Sent with its token as `Authorization: Bearer`.
+   */
+  resume: z.string().max(100).optional(),
 });
 
 /** The answer of `POST /__aim/session`. */
@@ -159,6 +164,13 @@ export const SessionGrant = z.strictObject({
   sessionToken: z.string(),
   expiresAt: z.iso.datetime(),
   page: z.string(),
+  /**
+   * Only when a new session was opened: the tab credential, for the page that asked and
+   * nobody else. It opens the tab channel; never show it or give it to an agent.
+   */
+  tabCredential: z.string().optional(),
+  /** True when the page's own session was resumed. */
+  resumed: z.boolean(),
 });
 export type SessionGrant = z.infer<typeof SessionGrant>;
 

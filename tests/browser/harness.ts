@@ -130,6 +130,24 @@ export async function openPage(
   return page;
 }
 
+/**
+ * Opens `path` in a new tab opened by `opener`'s script, as a person duplicating a tab: the new
+ * tab starts with a copy of the opener's session storage, so it resumes the same session.
+ */
+export async function openFromPage(
+  context: BrowserContext,
+  opener: Page,
+  path: string,
+): Promise<Page> {
+  const created = new Promise<Page>((resolve) => {
+    context.once("targetcreated", async (target) => resolve((await target.page())!));
+  });
+  await opener.evaluate((p) => void open(p, "_blank"), path);
+  const page = await created;
+  await page.waitForFunction(() => document.readyState === "complete");
+  return page;
+}
+
 /** Waits until the panel's status is `status` (its reflected attribute). */
 export async function panelStatus(page: Page, status: string, timeout = 10_000): Promise<void> {
   await page.waitForFunction(

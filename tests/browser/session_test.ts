@@ -11,6 +11,7 @@ import {
   ELEMENTS,
   launchBrowser,
   NO_CHROMIUM,
+  openFromPage,
   openPage,
   panelStatus,
   panelText,
@@ -108,13 +109,17 @@ Deno.test({
     });
 
     await t.step(
-      "a second tab with the same session waits for the lease and takes over when the first closes",
+      "a tab opened from the first one shares its session, waits for the lease and takes over when the first closes",
       async () => {
         await using context = await browser.context();
         const first = await openPage(context, bridge, "/");
         const token = await panelToken(first);
         await panelStatus(first, "connected");
-        const second = await openPage(context, bridge, "/");
+        // A tab of its own (not opened from this one) gets a session of its own.
+        const stranger = await openPage(context, bridge, "/");
+        assert.notEqual(await panelToken(stranger), token);
+        await stranger.close();
+        const second = await openFromPage(context, first, "/");
         assert.equal(await panelToken(second), token);
         await panelStatus(second, "waiting");
         assert.match(await panelText(second), /Another tab has this session/);

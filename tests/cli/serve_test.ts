@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { AuditLog } from "../../bridge/mod.ts";
-import { FakeTab } from "../helpers/fake_tab.ts";
+import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 import { runAim, startAim } from "../helpers/cli.ts";
 
 function site(): string {
@@ -26,8 +26,7 @@ async function sessionToken(url: string, headers: Record<string, string> = {}): 
 Deno.test("aim serve logs one line per request, never a token, and stops on SIGTERM", async () => {
   const root = site();
   await using aim = await startAim(["serve", root, "--port", "0"]);
-  const res = await sessionToken(aim.url);
-  const { sessionToken: token } = await res.json();
+  const token = await openPageSession(aim.url, "/control-panel");
   const manifest = await fetch(`${aim.url}/control-panel.json`, {
     headers: { Authorization: `Bearer ${token}` },
   });

@@ -2,7 +2,7 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { DatabaseSync } from "node:sqlite";
 import { startDemo } from "../../demo/app.ts";
-import { FakeTab } from "../helpers/fake_tab.ts";
+import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 
 /** Tab keys by token: the page's API answers only requests that carry the session's one. */
 const keys = new Map<string, string>();
@@ -15,15 +15,10 @@ class Tabs implements AsyncDisposable {
   readonly tabs: FakeTab[] = [];
 
   async signIn(origin: string, username = "alice", password = "wonderland"): Promise<string> {
-    const res = await fetch(`${origin}/__aim/session`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json" },
-      body: JSON.stringify({ page: "/control-panel" }),
-    });
-    const { sessionToken } = await res.json();
+    const sessionToken = await openPageSession(origin, "/control-panel");
     const tab = await FakeTab.open(origin, { token: sessionToken, page: "/control-panel" });
     this.tabs.push(tab);
-    keys.set(sessionToken, (await tab.next("session")).tabKey);
+    await tab.next("session");
     const decide = (verb: string) => async (id: unknown) => {
       const answer = await api(origin, sessionToken, `/api/requests/${id}/${verb}`, {
         method: "POST",
@@ -41,9 +36,12 @@ class Tabs implements AsyncDisposable {
       },
       { id: "reject_request", input_example: "req-4", protected: true, handler: decide("reject") },
     ]);
+    // Signing in gives the tab a new tab key.
+    const rotated = tab.next("session", (m) => m.authenticated);
     const login = await invoke(origin, sessionToken, "login", { username, password });
     assert.equal(login.status, 200, await login.clone().text());
     await login.body?.cancel();
+    keys.set(sessionToken, (await rotated).tabKey);
     return sessionToken;
   }
 
@@ -81,12 +79,7 @@ Deno.test("the demo API refuses a request without the session's signed-in identi
   const origin = demo.served.url;
   await expectError(await api(origin, null, "/api/requests"), 401, "missing_token");
   await expectError(await api(origin, "forged", "/api/requests"), 401, "invalid_token");
-  const res = await fetch(`${origin}/__aim/session`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json" },
-    body: JSON.stringify({ page: "/control-panel" }),
-  });
-  const { sessionToken } = await res.json();
+  const sessionToken = await openPageSession(origin, "/control-panel");
   await using tab = await FakeTab.open(origin, { token: sessionToken, page: "/control-panel" });
   keys.set(sessionToken, (await tab.next("session")).tabKey);
   await expectError(await api(origin, sessionToken, "/api/requests"), 403, "login_required");
@@ -282,7 +275,8 @@ Deno.test("a restart over the same data keeps the data and the audit trail, not 
     await res.body?.cancel();
   }
   await using again = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
-  await expectError(await api(again.served.url, token, "/api/requests"), 401, "invalid_token");
+  await expectError(await api(again.served.url, token, "/api/requests"), 403, "tab_required");
+  await expectError(await invoke(again.served.url, token, "search", "x"), 401, "invalid_token");
   assert.equal(again.store.get("req-3").status, "approved");
   const db = new DatabaseSync(join(data, "audit.sqlite"));
   const rows = db.prepare("SELECT action_id, status, input FROM audit ORDER BY id").all();

@@ -3,6 +3,7 @@
  */
 import { dirname, join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
+import { rememberCredential } from "./fake_tab.ts";
 
 /** Files of a temporary site: path → contents. */
 export type SiteFiles = Record<string, string>;
@@ -86,7 +87,9 @@ export function startBridge(options: StartBridgeOptions = {}): TestBridge {
         body: JSON.stringify({ page }),
       });
       if (res.status !== 200) throw new Error(`openSession: ${res.status} ${await res.text()}`);
-      return (await res.json()).sessionToken;
+      const grant = await res.json();
+      rememberCredential(grant.sessionToken, grant.tabCredential);
+      return grant.sessionToken;
     },
     invoke(token, actionId, input, headers = {}) {
       return fetch(origin + "/__aim/invoke", {

@@ -3,14 +3,50 @@
  * benchmark. It answers invocations through handlers, like a page would.
  */
 import type { BridgeMessage } from "../../bridge/protocol/channel.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../../bridge/protocol/wire.ts";
+
+/**
+ * Tab credentials by token, as pages receive them from `POST /__aim/session`: the test
+ * helpers that open sessions record them here, so that a fake tab can present its own.
+ */
+export const credentials = new Map<string, string>();
+
+/** Records the credential of a session a test opened (see {@linkcode credentials}). */
+export function rememberCredential(token: string, credential: string | undefined): void {
+  if (credential) credentials.set(token, credential);
+}
+
+/**
+ * Opens a session on `page` as a page does (`POST /__aim/session`) and records its tab
+ * credential; returns the token.
+ */
+export async function openPageSession(
+  origin: string,
+  page: string,
+  headers: Record<string, string> = {},
+): Promise<string> {
+  const res = await fetch(`${origin}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", ...headers },
+    body: JSON.stringify({ page }),
+  });
+  if (!res.ok) throw new Error(`session: ${res.status} ${await res.text()}`);
+  const grant = await res.json();
+  rememberCredential(grant.sessionToken, grant.tabCredential);
+  return grant.sessionToken;
+}
 
 /** How a fake tab answers one invocation: a result, a thrown error (422), or never. */
 export type FakeHandler = (input: unknown) => unknown | Promise<unknown>;
 
 /** Options of {@linkcode FakeTab.open}. */
 export interface FakeTabOptions {
-  /** The session token, sent as the `aim_session` cookie. */
+  /** The session token; its tab credential is looked up in {@linkcode credentials}. */
   token: string;
+  /** The tab credential to present; default the one recorded for `token`. */
+  credential?: string;
+  /** Extra headers (a cookie, an Authorization header), as an attacker would add. */
+  headers?: Record<string, string>;
   /** The page the tab shows. */
   page: string;
   /** `Origin` header; default: the bridge's own origin. */
@@ -41,9 +77,11 @@ export class FakeTab implements AsyncDisposable {
   /** Opens the channel of `options.token` on the bridge at `origin`. */
   static async open(bridgeOrigin: string, options: FakeTabOptions): Promise<FakeTab> {
     const url = bridgeOrigin.replace(/^http/, "ws") + "/__aim/tab";
-    // Deno's WebSocket takes headers, so a test can be a browser with a cookie.
+    // Deno's WebSocket takes headers, so a test can be a browser (or an attacker).
+    const credential = options.credential ?? credentials.get(options.token) ?? "";
     const socket = new WebSocket(url, {
-      headers: { Cookie: `aim_session=${options.token}`, Origin: options.origin ?? bridgeOrigin },
+      protocols: [TAB_PROTOCOL, CREDENTIAL_PROTOCOL_PREFIX + credential],
+      headers: { Origin: options.origin ?? bridgeOrigin, ...options.headers },
     } as unknown as string[]);
     const tab = new FakeTab(socket);
     await new Promise<void>((resolve, reject) => {

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { CloseCode } from "../../bridge/protocol/channel.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
-import { FakeTab } from "../helpers/fake_tab.ts";
+import { credentials, FakeTab } from "../helpers/fake_tab.ts";
 
 /** Sends a raw WebSocket handshake and returns the status line and headers. */
 async function handshake(bridge: TestBridge, headers: Record<string, string>): Promise<string> {
@@ -25,22 +25,38 @@ async function handshake(bridge: TestBridge, headers: Record<string, string>): P
   return new TextDecoder().decode(buffer.subarray(0, n ?? 0));
 }
 
-Deno.test("the channel refuses an upgrade without a valid cookie or from another origin", async () => {
+Deno.test("the channel opens with the tab credential only, from the bridge's own origin", async () => {
   await using bridge = startBridge();
   const token = await bridge.openSession("/control-panel");
-  assert.match(await handshake(bridge, { Origin: bridge.origin }), /^HTTP\/1\.1 401/);
-  assert.match(
-    await handshake(bridge, { Origin: bridge.origin, Cookie: "aim_session=nope" }),
-    /^HTTP\/1\.1 401[\s\S]*invalid_token/,
-  );
-  assert.match(
-    await handshake(bridge, { Origin: "https://evil.example", Cookie: `aim_session=${token}` }),
-    /^HTTP\/1\.1 403[\s\S]*forbidden_origin/,
-  );
+  const protocols = (credential: string) => `aim-tab-v1, aim-credential.${credential}`;
+  const credential = credentials.get(token)!;
+  const refused = /^HTTP\/1\.1 403[\s\S]*tab_credential_required/;
+  assert.match(await handshake(bridge, { Origin: bridge.origin }), refused);
   assert.match(
     await handshake(bridge, { Origin: bridge.origin, Cookie: `aim_session=${token}` }),
-    /^HTTP\/1\.1 101/,
+    refused,
   );
+  assert.match(
+    await handshake(bridge, {
+      Origin: bridge.origin,
+      Authorization: `Bearer ${token}`,
+      "Sec-WebSocket-Protocol": protocols(token),
+    }),
+    refused,
+  );
+  assert.match(
+    await handshake(bridge, {
+      Origin: "https://evil.example",
+      "Sec-WebSocket-Protocol": protocols(credential),
+    }),
+    /^HTTP\/1\.1 403[\s\S]*forbidden_origin/,
+  );
+  const opened = await handshake(bridge, {
+    Origin: bridge.origin,
+    "Sec-WebSocket-Protocol": protocols(credential),
+  });
+  assert.match(opened, /^HTTP\/1\.1 101/);
+  assert.match(opened, /sec-websocket-protocol: aim-tab-v1\r\n/i);
   const plain = await bridge.fetch("/__aim/tab");
   assert.equal(plain.status, 426);
   assert.equal((await plain.json()).error, "upgrade_required");
@@ -126,7 +142,7 @@ Deno.test("a reload moves the session to the new page once the new tab owns it",
 Deno.test("a malformed message closes only that channel, with a reason", async () => {
   await using bridge = startBridge();
   const cases: [unknown, number, RegExp][] = [
-    ["not json", CloseCode.Malformed, /not JSON/],
+    ["not json", CloseCode.Malformed, /not valid JSON/],
     [{ type: "launch" }, CloseCode.Malformed, /malformed message/],
     [{ type: "state", state: "not an object" }, CloseCode.Malformed, /state/],
     [{ type: "result", id: "x", ok: false }, CloseCode.Malformed, /error/],
@@ -168,7 +184,7 @@ Deno.test("a message before hello closes the channel", async () => {
   assert.match(closed.reason, /hello/);
 });
 
-Deno.test("an oversized message or state closes the channel with 1009", async () => {
+Deno.test("an oversized message closes the channel with 1009; a large state is cut, not refused", async () => {
   await using bridge = startBridge({ limits: { maxMessageBytes: 4096, maxStateBytes: 1024 } });
   const token = await bridge.openSession("/control-panel");
   const big = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
@@ -178,13 +194,16 @@ Deno.test("an oversized message or state closes the channel with 1009", async ()
   assert.equal(closed.code, CloseCode.TooLarge);
   assert.match(closed.reason, /message over 4096 bytes/);
   const token2 = await bridge.openSession("/control-panel");
-  const state = await FakeTab.open(bridge.origin, { token: token2, page: "/control-panel" });
+  await using state = await FakeTab.open(bridge.origin, { token: token2, page: "/control-panel" });
   await state.next("lease");
   state.setState({ blob: "x".repeat(2000) });
-  const closed2 = await state.closed;
-  assert.equal(closed2.code, CloseCode.TooLarge);
-  assert.match(closed2.reason, /state over 1024 bytes/);
-  assert.equal((await bridge.fetch("/control-panel.json")).status, 200);
+  await state.register([{ id: "search", handler: () => "still here" }]);
+  const res = await bridge.invoke(token2, "search", "x");
+  assert.equal(res.status, 200);
+  const body = await res.json();
+  assert.equal(body.result, "still here");
+  assert.equal(body.state.blob, undefined);
+  assert.deepEqual(body.state._truncated.keys, { blob: "left out" });
 });
 
 Deno.test("register() rejects invalid and reserved actions and keeps the valid ones", async () => {
@@ -322,11 +341,17 @@ Deno.test("channel limits count bytes, not characters", async () => {
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
-  // 1,000 euro signs: 1,000 characters, 3,000 bytes of UTF-8.
-  tab.setState({ text: "€".repeat(1000) });
+  // 1,000 euro signs: 1,000 characters, 3,000 bytes of UTF-8: over the state limit.
+  tab.setState({ text: "€".repeat(1000), small: "€" });
+  await tab.register([{ id: "search", handler: () => "ok" }]);
+  const body = await (await bridge.invoke(token, "search", "x")).json();
+  assert.equal(body.state.small, "€");
+  assert.deepEqual(body.state._truncated.keys, { text: "left out" });
+  // 1,400 euro signs in one message: 4,200 bytes, over the message limit.
+  tab.send({ type: "state", state: { text: "€".repeat(1400) } });
   const closed = await tab.closed;
   assert.equal(closed.code, CloseCode.TooLarge);
-  assert.match(closed.reason, /state over 2048 bytes/);
+  assert.match(closed.reason, /message over 4096 bytes/);
 });
 
 Deno.test("a hello for a page that is not on this site closes the channel", async () => {

@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";
-import { FakeTab } from "../helpers/fake_tab.ts";
+import { credentials, FakeTab } from "../helpers/fake_tab.ts";
 
 function post(origin: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${origin}/__aim/session`, {
@@ -35,14 +35,20 @@ Deno.test("session() gives every page load its own 256-bit token", async () => {
   assert.equal(tokens.size, 20);
 });
 
-Deno.test("session() with a valid cookie gives the same session back, re-attached to the page", async () => {
+Deno.test("session() resumes the page's own session with its credential and token, re-attached to the page", async () => {
   await using bridge = startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
-  const again = await post(bridge.origin, { page: "/orders" }, { Cookie: `aim_session=${token}` });
+  const again = await post(
+    bridge.origin,
+    { page: "/orders", resume: credentials.get(token) },
+    { Authorization: `Bearer ${token}` },
+  );
   const body = await again.json();
   assert.equal(body.sessionToken, token);
+  assert.equal(body.resumed, true);
+  assert.equal(body.tabCredential, undefined);
   assert.equal(body.page, "/orders");
   const manifest = await bridge.fetch("/orders.json", {
     headers: { Authorization: `Bearer ${token}` },
@@ -105,7 +111,7 @@ Deno.test("session() answers 400 bad_request for bad bodies and 404 for unknown 
   assert.equal(get.headers.get("allow"), "POST");
 });
 
-Deno.test("session() marks the cookie Secure behind HTTPS", async () => {
+Deno.test("session() sets a __Host- cookie, Secure, behind HTTPS", async () => {
   // The bridge trusts the request's own URL; an HTTPS listener gives https: URLs.
   const { createBridge } = await import("../../bridge/mod.ts");
   const root = Deno.makeTempDirSync();
@@ -120,7 +126,11 @@ Deno.test("session() marks the cookie Secure behind HTTPS", async () => {
       }),
     );
     assert.equal(res.status, 200);
-    assert.match(res.headers.get("set-cookie") ?? "", /; Secure/);
+    const cookie = res.headers.get("set-cookie") ?? "";
+    assert.match(cookie, /^__Host-aim_session=[A-Za-z0-9_-]{43};/);
+    assert.match(cookie, /; Secure/);
+    assert.match(cookie, /; Path=\//);
+    assert.doesNotMatch(cookie, /Domain=/i);
   } finally {
     bridge.close();
     Deno.removeSync(root, { recursive: true });
@@ -240,6 +250,13 @@ Deno.test("session() re-attaches by the page's cookie only, never by an agent's 
 Deno.test("a full bridge refuses new sessions with 429 and never ends a live one", async () => {
   await using bridge = startBridge({ maxSessions: 3 });
   const tokens = await Promise.all([1, 2, 3].map(() => bridge.openSession("/control-panel")));
+  // In use: an agent has read each one.
+  for (const token of tokens) {
+    const res = await bridge.fetch("/control-panel.json", {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    await res.body?.cancel();
+  }
   const refused = await post(bridge.origin, { page: "/control-panel" });
   assert.equal(refused.status, 429);
   assert.equal(refused.headers.get("retry-after"), "60");

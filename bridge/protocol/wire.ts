@@ -1,0 +1,28 @@
+/**
+ * @module Constants of the tab channel that the browser bundle and the bridge share. No
+ * imports, so that the elements carry no validator.
+ */
+
+/** The subprotocol of the channel; the tab credential travels beside it. */
+export const TAB_PROTOCOL = "aim-tab-v1";
+
+/**
+ * A browser's WebSocket cannot send headers, so the tab credential travels as a second
+ * offered subprotocol, `aim-credential.<credential>`; the bridge answers with
+ * {@linkcode TAB_PROTOCOL} only. Cookies are never read there: another origin can plant those.
+ */
+export const CREDENTIAL_PROTOCOL_PREFIX = "aim-credential.";
+
+/** Close codes of the channel. */
+export const CloseCode = {
+  /** The bridge shuts down. */
+  GoingAway: 1001,
+  /** A message that does not parse or is not a known message. */
+  Malformed: 1008,
+  /** A message over its size limit. */
+  TooLarge: 1009,
+  /** The session ended: disconnect, expiry, or a replaced session. */
+  SessionEnded: 4001,
+  /** The lease ran out without a heartbeat; another tab may now own the session. */
+  LeaseExpired: 4002,
+} as const;

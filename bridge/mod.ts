@@ -36,7 +36,12 @@ export {
 export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
 export type { Identity, Session } from "./core/sessions.ts";
 export { AimError } from "./protocol/errors.ts";
-export { type AuditEntry, AuditLog } from "./store/audit.ts";
+export {
+  type AuditEntry,
+  AuditLog,
+  type AuditLogOptions,
+  DEFAULT_AUDIT_RETENTION_DAYS,
+} from "./store/audit.ts";
 export * as schemas from "./protocol/schemas.ts";
 export * as channel from "./protocol/channel.ts";
 

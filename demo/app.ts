@@ -28,6 +28,8 @@ export const DEMO_SITE = fileURLToPath(new URL("./site", import.meta.url));
 export interface DemoOptions extends Partial<Omit<ServeOptions, "root" | "users" | "audit">> {
   /** Folder for `demo.sqlite` and `audit.sqlite`, created when missing. */
   data: string;
+  /** Days the audit log keeps an entry. Default 90. */
+  auditRetentionDays?: number;
 }
 
 /** A running demo. */
@@ -119,9 +121,12 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
 export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   await Deno.mkdir(options.data, { recursive: true });
   const store = await DemoStore.open(join(options.data, "demo.sqlite"));
-  const audit = new AuditLog(join(options.data, "audit.sqlite"));
+  const { auditRetentionDays, ...rest } = options;
+  const audit = new AuditLog(join(options.data, "audit.sqlite"), {
+    retentionDays: auditRetentionDays,
+  });
   const served = serve({
-    ...options,
+    ...rest,
     root: DEMO_SITE,
     users: store.users,
     audit,

@@ -7,6 +7,7 @@ import { z } from "zod";
 import {
   AuditLog,
   createUserStore,
+  DEFAULT_AUDIT_RETENTION_DAYS,
   type RequestLogEntry,
   serve,
   type ServedBridge,
@@ -34,6 +35,7 @@ Options:
   --trust-proxy        honour X-Forwarded-Proto and X-Forwarded-Host
   --allowed-host NAME  a Host name allowed besides loopback names (repeatable)
   --data DIR           folder for the audit log (created); default: kept in memory
+  --audit-days N       days the audit log keeps an entry (default 90)
   --users FILE         JSON list of {"username", "passwordHash", "name"?} for login
   --demo               run the demo app that ships with aim (its pages, users, API and
                        data in --data, default .aim-demo-data) instead of serving ROOT
@@ -103,6 +105,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     "trust-proxy": { type: "boolean" },
     "allowed-host": { type: "string", multiple: true },
     data: { type: "string" },
+    "audit-days": { type: "string" },
     users: { type: "string" },
     demo: { type: "boolean" },
     "log-format": { type: "string" },
@@ -161,11 +164,18 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const cert = values.cert ? await readText(values.cert, "certificate") : undefined;
   const key = values.key ? await readText(values.key, "key") : undefined;
   const users = values.users ? createUserStore(await loadUsers(values.users)) : undefined;
+  const auditDays = Number(values["audit-days"] ?? DEFAULT_AUDIT_RETENTION_DAYS);
+  if (!/^\d+(\.\d+)?$/.test(values["audit-days"] ?? "90") || !(auditDays > 0)) {
+    throw new CliError(
+      `--audit-days must be a positive number of days, got "${values["audit-days"]}"`,
+      Exit.Usage,
+    );
+  }
   let audit: AuditLog | undefined;
   if (values.data && !values.demo) {
     try {
       await Deno.mkdir(values.data, { recursive: true });
-      audit = new AuditLog(join(values.data, "audit.sqlite"));
+      audit = new AuditLog(join(values.data, "audit.sqlite"), { retentionDays: auditDays });
     } catch (error) {
       throw new CliError(
         `cannot use data folder ${values.data}: ${error instanceof Error ? error.message : error}`,
@@ -191,7 +201,11 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     if (values.demo) {
       // The demo app itself: its users, its API and its data, not only its pages.
       const { startDemo } = await import("../../demo/app.ts");
-      const demo = await startDemo({ ...options, data: values.data ?? ".aim-demo-data" });
+      const demo = await startDemo({
+        ...options,
+        data: values.data ?? ".aim-demo-data",
+        auditRetentionDays: auditDays,
+      });
       served = demo.served;
       stopDemo = () => demo[Symbol.asyncDispose]();
     } else {
@@ -212,6 +226,14 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
       }`,
     );
   }
+  // Whatever one request or socket does, the process goes on: a rejection nobody awaited is a
+  // bug to log, never a reason to drop every session.
+  const survive = (event: PromiseRejectionEvent | ErrorEvent) => {
+    event.preventDefault();
+    options.onError("reason" in event ? event.reason : event.error);
+  };
+  addEventListener("unhandledrejection", survive);
+  addEventListener("error", survive);
   const stop = () => {
     io.stdout("aim: shutting down\n");
     stopDemo ? stopDemo() : served.shutdown();
@@ -221,6 +243,8 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   await served.finished;
   Deno.removeSignalListener("SIGINT", stop);
   Deno.removeSignalListener("SIGTERM", stop);
+  removeEventListener("unhandledrejection", survive);
+  removeEventListener("error", survive);
   io.stdout("aim: stopped\n");
   return Exit.Ok;
 }

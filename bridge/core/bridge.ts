@@ -43,6 +43,8 @@ export interface Limits {
   maxStateBytes: number;
   /** Invocations in flight per session. Default 8. */
   maxInFlight: number;
+  /** How long a request body may take to arrive, ms. Default 10 s. */
+  bodyTimeoutMs: number;
 }
 
 /** The default {@linkcode Limits}. */
@@ -51,6 +53,7 @@ export const DEFAULT_LIMITS: Limits = {
   maxMessageBytes: 1024 * 1024,
   maxStateBytes: 256 * 1024,
   maxInFlight: 8,
+  bodyTimeoutMs: 10_000,
 };
 
 /** One finished invocation, for an audit trail. */
@@ -79,8 +82,17 @@ export interface BridgeCoreOptions {
   idleMs?: number;
   /** Tab lease length. Default 15 s. */
   leaseMs?: number;
-  /** Sessions held at once; past it, new ones are refused (429). Default 100,000. */
+  /**
+   * Sessions held at once; when full, the oldest session no tab bound and nobody used makes
+   * room, and with none such new ones are refused (429). Default 100,000.
+   */
   maxSessions?: number;
+  /** Idle time of a session no tab bound and nobody used. Default 2 minutes. */
+  freshIdleMs?: number;
+  /** Unused sessions one client address may hold; its oldest ends past it. Default 1,000. */
+  maxFreshPerClient?: number;
+  /** Bytes of idempotent answers kept per session. Default 1 MiB. */
+  maxIdempotencyBytes?: number;
   /** How long an invocation waits for the tab. Default 30 s. */
   tabTimeoutMs?: number;
   /** How long it waits once the tab says a person must confirm. Default 5 minutes. */
@@ -185,6 +197,9 @@ export class BridgeCore {
       idleMs: options.idleMs,
       leaseMs: options.leaseMs,
       maxSessions: options.maxSessions,
+      freshIdleMs: options.freshIdleMs,
+      maxFreshPerClient: options.maxFreshPerClient,
+      maxIdempotencyBytes: options.maxIdempotencyBytes,
       tabTimeoutMs: options.tabTimeoutMs,
       confirmTimeoutMs: options.confirmTimeoutMs,
       maxQueue: this.limits.maxInFlight,
@@ -480,7 +495,11 @@ export class BridgeCore {
       signal: options.signal,
     };
     const outcome = this.#track(this.#invoke(session, request, flag));
-    const entry = { fingerprint: print, outcome: outcome as Promise<unknown> | undefined, bytes: 0 };
+    const entry = {
+      fingerprint: print,
+      outcome: outcome as Promise<unknown> | undefined,
+      bytes: 0,
+    };
     session.idempotency.set(key, entry);
     const keep = (answer: unknown) => {
       if (session.idempotency.get(key) !== entry) return;
@@ -795,7 +814,12 @@ export class BridgeCore {
     }
   }
 
-  #tabMessage(session: Session, tab: TabConnection, data: unknown, state: { hello: boolean }): void {
+  #tabMessage(
+    session: Session,
+    tab: TabConnection,
+    data: unknown,
+    state: { hello: boolean },
+  ): void {
     const close = (code: number, reason: string) => {
       tab.port.close(code, reason.slice(0, 120));
       session.tab.detach(tab);
@@ -813,7 +837,10 @@ export class BridgeCore {
     }
     const json = parseUntrustedJson(data);
     if (!json.ok) {
-      return close(CloseCode.Malformed, `malformed message: ${jsonProblemMessage(json.problem, "it")}`);
+      return close(
+        CloseCode.Malformed,
+        `malformed message: ${jsonProblemMessage(json.problem, "it")}`,
+      );
     }
     const parsed = TabMessage.safeParse(json.value);
     if (!parsed.success) {

@@ -21,6 +21,7 @@ import {
   isAllowedHost,
   isCrossOrigin,
   type OriginOptions,
+  readBearer,
   readJson,
   readToken,
   requestOrigin,
@@ -223,7 +224,9 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
 
   app.post("/__aim/session", async (c) => {
     if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
-    const parsed = SessionRequest.safeParse(await readJson(c, core.limits.maxBodyBytes));
+    const parsed = SessionRequest.safeParse(
+      await readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs),
+    );
     if (!parsed.success) {
       throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
     }
@@ -231,7 +234,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
     // Only the page's own tab credential, with its token, re-attaches its session: neither a
     // cookie (another origin or port can plant one) nor an agent's token alone ever does.
-    const resumeToken = parsed.data.resume === undefined ? undefined : readToken(c)?.token;
+    const resumeToken = parsed.data.resume === undefined ? undefined : readBearer(c);
     const opened = await core.openSession(page, {
       client: c.var.client,
       resume: parsed.data.resume !== undefined && resumeToken !== undefined
@@ -267,7 +270,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
       throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
     }
-    const request = await readJson(c, core.limits.maxBodyBytes);
+    const request = await readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs);
     // An agent that hangs up withdraws its invocation: never run what nobody waits for.
     const result = await core.invoke(session, request, {
       idempotencyKey: key,

@@ -18,17 +18,26 @@ export interface RequestToken {
 }
 
 /**
+ * The token of a request's `Authorization: Bearer` header, if it has one.
+ *
+ * @throws {AimError} 401 `invalid_token` for an Authorization header that is not Bearer.
+ */
+export function readBearer(c: Context): string | undefined {
+  const header = c.req.header("Authorization");
+  if (header === undefined) return undefined;
+  const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
+  if (!match) throw invalidToken();
+  return match[1];
+}
+
+/**
  * The token of a request: `Authorization: Bearer`, else the `aim_session` cookie.
  *
  * @throws {AimError} 401 `invalid_token` for an Authorization header that is not Bearer.
  */
 export function readToken(c: Context): RequestToken | undefined {
-  const header = c.req.header("Authorization");
-  if (header !== undefined) {
-    const match = /^Bearer[ \t]+([^\s]+)[ \t]*$/i.exec(header);
-    if (!match) throw invalidToken();
-    return { token: match[1], via: "bearer" };
-  }
+  const bearer = readBearer(c);
+  if (bearer !== undefined) return { token: bearer, via: "bearer" };
   const cookies = c.req.header("Cookie");
   if (!cookies) return undefined;
   // Two session cookies mean one was planted (another port, a sibling subdomain): trust neither.
@@ -140,12 +149,21 @@ export function forbiddenOrigin(): AimError {
   );
 }
 
+/** How long a request body may take to arrive, whole. */
+export const BODY_TIMEOUT_MS = 10_000;
+
 /**
- * The JSON body of a request, read up to `maxBytes`.
+ * The JSON body of a request, read up to `maxBytes` and within `timeoutMs`: a client that
+ * sends its body a byte at a time holds nothing for long.
  *
- * @throws {AimError} 400 `bad_request` (not JSON, wrong content type), 413 `payload_too_large`.
+ * @throws {AimError} 400 `bad_request` (not JSON, wrong content type), 408 `request_timeout`,
+ * 413 `payload_too_large`.
  */
-export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
+export async function readJson(
+  c: Context,
+  maxBytes: number,
+  timeoutMs: number = BODY_TIMEOUT_MS,
+): Promise<unknown> {
   const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
   if (type !== "application/json") {
     throw badRequest("Send the body as JSON with 'Content-Type: application/json'.");
@@ -161,16 +179,34 @@ export async function readJson(c: Context, maxBytes: number): Promise<unknown> {
   const chunks: Uint8Array[] = [];
   let size = 0;
   const reader = body.getReader();
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      // Rejected first: cancelling ends the pending read, which must not win the race.
+      reject(
+        new AimError(408, "request_timeout", `The body took over ${timeoutMs} ms to arrive.`, {
+          headers: { Connection: "close" },
+        }),
+      );
+      setTimeout(() => reader.cancel().catch(() => {}), 0);
+    }, timeoutMs);
+  });
+  late.catch(() => {});
   while (true) {
-    const { done, value } = await reader.read();
+    const { done, value } = await Promise.race([reader.read(), late]).catch((error) => {
+      clearTimeout(timer);
+      throw error;
+    });
     if (done) break;
     size += value.byteLength;
     if (size > maxBytes) {
+      clearTimeout(timer);
       await reader.cancel().catch(() => {});
       throw tooLarge();
     }
     chunks.push(value);
   }
+  clearTimeout(timer);
   const bytes = new Uint8Array(size);
   let offset = 0;
   for (const chunk of chunks) {

@@ -37,14 +37,38 @@ CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);
 /** Largest input kept per entry, as JSON text. */
 const MAX_INPUT_CHARS = 4096;
 
+/** Options of {@linkcode AuditLog}. */
+export interface AuditLogOptions {
+  /**
+   * Days an entry is kept; older ones are deleted when the log opens and every hour after.
+   * `Infinity` keeps everything. Default 90.
+   */
+  retentionDays?: number;
+  /** The clock. */
+  now?: () => number;
+}
+
+/** The default of {@linkcode AuditLogOptions.retentionDays}. */
+export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
+
+const DAY_MS = 24 * 60 * 60 * 1000;
+
 /** The audit trail of a bridge. */
 export class AuditLog implements Disposable {
   readonly #db: DatabaseSync;
   readonly #insert: StatementSync;
   readonly #bySession: StatementSync;
+  readonly #prune: StatementSync;
+  readonly #retentionMs: number;
+  readonly #now: () => number;
+  #pruner: ReturnType<typeof setInterval> | undefined;
 
   /** Opens (and creates) the log at `path`; `:memory:` keeps it in memory. */
-  constructor(path = ":memory:") {
+  constructor(path = ":memory:", options: AuditLogOptions = {}) {
+    const days = options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS;
+    if (!(days > 0)) throw new RangeError("The audit retention must be a positive number of days");
+    this.#retentionMs = days * DAY_MS;
+    this.#now = options.now ?? Date.now;
     this.#db = new DatabaseSync(path);
     this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     this.#db.exec(SCHEMA);
@@ -56,6 +80,20 @@ export class AuditLog implements Disposable {
       `SELECT at, session_id, username, page, action_id, input, status, outcome, duration_ms
        FROM audit WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
     );
+    // ISO 8601 times in UTC sort as text.
+    this.#prune = this.#db.prepare("DELETE FROM audit WHERE at < ?");
+    if (Number.isFinite(this.#retentionMs)) {
+      this.prune();
+      this.#pruner = setInterval(() => this.prune(), 60 * 60 * 1000);
+      Deno.unrefTimer(this.#pruner as unknown as number);
+    }
+  }
+
+  /** Deletes the entries older than the retention; returns how many went. */
+  prune(): number {
+    if (!Number.isFinite(this.#retentionMs) || !this.#db.isOpen) return 0;
+    const cutoff = new Date(this.#now() - this.#retentionMs).toISOString();
+    return Number(this.#prune.run(cutoff).changes);
   }
 
   /** Records one invocation; its input must already be redacted. */
@@ -92,6 +130,7 @@ export class AuditLog implements Disposable {
 
   /** Closes the database. */
   close(): void {
+    clearInterval(this.#pruner);
     if (this.#db.isOpen) this.#db.close();
   }
 

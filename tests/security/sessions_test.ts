@@ -1,0 +1,111 @@
+/**
+ * Finding 8 (sessions and memory): a flood of mints cannot lock real pages out, sessions no tab
+ * bound and nobody used go away within minutes, one client address holds a bounded number of
+ * them, and what a session keeps for idempotent retries is bounded in bytes.
+ */
+import assert from "node:assert/strict";
+import { AuditLog } from "../../bridge/mod.ts";
+import { startBridge } from "../helpers/bridge.ts";
+import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
+
+async function status(res: Response): Promise<number> {
+  await res.body?.cancel();
+  return res.status;
+}
+
+Deno.test("a flood of mints on a full bridge sheds unused sessions, never a real page's", async () => {
+  await using bridge = startBridge({ maxSessions: 20 });
+  const real = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token: real, page: "/control-panel" });
+  await tab.next("lease");
+  const agent = await bridge.openSession("/control-panel");
+  const read = (token: string) =>
+    bridge.fetch("/control-panel.json", { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(await status(await read(agent)), 200);
+  for (let i = 0; i < 200; i++) await bridge.openSession("/control-panel");
+  // During and after the flood: the bound and the used sessions live, and a new page gets in.
+  assert.equal(await status(await read(real)), 200);
+  assert.equal(await status(await read(agent)), 200);
+  const late = await openPageSession(bridge.origin, "/control-panel");
+  await using lateTab = await FakeTab.open(bridge.origin, { token: late, page: "/control-panel" });
+  assert.equal((await lateTab.next("lease")).status, "granted");
+  assert.ok(bridge.served.bridge.core.sessions.size <= 20);
+});
+
+Deno.test("a session no tab bound and nobody used expires within minutes; one in use lasts", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({ now: () => now, freshIdleMs: 120_000 });
+  const unused = await bridge.openSession("/control-panel");
+  const used = await bridge.openSession("/control-panel");
+  const read = (token: string) =>
+    bridge.fetch("/control-panel.json", { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(await status(await read(used)), 200);
+  now += 121_000;
+  assert.equal(await status(await read(unused)), 401);
+  assert.equal(await status(await read(used)), 200);
+});
+
+Deno.test("one client address holds a bounded number of unused sessions, its oldest going first", async () => {
+  await using bridge = startBridge({ maxFreshPerClient: 5 });
+  const tokens: string[] = [];
+  for (let i = 0; i < 8; i++) tokens.push(await bridge.openSession("/control-panel"));
+  const alive = await Promise.all(
+    tokens.map(async (token) =>
+      await status(
+        await bridge.fetch("/control-panel.json", {
+          headers: { Authorization: `Bearer ${token}` },
+        }),
+      ) === 200
+    ),
+  );
+  assert.deepEqual(alive, [false, false, false, true, true, true, true, true]);
+  assert.equal(bridge.served.bridge.core.sessions.freshCount, 0);
+});
+
+Deno.test("idempotent answers are kept within a byte budget; a retry past it is refused, never run again", async () => {
+  await using bridge = startBridge({ maxIdempotencyBytes: 50_000 });
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  let runs = 0;
+  await tab.register([{
+    id: "search",
+    handler: () => ({ run: ++runs, blob: "x".repeat(20_000) }),
+  }]);
+  const call = (key: string) => bridge.invoke(token, "search", "q", { "Idempotency-Key": key });
+  for (const key of ["a", "b", "c", "d"]) assert.equal(await status(await call(key)), 200);
+  assert.equal(runs, 4);
+  const session = bridge.served.bridge.core.sessions.find(token)!;
+  assert.ok(session.idempotencyBytes <= 50_000, String(session.idempotencyBytes));
+  // The newest answer is still there; the oldest was dropped: refused, and not run again.
+  const kept = await call("d");
+  assert.equal((await kept.json()).result.run, 4);
+  const dropped = await call("a");
+  assert.equal(dropped.status, 409);
+  assert.equal((await dropped.json()).error, "idempotency_key_expired");
+  assert.equal(runs, 4);
+});
+
+Deno.test("the audit log deletes entries older than its retention", () => {
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  using audit = new AuditLog(":memory:", { retentionDays: 30, now: () => now });
+  const entry = (at: number) => ({
+    at: new Date(at),
+    sessionId: "s",
+    page: "/",
+    username: null,
+    actionId: "search",
+    input: "x",
+    status: 200,
+    outcome: "ok",
+    durationMs: 1,
+  });
+  audit.record(entry(now - 40 * 86_400_000));
+  audit.record(entry(now - 10 * 86_400_000));
+  assert.equal(audit.prune(), 1);
+  assert.equal(audit.forSession("s").length, 1);
+  now += 25 * 86_400_000;
+  assert.equal(audit.prune(), 1);
+  assert.equal(audit.forSession("s").length, 0);
+  assert.throws(() => new AuditLog(":memory:", { retentionDays: 0 }), RangeError);
+});

@@ -7,6 +7,8 @@ import { type AppOptions, createApp, type RequestLogEntry } from "./http/app.ts"
 import { isLoopback } from "./http/request.ts";
 import { AuditLog } from "./store/audit.ts";
 import { InvocationStats } from "./acp/stats.ts";
+import type { RunStoreOptions } from "./acp/runs.ts";
+import { acpRoutes } from "./acp/routes.ts";
 
 export {
   type AppEnv,
@@ -64,6 +66,8 @@ export interface BridgeOptions extends BridgeCoreOptions {
   log?: (entry: RequestLogEntry) => void;
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
   routes?: AppOptions["routes"];
+  /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
+  acpRuns?: RunStoreOptions;
 }
 
 /** The Host names a loopback bridge answers to: its own, and the public URL's behind a proxy. */
@@ -102,7 +106,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     log: options.log,
     routes: options.routes,
     activity: (session) => audit.forSession(session.id),
-    acp: { stats },
+    protocols: [acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError })],
   });
   return {
     core,

@@ -11,15 +11,20 @@ function sh(text: string): string {
 }
 
 /**
- * `<aim-panel confirm="consequential">`: see DESIGN §5. It sits where the page puts it; to
- * float it, style the element (`aim-panel { position: fixed; bottom: 0 }`).
+ * `<aim-panel>`: see DESIGN §5. It sits where the page puts it; to float it, style the element
+ * (`aim-panel { position: fixed; bottom: 0 }`). While it is on the page, it is where the person
+ * confirms consequential actions. elements/mod.ts loads this module (its own chunk, with
+ * LitElement and lit-html) only when an `<aim-panel>` is in the document.
  */
 export class AimPanel extends LitElement {
   static override properties = {
     confirm: {},
     status: { reflect: true },
   };
-  /** `consequential`: the person approves or declines each consequential action first. */
+  /**
+   * Accepted for older pages (`confirm="consequential"`) and ignored: consequential actions
+   * always wait for the person, here while the panel is on the page.
+   */
   declare confirm: string | null;
   /** The client's status, reflected for styling (`aim-panel[status=connected]`). */
   declare status: string;
@@ -35,12 +40,18 @@ export class AimPanel extends LitElement {
     this.#log = [(e as CustomEvent<Activity>).detail, ...this.#log].slice(0, 50);
     this.requestUpdate();
   };
-  // Without confirm="consequential" every action goes ahead.
-  #confirmer = (request: ConfirmRequest) =>
-    this.confirm !== "consequential" || new Promise<boolean>((resolve) => {
+  #confirmer = (request: ConfirmRequest, signal?: AbortSignal) =>
+    new Promise<boolean>((resolve) => {
       // A new request means the bridge stopped waiting for the last one.
       this.#pending?.resolve(false);
+      this.#pending = null;
+      if (signal?.aborted) return resolve(false);
       this.#pending = { ...request, resolve };
+      // The bridge stopped waiting for this one: the prompt goes.
+      signal?.addEventListener(
+        "abort",
+        () => this.#pending?.id === request.id && this.#answer(false),
+      );
       this.requestUpdate();
       // The prompt takes focus, not a button, so that a stray Enter approves nothing.
       this.updateComplete.then(() =>
@@ -53,7 +64,6 @@ export class AimPanel extends LitElement {
     client.addEventListener("change", this.#onChange);
     document.addEventListener("aim-activity", this.#onActivity);
     client.confirmer = this.#confirmer;
-    client.oncancel = (id) => this.#pending?.id === id && this.#answer(false);
     this.#onChange();
   }
 
@@ -62,6 +72,8 @@ export class AimPanel extends LitElement {
     client.removeEventListener("change", this.#onChange);
     document.removeEventListener("aim-activity", this.#onActivity);
     if (client.confirmer === this.#confirmer) client.confirmer = null;
+    // Gone from the page, the prompt cannot be answered: it declines.
+    this.#answer(false);
     clearTimeout(this.#timer);
   }
 
@@ -151,6 +163,8 @@ label{display:block;font-weight:bold;margin-top:8px}
 input,textarea{box-sizing:border-box;flex:1;width:100%;font:12px monospace;padding:6px}
 button{font:inherit;min-height:40px}
 .confirm{padding:8px;border:2px solid #b60}
+.confirm button{padding:0 16px;border-radius:6px;border:2px solid #0b57d0;background:#fff;color:#0b57d0}
+.confirm .approve{background:#0b57d0;color:#fff;font-weight:bold}
 pre{white-space:pre-wrap;word-break:break-all}
 ol{max-height:9em;overflow:auto;padding:0;list-style:none}
 .failed{color:#900}`;

@@ -1,26 +1,116 @@
 /**
- * @module Builds the elements bundle: `deno bundle` makes one ES module of elements/mod.ts,
- * then terser squeezes it under its budget. `deno task bundle` runs it; the output path is the
- * one argument.
+ * @module Builds the elements: `deno bundle --code-splitting` makes ES modules of
+ * elements/mod.ts and the chunks it imports, terser squeezes each, and every import names the
+ * chunk's content. `deno task bundle` runs it; the one argument is the entry's path, and the
+ * chunks are written beside it:
+ *
+ * - `elements.bundle.js`: the entry, served as `/__aim/elements.js`;
+ * - `elements.shared.js`: what the entry and the lazy chunks share (the client, Lit's
+ *   ReactiveElement), imported statically, so loaded up front;
+ * - `elements.panel.js`: `<aim-panel>` with LitElement and lit-html, imported when an
+ *   `<aim-panel>` is in the document;
+ * - `elements.dialog.js`: the confirmation dialog, imported the first time it is needed.
+ *
+ * Modules import each other as `./elements.<name>.js?v=<hash>`, `<hash>` being the first 16 hex
+ * digits of the SHA-256 of the file's bytes; bridge/http/assets.ts serves each chunk at that
+ * URL only, cached for good. (A hash in the query, not the file name: the files keep their
+ * names, so that `deno check elements/` resolves the imports and `deno compile` embeds them.)
+ *
+ * @example
+ * ```sh
+ * deno run --allow-read --allow-write --allow-run --allow-env elements/build.ts elements/elements.bundle.js
+ * ```
  */
+import { createHash } from "node:crypto";
+import { basename, dirname, join, resolve } from "node:path";
+import { fileURLToPath as fromFileUrl } from "node:url";
 import { minify } from "terser";
 
-const out = Deno.args[0] ?? "elements/elements.bundle.js";
-const bundled = await Deno.makeTempFile({ suffix: ".js" });
+/** The chunks `deno bundle` makes (named after their module), and the name each file gets. */
+const NAMES: Record<string, string> = {
+  mod: "bundle",
+  chunk: "shared",
+  aim_panel: "panel",
+  confirm_dialog: "dialog",
+};
+
+const ROOT = new URL("../", import.meta.url);
+const out = resolve(Deno.args[0] ?? "elements/elements.bundle.js");
+// The entry imports its chunks by these names, from the same folder.
+if (basename(out) !== "elements.bundle.js") {
+  throw new Error(`the entry must be written as elements.bundle.js, not ${basename(out)}`);
+}
+
+/** The first 16 hex digits of the SHA-256 of `code`'s UTF-8 bytes, as assets.ts computes them. */
+function contentHash(code: string): string {
+  return createHash("sha256").update(new TextEncoder().encode(code)).digest("hex").slice(0, 16);
+}
+
+/** The `./x.js` files a module imports, statically or not. */
+function imports(code: string): string[] {
+  return [...code.matchAll(/(["'])\.\/([\w.-]+\.js)\1/g)].map((m) => m[2]);
+}
+
+const temp = await Deno.makeTempDir({ prefix: "aim-bundle-" });
 try {
   const built = await new Deno.Command(Deno.execPath(), {
-    args: ["bundle", "--quiet", "--platform=browser", "--minify", "-o", bundled, "elements/mod.ts"],
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=browser",
+      "--minify",
+      "--code-splitting",
+      "--outdir",
+      join(temp, "out"),
+      fromFileUrl(new URL("elements/mod.ts", ROOT)),
+    ],
+    cwd: fromFileUrl(ROOT),
     stdout: "inherit",
     stderr: "inherit",
   }).output();
   if (!built.success) Deno.exit(built.code || 1);
-  const minified = await minify(await Deno.readTextFile(bundled), {
-    module: true,
-    compress: { passes: 2 },
-    format: { comments: false },
-  });
-  if (minified.code === undefined) throw new Error("terser produced no code");
-  await Deno.writeTextFile(out, minified.code);
+
+  // Each output file by its name: its code and its file name.
+  const files = new Map<string, { code: string; name: string }>();
+  for await (const entry of Deno.readDir(join(temp, "out"))) {
+    const name = NAMES[entry.name.replace(/(-[A-Z0-9]+)?\.js$/, "")];
+    if (!name || [...files.values()].some((f) => f.name === name)) {
+      throw new Error(
+        `deno bundle made an unexpected chunk, ${entry.name}: give it a name in elements/build.ts ` +
+          "and serve it in bridge/http/assets.ts",
+      );
+    }
+    const minified = await minify(await Deno.readTextFile(join(temp, "out", entry.name)), {
+      module: true,
+      compress: { passes: 2 },
+      format: { comments: false },
+    });
+    if (minified.code === undefined) throw new Error(`terser produced no code for ${entry.name}`);
+    files.set(entry.name, { code: minified.code, name });
+  }
+  if (files.size !== Object.keys(NAMES).length) {
+    throw new Error(`deno bundle made ${[...files.keys()].join(", ")}: one is missing`);
+  }
+
+  // Each chunk's URL names its content, once the URLs it imports are in it: leaves first.
+  const urls = new Map<string, string>();
+  while (urls.size < files.size) {
+    const ready = [...files].filter(([file, { code }]) =>
+      !urls.has(file) && imports(code).every((dep) => urls.has(dep))
+    );
+    if (!ready.length) throw new Error("the chunks import each other in a cycle");
+    for (const [file, chunk] of ready) {
+      chunk.code = chunk.code.replace(
+        /(["'])\.\/([\w.-]+\.js)\1/g,
+        (text, quote, dep) => urls.has(dep) ? `${quote}./${urls.get(dep)}${quote}` : text,
+      );
+      urls.set(file, `elements.${chunk.name}.js?v=${contentHash(chunk.code)}`);
+    }
+  }
+
+  for (const { code, name } of files.values()) {
+    await Deno.writeTextFile(join(dirname(out), `elements.${name}.js`), code);
+  }
 } finally {
-  await Deno.remove(bundled);
+  await Deno.remove(temp, { recursive: true });
 }

@@ -3,6 +3,9 @@
  * the page's actions and state, runs invocations, and tells the page and the panel how it is.
  */
 import { redactSecrets } from "../bridge/protocol/markup.ts";
+import { fitState } from "../bridge/protocol/state_limit.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
+import type { ConfirmRequest } from "./confirm_dialog.ts";
 // Types only: the bundle must not carry zod.
 import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
 
@@ -18,13 +21,7 @@ export type Activity = Extract<BridgeMessage, { type: "activity" }>;
 type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
 type Timer = ReturnType<typeof setTimeout> | undefined;
 
-/** What the person is asked before a consequential action runs. */
-export interface ConfirmRequest {
-  /** The invocation's id: a `cancel` for it withdraws the prompt (see `oncancel`). */
-  id: string;
-  actionId: string;
-  input: unknown;
-}
+export type { ConfirmRequest };
 
 /** An `<aim-action>` as the client sees it. */
 export interface ActionSource extends Element {
@@ -52,12 +49,44 @@ function toJson(value: unknown): unknown {
   return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }
 
-function post(url: string, body: unknown): Promise<Response> {
+function post(url: string, body: unknown, token?: string): Promise<Response> {
   return fetch(url, {
     method: "POST",
-    headers: { "Content-Type": "application/json" },
+    headers: {
+      "Content-Type": "application/json",
+      ...(token ? { Authorization: `Bearer ${token}` } : {}),
+    },
     body: JSON.stringify(body),
   });
+}
+
+/**
+ * Where the tab keeps its session across reloads and navigations: this tab's own storage, of
+ * this origin only. Cookies would not do: another port or a sibling subdomain can plant them.
+ */
+const STORE_KEY = "aim.session";
+
+interface StoredSession {
+  token: string;
+  credential: string;
+}
+
+function stored(): StoredSession | null {
+  try {
+    const value = JSON.parse(sessionStorage.getItem(STORE_KEY) ?? "null");
+    return value?.token && value?.credential ? value : null;
+  } catch {
+    return null;
+  }
+}
+
+function store(value: StoredSession | null): void {
+  try {
+    if (value) sessionStorage.setItem(STORE_KEY, JSON.stringify(value));
+    else sessionStorage.removeItem(STORE_KEY);
+  } catch {
+    // Storage refused (private mode): the session then lasts as long as the page.
+  }
 }
 
 /** The manifest path of a page, as the bridge names it. */
@@ -84,10 +113,14 @@ export class AimClient extends EventTarget {
   /** The declarations last registered. */
   declarations: Record<string, unknown>[] = [];
   /**
-   * Asked before a consequential action runs: true (go ahead), or a promise of the person's
-   * answer. A connected `<aim-panel>` sets it.
+   * Asks the person before a consequential action runs: true, or a promise of true, is their
+   * approval; anything else declines. `signal` aborts when the bridge stops waiting (a `cancel`
+   * event on the client, fired by `oncancel`): the prompt must go. A connected `<aim-panel>`
+   * sets it; while it is null, the elements ask in their own modal dialog
+   * (elements/confirm_dialog.ts). Only `no-confirm` on the `<aim-action>` skips asking.
    */
-  confirmer: ((request: ConfirmRequest) => boolean | Promise<boolean>) | null = null;
+  confirmer: ((request: ConfirmRequest, signal: AbortSignal) => boolean | Promise<boolean>) | null =
+    null;
   /** Called when the bridge no longer waits for an invocation: a prompt for it must go. */
   oncancel: ((id: string) => void) | null = null;
   readonly actions = new Set<ActionSource>();
@@ -98,6 +131,8 @@ export class AimClient extends EventTarget {
   #attempts = 0;
   #sent = ["", ""];
   #queued = false;
+  /** The tab credential: opens the channel; never shown, never sent anywhere else. */
+  #credential = "";
 
   /** Opens the session and the channel. */
   start(): void {
@@ -110,6 +145,8 @@ export class AimClient extends EventTarget {
   /** Starts over with a new session, after the last one ended. */
   newSession(): void {
     this.token = "";
+    this.#credential = "";
+    store(null);
     this.#attempts = 0;
     this.#open();
   }
@@ -119,7 +156,7 @@ export class AimClient extends EventTarget {
    * bridge then tells the tab that the session ended.
    */
   disconnect(): void {
-    post("/__aim/invoke", { actionId: "disconnect", input: {} }).catch(() => {});
+    post("/__aim/invoke", { actionId: "disconnect", input: {} }, this.token).catch(() => {});
   }
 
   #set(status: Status, detail = "", until = 0): void {
@@ -135,6 +172,7 @@ export class AimClient extends EventTarget {
 
   #end(reason: EndReason, detail = `The session ended (${reason}).`): void {
     this.endReason = reason;
+    store(null);
     this.#close();
     this.#set("ended", detail);
   }
@@ -152,12 +190,20 @@ export class AimClient extends EventTarget {
     this.endReason = null;
     this.#set("connecting");
     if (!this.token) {
-      const res = await post("/__aim/session", { page: location.pathname }).catch(() => null);
+      // This tab's own session, if it opened one before this reload or navigation.
+      const mine = stored();
+      const res = await post(
+        "/__aim/session",
+        { page: location.pathname, ...(mine ? { resume: mine.credential } : {}) },
+        mine?.token,
+      ).catch(() => null);
       if (!res) return this.#backoff(() => this.#open());
       const body = await res.json().catch(() => ({}));
       if (!res.ok) return this.#end("unavailable", body.message);
       this.token = body.sessionToken;
+      this.#credential = body.resumed && mine ? mine.credential : body.tabCredential;
       this.page = body.page;
+      store({ token: this.token, credential: this.#credential });
     }
     this.#connect();
   }
@@ -171,7 +217,10 @@ export class AimClient extends EventTarget {
 
   #connect(): void {
     // http: becomes ws:, https: wss:
-    const socket = this.#socket = new WebSocket(`ws${location.origin.slice(4)}/__aim/tab`);
+    const socket = this.#socket = new WebSocket(`ws${location.origin.slice(4)}/__aim/tab`, [
+      TAB_PROTOCOL,
+      CREDENTIAL_PROTOCOL_PREFIX + this.#credential,
+    ]);
     let opened = false;
     socket.onopen = () => {
       opened = true;
@@ -234,6 +283,11 @@ export class AimClient extends EventTarget {
       case "cancel":
         this.oncancel?.(message.id);
         return;
+      case "credential":
+        // Signing in or out replaced what binds this tab: keep the new one for reloads.
+        this.#credential = message.credential;
+        store({ token: this.token, credential: this.#credential });
+        return;
       case "activity":
       case "session":
         if (message.type === "session") this.session = message;
@@ -259,13 +313,33 @@ export class AimClient extends EventTarget {
 
   async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {
     let answer: TabMessage;
+    const withdrawn = new AbortController();
+    const onCancel = (e: Event) => (e as CustomEvent).detail === id && withdrawn.abort();
+    this.addEventListener("cancel", onCancel);
     try {
-      const asked = consequential ? this.confirmer?.({ id, actionId, input }) : true;
-      // A prompt may take longer than the tab timeout: the bridge then waits longer.
-      if (typeof asked === "object") {
+      // Fail closed: a consequential action waits for the person, unless the page's own element
+      // says `no-confirm` (not `no-confirm="false"`).
+      const el = consequential
+        ? [...this.actions].find((a) => a.name === actionId && a.declaration())
+        : undefined;
+      const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
+      if (consequential && (optOut === undefined || optOut === "false")) {
+        // The person may take longer than the tab timeout: the bridge then waits longer.
         this.#send({ type: "awaiting", id, message: "Asking the person." });
+        // A panel on the page asks; while its module loads, wait for it, not for the modal.
+        if (!this.confirmer && document.querySelector("aim-panel")) {
+          await customElements.whenDefined("aim-panel");
+        }
+        const request = { id, actionId, input };
+        const approved = this.confirmer
+          ? await this.confirmer(request, withdrawn.signal)
+          : await (await import("./confirm_dialog.ts")).confirmInDialog(
+            request,
+            String(el?.declaration()?.description ?? ""),
+            withdrawn.signal,
+          );
+        if (approved !== true) throw "declined";
       }
-      if ((await asked) === false) throw "declined";
       const result = await this.run(actionId, input) as null;
       answer = { type: "result", id, ok: true, result };
     } catch (error) {
@@ -280,6 +354,7 @@ export class AimClient extends EventTarget {
         error: { code: declined ? "declined" : "action_failed", message },
       };
     }
+    this.removeEventListener("cancel", onCancel);
     // The bridge answers with the state it last got: send it first.
     this.#flush();
     this.#send(answer);
@@ -326,7 +401,12 @@ export class AimClient extends EventTarget {
         warn(`<aim-state name="${el.name}"> is not JSON`, el);
       }
     }
-    return redactSecrets(raw) as Record<string, unknown>;
+    const limit = this.session?.maxStateBytes ?? 256 * 1024;
+    const fitted = fitState(redactSecrets(raw) as Record<string, unknown>, limit);
+    if (fitted.truncated) {
+      warn(`the state is over ${limit} bytes: the agent sees it cut (see its "_truncated" key)`);
+    }
+    return fitted.state;
   }
 }
 

@@ -2,7 +2,9 @@
  * @module The base of `<aim-action>` and `<aim-state>`: a light-DOM element that renders
  * nothing, joins the client while connected, and reports any change inside it.
  */
-import { type PropertyDeclarations, ReactiveElement } from "lit";
+// Lit's base class alone: importing `lit` would load lit-html and LitElement up front, which
+// only the panel (loaded on demand) needs.
+import { type PropertyDeclarations, ReactiveElement } from "@lit/reactive-element";
 import { client } from "./client.ts";
 
 /** MutationObserver options that see every change inside an element. */

@@ -8,7 +8,7 @@ import type { z } from "zod";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
 import { AimError } from "../protocol/errors.ts";
-import type { AppEnv } from "../http/app.ts";
+import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";
 import { agentDirectory, agentManifest, PageFactsCache } from "./agents.ts";
 import { AcpHttpError, fromAimError } from "./errors.ts";
@@ -57,6 +57,11 @@ function methodNotAllowed(allow: string): never {
   throw new AcpHttpError(405, "server_error", `Method Not Allowed; use ${allow} here.`, {
     headers: { Allow: allow },
   });
+}
+
+/** The requesting client's address, as the HTTP layer found it; "unknown" when not known. */
+function clientOf(c: Context<Env>): string {
+  return c.var.client ?? "unknown";
 }
 
 /** The ACP routes of a bridge, to mount before its static files. */
@@ -130,6 +135,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
       sessionAgent: directory.nameOf(session.page),
       sessionId: request.session_id,
       input: request.input,
+      client: clientOf(c),
     });
     c.header("Run-ID", run.id);
     c.header("Cache-Control", "no-store");

@@ -113,44 +113,72 @@ export function createUserStore(records: UserRecord[]): UserStore {
 
 /** Options of {@linkcode AttemptLimiter}. */
 export interface AttemptLimiterOptions {
-  /** Failures allowed in a window. Default 5. */
+  /** Failures of a key that cost nothing; each one after them makes the key wait. Default 3. */
   max?: number;
-  /** The window. Default 5 minutes. */
+  /** A key's failures are forgotten this long after its last one. Default 15 minutes. */
   windowMs?: number;
+  /** The first wait. Default 1 s; it doubles with each further failure. */
+  baseDelayMs?: number;
+  /** The longest wait. Default 30 s: a key is never locked out for longer. */
+  maxDelayMs?: number;
+  /** Keys remembered at most; past it, those quiet the longest are forgotten. Default 100,000. */
+  maxKeys?: number;
   now?: () => number;
 }
 
-/** Counts failures per key in a fixed window. */
+/**
+ * Counts failures per key and makes a key with too many wait a short, bounded time: after
+ * `max` failures, `baseDelayMs` from its last failure, doubling with each further failure up to
+ * `maxDelayMs` (1 s, 2 s, 4 s, … 30 s by default). A quiet `windowMs` forgets the key.
+ *
+ * The wait is answered as 429 with `Retry-After` rather than held in line, so that nothing
+ * is kept open for it. Keys are the caller's choice: login counts per (account, client) and
+ * per session, never per account alone, so that nobody can make someone else wait.
+ */
 export class AttemptLimiter {
   readonly max: number;
   readonly windowMs: number;
+  readonly baseDelayMs: number;
+  readonly maxDelayMs: number;
+  readonly maxKeys: number;
   #now: () => number;
-  #failures = new Map<string, { count: number; resetAt: number }>();
+  /** By key, in the order of their last failure (oldest first). */
+  #failures = new Map<string, { count: number; last: number }>();
 
   constructor(options: AttemptLimiterOptions = {}) {
-    this.max = options.max ?? 5;
-    this.windowMs = options.windowMs ?? 5 * 60_000;
+    this.max = options.max ?? 3;
+    this.windowMs = options.windowMs ?? 15 * 60_000;
+    this.baseDelayMs = options.baseDelayMs ?? 1000;
+    this.maxDelayMs = options.maxDelayMs ?? 30_000;
+    this.maxKeys = options.maxKeys ?? 100_000;
     this.#now = options.now ?? Date.now;
+  }
+
+  /** The wait after `count` failures, in ms. */
+  delayAfter(count: number): number {
+    if (count < this.max) return 0;
+    return Math.min(this.maxDelayMs, this.baseDelayMs * 2 ** Math.min(count - this.max, 30));
   }
 
   /** Seconds until `key` may try again; 0 when it may now. */
   retryAfter(key: string): number {
     const entry = this.#failures.get(key);
+    if (!entry) return 0;
     const now = this.#now();
-    if (!entry || entry.resetAt <= now) return 0;
-    return entry.count >= this.max ? Math.ceil((entry.resetAt - now) / 1000) : 0;
+    if (now - entry.last >= this.windowMs) return 0;
+    const left = entry.last + this.delayAfter(entry.count) - now;
+    return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
   /** Records one failure of `key`. */
   fail(key: string): void {
     const now = this.#now();
     const entry = this.#failures.get(key);
-    if (!entry || entry.resetAt <= now) {
-      if (this.#failures.size > 100_000) this.#prune(now);
-      this.#failures.set(key, { count: 1, resetAt: now + this.windowMs });
-    } else {
-      entry.count++;
-    }
+    const count = entry && now - entry.last < this.windowMs ? entry.count + 1 : 1;
+    // Moved to the end: the map stays in the order of last failures.
+    this.#failures.delete(key);
+    this.#failures.set(key, { count, last: now });
+    if (this.#failures.size > this.maxKeys) this.#prune(now);
   }
 
   /** Takes back one failure of `key` (an attempt counted ahead that turned out right). */
@@ -164,7 +192,15 @@ export class AttemptLimiter {
     this.#failures.delete(key);
   }
 
+  /** Keys remembered now. */
+  get size(): number {
+    return this.#failures.size;
+  }
+
   #prune(now: number): void {
-    for (const [key, entry] of this.#failures) if (entry.resetAt <= now) this.#failures.delete(key);
+    for (const [key, entry] of this.#failures) {
+      if (this.#failures.size <= this.maxKeys && now - entry.last < this.windowMs) break;
+      this.#failures.delete(key);
+    }
   }
 }

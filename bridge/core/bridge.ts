@@ -397,6 +397,7 @@ export class BridgeCore {
       invoke_url: `${origin}/__aim/invoke`,
       invoke_method: "POST",
       invoke_example: { actionId: example.id, input: example.input_example },
+      ...(session ? { mcp_url: `${origin}/__aim/mcp` } : {}),
       state: state as Manifest["state"],
       actions,
     };
@@ -417,6 +418,7 @@ export class BridgeCore {
       version: PROTOCOL_VERSION,
       invoke_url: `${origin}/__aim/invoke`,
       session_url: `${origin}/__aim/session`,
+      mcp_url: `${origin}/__aim/mcp`,
       pages: pages.map((p) => ({
         path: p.page,
         title: p.title,

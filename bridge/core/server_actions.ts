@@ -52,39 +52,111 @@ export function isAvailable(action: ServerAction, signedIn: boolean): boolean {
 export interface BuiltinActionsOptions {
   users?: UserStore;
   limiter: AttemptLimiter;
-  /** Password checks at once; more are refused with 429. Default 8. */
+  /** Password checks at once. Default 8. */
   maxConcurrentLogins?: number;
   /** Password checks at once per client address and per session. Default 2. */
   maxConcurrentLoginsPerClient?: number;
+  /**
+   * How long a login may wait in line for a place, at most; then 429. Default 1 s. At most 4
+   * logins of one client address or session wait at once, 64 in all; more get 429 at once.
+   */
+  loginQueueMs?: number;
+}
+
+interface Waiter {
+  keys: string[];
+  resolve: (entered: boolean) => void;
+  timer: ReturnType<typeof setTimeout>;
 }
 
 /**
- * A count of work under way with a ceiling, and a smaller one per key (client address,
- * session), so that no one key can take every place.
+ * Places for slow work (password checks): a ceiling in all and a smaller one per key (the
+ * client address and the session), so that no one client can take every place. A caller may
+ * wait a short, bounded time in line; when a place frees, it goes to the waiter whose client
+ * holds the fewest places (the longest waiting first among equals), so that a client with a
+ * single login passes a flood from others.
  */
-class FairGate {
+export class FairGate {
   #inside = 0;
-  readonly #perKey = new Map<string, number>();
+  readonly #held = new Map<string, number>();
+  #waiting: Waiter[] = [];
   readonly #max: number;
   readonly #maxPerKey: number;
-  constructor(max: number, maxPerKey: number) {
+  readonly #waitMs: number;
+  readonly #maxWaitingPerKey = 4;
+  readonly #maxWaiting = 64;
+
+  constructor(max: number, maxPerKey: number, waitMs: number) {
     this.#max = max;
     this.#maxPerKey = maxPerKey;
+    this.#waitMs = waitMs;
   }
-  tryEnter(keys: string[]): boolean {
-    if (this.#inside >= this.#max) return false;
-    if (keys.some((key) => (this.#perKey.get(key) ?? 0) >= this.#maxPerKey)) return false;
-    this.#inside++;
-    for (const key of keys) this.#perKey.set(key, (this.#perKey.get(key) ?? 0) + 1);
-    return true;
+
+  /** Places taken now. */
+  get inside(): number {
+    return this.#inside;
   }
+
+  /** Takes a place for `keys` (the first one the client's), waiting in line if need be. */
+  enter(keys: string[]): Promise<boolean> {
+    if (this.#fits(keys)) {
+      this.#take(keys);
+      return Promise.resolve(true);
+    }
+    const crowded = keys.some((key) =>
+      this.#waiting.filter((w) => w.keys.includes(key)).length >= this.#maxWaitingPerKey
+    );
+    if (crowded || this.#waiting.length >= this.#maxWaiting || this.#waitMs <= 0) {
+      return Promise.resolve(false);
+    }
+    return new Promise((resolve) => {
+      const waiter: Waiter = {
+        keys,
+        resolve,
+        timer: setTimeout(() => {
+          this.#waiting = this.#waiting.filter((w) => w !== waiter);
+          resolve(false);
+        }, this.#waitMs),
+      };
+      this.#waiting.push(waiter);
+    });
+  }
+
+  /** Gives back the place of `keys`; the next waiter that fits takes it. */
   leave(keys: string[]): void {
     this.#inside--;
     for (const key of keys) {
-      const left = (this.#perKey.get(key) ?? 1) - 1;
-      if (left > 0) this.#perKey.set(key, left);
-      else this.#perKey.delete(key);
+      const left = (this.#held.get(key) ?? 1) - 1;
+      if (left > 0) this.#held.set(key, left);
+      else this.#held.delete(key);
     }
+    while (true) {
+      let next: Waiter | undefined;
+      for (const waiter of this.#waiting) {
+        if (!this.#fits(waiter.keys)) continue;
+        if (!next || this.#heldBy(waiter) < this.#heldBy(next)) next = waiter;
+      }
+      if (!next) return;
+      const chosen = next;
+      this.#waiting = this.#waiting.filter((w) => w !== chosen);
+      clearTimeout(chosen.timer);
+      this.#take(chosen.keys);
+      chosen.resolve(true);
+    }
+  }
+
+  #heldBy(waiter: Waiter): number {
+    return this.#held.get(waiter.keys[0]) ?? 0;
+  }
+
+  #fits(keys: string[]): boolean {
+    return this.#inside < this.#max &&
+      keys.every((key) => (this.#held.get(key) ?? 0) < this.#maxPerKey);
+  }
+
+  #take(keys: string[]): void {
+    this.#inside++;
+    for (const key of keys) this.#held.set(key, (this.#held.get(key) ?? 0) + 1);
   }
 }
 
@@ -102,9 +174,13 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   const { users, limiter } = options;
   // scrypt is slow on purpose: a bound on checks at once keeps a flood of logins from eating
   // the memory and CPU of the bridge, and a bound per client and per session keeps one flood
-  // from taking every place: with the defaults, four addresses at least are needed to fill it.
-  const perClient = options.maxConcurrentLoginsPerClient ?? 2;
-  const gate = new FairGate(options.maxConcurrentLogins ?? 8, perClient);
+  // from taking every place (four addresses at least are needed to fill it, and a freed place
+  // goes first to the client that holds the fewest).
+  const gate = new FairGate(
+    options.maxConcurrentLogins ?? 8,
+    options.maxConcurrentLoginsPerClient ?? 2,
+    options.loginQueueMs ?? 1000,
+  );
   return [
     {
       id: "login",
@@ -132,16 +208,26 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
           `session:${ctx.session.id}`,
           `account:${JSON.stringify([client, username.toLowerCase()])}`,
         ];
-        const wait = Math.max(...keys.map((k) => limiter.retryAfter(k)));
-        if (wait > 0) throw tooManyAttempts(wait);
+        const throttled = () => {
+          const wait = Math.max(...keys.map((k) => limiter.retryAfter(k)));
+          if (wait > 0) throw tooManyAttempts(wait);
+        };
+        throttled();
         const places = [`client:${client}`, `session:${ctx.session.id}`];
-        if (!gate.tryEnter(places)) {
+        if (!(await gate.enter(places))) {
           throw new AimError(
             429,
             "too_many_requests",
             "Too many logins at once from here; retry in a second.",
             { headers: { "Retry-After": "1" } },
           );
+        }
+        try {
+          // Again: failures may have come while this login waited for a place.
+          throttled();
+        } catch (error) {
+          gate.leave(places);
+          throw error;
         }
         // Counted before the (slow) check, so that attempts in parallel cannot slip past it.
         for (const key of keys) limiter.fail(key);

@@ -9,7 +9,6 @@ import { encode as encodeToon } from "@toon-format/toon";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
 import type { AuditEntry } from "../store/audit.ts";
-import { acpRoutes, type AcpRoutesOptions } from "../acp/routes.ts";
 import { AimError, badRequest, notFound } from "../protocol/errors.ts";
 import { publishedSchemas, SessionRequest } from "../protocol/schemas.ts";
 import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../protocol/channel.ts";
@@ -36,11 +35,8 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-/**
- * The hono environment of the bridge's app: `c.var.origin` is the bridge's own origin and
- * `c.var.client` the address of the client (the proxy's word on it with `trustProxy`).
- */
-export type AppEnv = { Variables: { origin: string; client: string } };
+import type { AppEnv } from "./env.ts";
+export type { AppEnv };
 type Env = AppEnv;
 
 /** Options of {@linkcode createApp}. */
@@ -55,8 +51,11 @@ export interface AppOptions extends OriginOptions {
   onError?: (error: unknown) => void;
   /** Adds an embedding app's own routes, before the manifests and static files. */
   routes?: (app: Hono<AppEnv>, core: BridgeCore) => void;
-  /** Options of the ACP routes (docs/acp.md). */
-  acp?: AcpRoutesOptions;
+  /**
+   * Route groups of the bridge's other protocols (ACP), mounted at the root after the app's own
+   * routes and before the manifests and static files, so that no site file shadows them.
+   */
+  protocols?: Hono<AppEnv>[];
 }
 
 /** Options of {@linkcode requireSession}. */
@@ -324,8 +323,7 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<Env>
 
   options.routes?.(app, core);
 
-  // ACP (docs/acp.md), before the catch-all routes so that no site file shadows it.
-  app.route("/", acpRoutes(core, { onError: options.onError, ...options.acp }));
+  for (const routes of options.protocols ?? []) app.route("/", routes);
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const match = /^(.*)\.(json|toon)$/.exec(c.req.path);

@@ -108,6 +108,8 @@ export const Manifest = z.strictObject({
   invoke_url: z.url(),
   invoke_method: z.literal("POST"),
   invoke_example: z.strictObject({ actionId: ActionId, input: InputValue }),
+  /** Session manifests only: the MCP endpoint that serves this session's actions as tools. */
+  mcp_url: z.url().optional(),
   state: z.record(z.string(), z.json()),
   actions: z.array(ManifestAction),
 });
@@ -129,6 +131,8 @@ export const Sitemap = z.strictObject({
   version: z.string(),
   invoke_url: z.url(),
   session_url: z.url(),
+  /** The MCP endpoint (Streamable HTTP): a session's actions as tools, with its token. */
+  mcp_url: z.url(),
   pages: z.array(SitemapPage),
 });
 export type Sitemap = z.infer<typeof Sitemap>;

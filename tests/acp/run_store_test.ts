@@ -2,27 +2,55 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BridgeCore } from "../../bridge/core/bridge.ts";
+import type { ServerAction } from "../../bridge/core/server_actions.ts";
 import type { Session } from "../../bridge/core/sessions.ts";
 import { AcpHttpError } from "../../bridge/acp/errors.ts";
 import { type AcpRun, RunStore, type RunStoreOptions } from "../../bridge/acp/runs.ts";
 import { BASIC_SITE } from "../helpers/bridge.ts";
 
-/** A core over BASIC_SITE, a store, and self-minted sessions (no tab: runs fail at once). */
+/** Server actions for runs that wait until released, and answers of a chosen size. */
+function testActions(held: (() => void)[]): ServerAction[] {
+  const string = { type: "string" as const, maxLength: 20 };
+  return [
+    {
+      id: "hold",
+      description: "Answers once the test releases it",
+      input_schema: string,
+      input_example: "x",
+      run: () => new Promise<string>((resolve) => held.push(() => resolve("released"))),
+    },
+    {
+      id: "big",
+      description: "Answers a string of as many bytes as its input says",
+      input_schema: string,
+      input_example: "10",
+      run: (_ctx, input) => "x".repeat(Number(input)),
+    },
+  ];
+}
+
+/** A core over BASIC_SITE, a store, and self-minted sessions (no tab: browser runs fail at once). */
 function setup(options: RunStoreOptions) {
   const root = Deno.makeTempDirSync({ prefix: "aim-acp-" });
   for (const [path, content] of Object.entries(BASIC_SITE)) {
     Deno.mkdirSync(join(root, path, ".."), { recursive: true });
     Deno.writeTextFileSync(join(root, path), content);
   }
-  const core = new BridgeCore({ root });
+  const held: (() => void)[] = [];
+  const core = new BridgeCore({
+    root,
+    serverActions: testActions(held),
+    limits: { maxInFlight: 100 },
+  });
   const store = new RunStore(core, options);
   const session = async () => (await core.openSession("/control-panel")).session;
-  const create = (owner: Session, sessionId?: string) =>
+  const create = (owner: Session, sessionId?: string, text = "search x", client?: string) =>
     store.create(owner, {
       agentName: "control-panel",
       sessionAgent: "control-panel",
       sessionId,
-      input: [{ role: "user", parts: [{ content_type: "text/plain", content: "search x" }] }],
+      client,
+      input: [{ role: "user", parts: [{ content_type: "text/plain", content: text }] }],
     });
   /** A run that ran and failed (no tab holds the session). */
   const finished = async (owner: Session, sessionId?: string) => {
@@ -31,17 +59,62 @@ function setup(options: RunStoreOptions) {
     assert.equal((await run.finished).status, "failed");
     return run;
   };
+  /** A started run that stays under way until the test releases it. */
+  const holding = (owner: Session, client?: string) => {
+    const run = create(owner, undefined, "hold x", client);
+    run.start();
+    return run;
+  };
+  /** A finished run whose answer holds `bytes` bytes of result. */
+  const sized = async (owner: Session, bytes: number) => {
+    const run = create(owner, undefined, `big ${bytes}`);
+    run.start();
+    await run.finished;
+    return run;
+  };
   return {
     core,
     store,
     session,
     create,
     finished,
+    holding,
+    sized,
+    /** Lets every held action answer. */
+    release: () => held.splice(0).forEach((resolve) => resolve()),
     [Symbol.dispose]() {
+      held.splice(0).forEach((resolve) => resolve());
       core.close();
       Deno.removeSync(root, { recursive: true });
     },
   };
+}
+
+/** Whether `fn` throws the store's 429 with a Retry-After. */
+function refused(fn: () => unknown): boolean {
+  try {
+    fn();
+    return false;
+  } catch (error) {
+    assert.ok(error instanceof AcpHttpError);
+    assert.equal(error.status, 429);
+    assert.equal(error.code, "server_error");
+    assert.ok(Number(error.headers["Retry-After"]) >= 1);
+    return true;
+  }
+}
+
+/** `promise`, or a failure after `ms`: a guard against a hang, never a wait for something. */
+async function within<T>(promise: Promise<T>, ms: number, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const guard = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, guard]);
+  } finally {
+    clearTimeout(timer);
+  }
 }
 
 Deno.test("the store keeps a bounded number of runs per session, dropping the oldest finished", async () => {
@@ -78,18 +151,19 @@ Deno.test("the store refuses a run with 429 when all the session's runs are unde
   assert.equal(t.store.get(owner, first.id), undefined, "the cancelled run made way");
 });
 
-Deno.test("the store bounds runs across sessions and forgets runs of sessions it dropped", async () => {
+Deno.test("a full store drops the finished runs of the session holding the most, and forgets emptied ACP sessions", async () => {
   using t = setup({ maxRuns: 3 });
   const a = await t.session();
   const b = await t.session();
-  const sessionA = crypto.randomUUID();
-  const old = await t.finished(a, sessionA);
+  const sessionB = crypto.randomUUID();
+  const kept = await t.finished(a);
+  const old = await t.finished(b, sessionB);
   await t.finished(b);
-  await t.finished(b);
-  await t.finished(b);
+  await t.finished(a);
   assert.equal(t.store.size, 3);
-  assert.equal(t.store.get(a, old.id), undefined);
-  assert.equal(t.store.session(a, sessionA), undefined, "an ACP session with no runs left goes");
+  assert.equal(t.store.get(b, old.id), undefined, "b held the most: its oldest made way");
+  assert.ok(t.store.get(a, kept.id), "a's older run stays");
+  assert.equal(t.store.session(b, sessionB), undefined, "an ACP session with no runs left goes");
 });
 
 Deno.test("the store drops finished runs after their time to live", async () => {
@@ -118,4 +192,143 @@ Deno.test("a run's events are snapshots that later changes do not alter", async 
   events[0].type = "run.failed";
   assert.equal(run.events()[0].type, "run.created");
   assert.equal(run.view().error?.data?.error, "browser_not_connected");
+});
+
+Deno.test("a session at its cap of runs under way is refused with 429 while another session's run goes ahead", async () => {
+  using t = setup({ maxActiveRunsPerSession: 4, maxRuns: 10 });
+  const a = await t.session();
+  const b = await t.session();
+  // Each session tries to start more runs than the bridge holds; only its own cap stops it.
+  let started = 0;
+  for (let i = 0; i < 10; i++) if (!refused(() => t.holding(a))) started++;
+  assert.equal(started, 4);
+  for (let i = 0; i < 10; i++) refused(() => t.holding(b));
+  const c = await t.session();
+  const run = t.create(c, undefined, "big 5");
+  run.start();
+  assert.equal((await run.finished).status, "completed", "a third session still runs");
+});
+
+Deno.test("finished runs do not count against a session's cap of runs under way", async () => {
+  using t = setup({ maxActiveRunsPerSession: 2 });
+  const a = await t.session();
+  const first = t.holding(a);
+  t.holding(a);
+  assert.ok(refused(() => t.holding(a)));
+  t.release();
+  assert.equal((await first.finished).status, "completed");
+  assert.ok(!refused(() => t.holding(a)), "a finished run frees its place");
+});
+
+Deno.test("a client address at its cap of runs under way is refused while another client's run goes ahead", async () => {
+  using t = setup({ maxActiveRunsPerSession: 4, maxActiveRunsPerClient: 6 });
+  const sessions = await Promise.all([t.session(), t.session(), t.session()]);
+  let started = 0;
+  for (const owner of sessions) {
+    for (let i = 0; i < 4; i++) if (!refused(() => t.holding(owner, "203.0.113.7"))) started++;
+  }
+  assert.equal(started, 6, "one address holds at most 6 runs under way, over all its sessions");
+  const other = await t.session();
+  assert.ok(!refused(() => t.holding(other, "198.51.100.2")));
+});
+
+Deno.test("a run not finished by its deadline fails with run_deadline and its invocation is withdrawn", async () => {
+  using t = setup({ deadlineMs: 50 });
+  const owner = await t.session();
+  const run = t.holding(owner);
+  // The run's own timer ends it: nothing else touches the store meanwhile.
+  const ended = await within(run.finished, 5000, "the deadline");
+  assert.equal(ended.status, "failed");
+  assert.equal(ended.error?.code, "server_error");
+  assert.equal(ended.error?.data?.error, "run_deadline");
+  assert.match(ended.error!.message, /did not finish within/);
+  assert.ok(run.signal.aborted, "the invocation is withdrawn");
+  assert.deepEqual(run.events().map((e) => e.type), [
+    "run.created",
+    "run.in-progress",
+    "run.failed",
+  ]);
+  // The action's late answer changes nothing.
+  t.release();
+  await Promise.resolve();
+  assert.equal(run.view().status, "failed");
+});
+
+Deno.test("a run past its deadline on the store's clock ends when the store is next used, and frees its place", async () => {
+  let now = 1_000_000;
+  using t = setup({ deadlineMs: 60_000, maxActiveRunsPerSession: 1, now: () => now });
+  const owner = await t.session();
+  const run = t.holding(owner);
+  assert.ok(refused(() => t.holding(owner)));
+  now += 59_999;
+  assert.equal(t.store.get(owner, run.id)!.status, "in-progress");
+  now += 1;
+  assert.equal(t.store.get(owner, run.id)!.status, "failed");
+  assert.equal(run.view().error?.data?.error, "run_deadline");
+  assert.ok(!refused(() => t.holding(owner)), "the expired run made way");
+});
+
+Deno.test("an awaiting run also ends at its deadline, saying the person did not answer", async () => {
+  let now = 1_000_000;
+  using t = setup({ deadlineMs: 60_000, now: () => now });
+  const owner = await t.session();
+  const other = await t.session();
+  const run = t.holding(owner);
+  run.awaiting({ type: "message", message: { role: "agent/control-panel", parts: [] } });
+  assert.equal(run.status, "awaiting");
+  now += 60_000;
+  // Any use of the store stops runs past their deadline, another session's included.
+  t.holding(other);
+  assert.equal(run.status, "failed", "stopped at once, on the store's clock");
+  const ended = await run.finished;
+  assert.equal(ended.status, "failed");
+  assert.equal(ended.await_request, null);
+  assert.match(ended.error!.message, /did not answer the confirmation/);
+});
+
+Deno.test("a session keeps at most its byte budget of runs, its oldest finished runs making way", async () => {
+  const budget = 64 * 1024;
+  using t = setup({ maxSessionBytes: budget });
+  const a = await t.session();
+  const b = await t.session();
+  const bRun = await t.sized(b, 10_000);
+  const runs = [];
+  for (let i = 0; i < 20; i++) {
+    runs.push(await t.sized(a, 10_000));
+    assert.ok(t.store.bytesOf(a) <= budget, `${t.store.bytesOf(a)} bytes kept`);
+  }
+  assert.ok(runs.every((r) => r.view().status === "completed"));
+  const kept = runs.filter((r) => t.store.get(a, r.id));
+  assert.ok(kept.length >= 4 && kept.length < 7, `${kept.length} runs kept`);
+  assert.deepEqual(kept, runs.slice(-kept.length), "the newest are kept");
+  assert.ok(t.store.get(b, bRun.id), "another session's runs are not touched");
+  assert.equal(t.store.bytes, t.store.bytesOf(a) + t.store.bytesOf(b));
+});
+
+Deno.test("an answer larger than the byte budget is replaced by an error saying it was too large to keep", async () => {
+  const budget = 64 * 1024;
+  using t = setup({ maxSessionBytes: budget });
+  const owner = await t.session();
+  const small = await t.sized(owner, 1000);
+  const run = await t.sized(owner, budget);
+  const view = run.view();
+  assert.equal(view.status, "failed");
+  assert.deepEqual(view.output, []);
+  assert.equal(view.error?.data?.error, "output_too_large");
+  assert.match(view.error!.message, /ran, but its answer of \d+ bytes is more than/);
+  assert.ok(run.bytes < 4096, `${run.bytes} bytes kept`);
+  assert.ok(JSON.stringify(run.events()).length < 8192);
+  assert.ok(t.store.get(owner, small.id), "an older run stays: the large answer took no room");
+});
+
+Deno.test("the bridge's byte budget sheds the finished runs of the heaviest session first", async () => {
+  using t = setup({ maxSessionBytes: 64 * 1024, maxBytes: 60 * 1024 });
+  const light = await t.session();
+  const heavy = await t.session();
+  const lightRun = await t.sized(light, 20_000);
+  for (let i = 0; i < 10; i++) {
+    await t.sized(heavy, 20_000);
+    assert.ok(t.store.bytes <= 60 * 1024, `${t.store.bytes} bytes kept`);
+  }
+  assert.ok(t.store.get(light, lightRun.id), "the lighter session keeps its run");
 });

@@ -535,3 +535,18 @@ Deno.test("cross-origin requests may not create or cancel runs", async () => {
   assert.equal((await expectAcpError(res, 403, "server_error")).data?.error, "forbidden_origin");
   assert.equal(tab.has("invoke"), false);
 });
+
+Deno.test("an application/json part nested too deep fails the run saying how deep a part may nest", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const deep = "[".repeat(100) + "]".repeat(100);
+  const res = await postRun(
+    bridge,
+    token,
+    runBody([{ content_type: "application/json", content: deep }]),
+  );
+  const run = Run.parse(await res.json());
+  assert.equal(run.status, "failed");
+  assert.equal(run.error?.code, "invalid_input");
+  assert.match(run.error!.message, /The application\/json part nests .* more than 64 levels deep/);
+});

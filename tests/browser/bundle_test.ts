@@ -1,22 +1,38 @@
 /**
- * @module Tests of the elements bundle as a build artifact: fresh, self-contained, small, and
- * served with the right cache headers.
+ * @module Tests of the elements as a build artifact: fresh, self-contained, small up front, the
+ * panel and the dialog in chunks loaded on demand, and served with the right cache headers.
  */
 import assert from "node:assert/strict";
-import { bundleSize } from "../../bench/bundle_size.ts";
-import { ELEMENTS_HASH, ELEMENTS_IMMUTABLE_PATH } from "../../bridge/http/assets.ts";
+import { BUDGET_GZIP_BYTES, bundleSize, importsOf } from "../../bench/bundle_size.ts";
+import {
+  ELEMENTS_CHUNKS,
+  ELEMENTS_HASH,
+  ELEMENTS_IMMUTABLE_PATH,
+} from "../../bridge/http/assets.ts";
 import { startBridge } from "../helpers/bridge.ts";
+import { ELEMENTS, launchBrowser, NO_CHROMIUM, panelToken } from "./harness.ts";
 
 const ROOT = new URL("../../", import.meta.url);
-const BUNDLE = new URL("elements/elements.bundle.js", ROOT);
+const ELEMENTS_DIR = new URL("elements/", ROOT);
+const BUNDLE = new URL("elements.bundle.js", ELEMENTS_DIR);
+/** The files elements/build.ts writes. */
+const FILES = [
+  "elements.bundle.js",
+  "elements.shared.js",
+  "elements.panel.js",
+  "elements.dialog.js",
+];
 
-Deno.test("the committed bundle is exactly what `deno task bundle` builds from elements/", async () => {
+const read = (file: string) => Deno.readTextFile(new URL(file, ELEMENTS_DIR));
+
+Deno.test("the committed build is exactly what `deno task bundle` builds from elements/", async () => {
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
   const task: string[] = config.tasks.bundle.split(/\s+/);
   assert.equal(task[0], "deno");
-  const out = await Deno.makeTempFile({ suffix: ".js" });
+  const dir = await Deno.makeTempDir({ prefix: "aim-build-" });
   try {
     // The task's own arguments, writing elsewhere.
+    const out = `${dir}/elements.bundle.js`;
     const args = task.slice(1).map((arg) => arg === "elements/elements.bundle.js" ? out : arg);
     assert.ok(args.includes(out), "the bundle task writes elements/elements.bundle.js");
     const built = await new Deno.Command(Deno.execPath(), {
@@ -26,35 +42,74 @@ Deno.test("the committed bundle is exactly what `deno task bundle` builds from e
       stderr: "piped",
     }).output();
     assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
-    // A boolean, not a diff of two 30 KB lines.
-    const fresh = await Deno.readTextFile(out) === await Deno.readTextFile(BUNDLE);
-    assert.ok(fresh, "elements/elements.bundle.js is stale: run `deno task bundle`");
+    const written = [];
+    for await (const entry of Deno.readDir(dir)) written.push(entry.name);
+    assert.deepEqual(written.sort(), [...FILES].sort());
+    for (const file of FILES) {
+      // A boolean, not a diff of two 20 KB lines.
+      const fresh = await Deno.readTextFile(`${dir}/${file}`) === await read(file);
+      assert.ok(fresh, `elements/${file} is stale: run \`deno task bundle\``);
+    }
   } finally {
-    await Deno.remove(out);
+    await Deno.remove(dir, { recursive: true });
   }
 });
 
-Deno.test("the bundle is one ES module with no imports, no zod, and the shared readAction", async () => {
-  const code = await Deno.readTextFile(BUNDLE);
-  assert.doesNotMatch(code, /\bimport\s*[^(;]*?\bfrom\s*["']/, "a static import");
-  assert.doesNotMatch(code, /\bimport\s*\(/, "a dynamic import");
-  assert.doesNotMatch(code, /zod/i);
+Deno.test("the modules import only each other, by the URLs the bridge serves them at", async () => {
+  const imported = new Set<string>();
+  for (const file of FILES) {
+    const code = await read(file);
+    // Every specifier: static imports, re-exports and import().
+    const pattern = /(?<![\w$."'])(?:from\s*|import\s*\(\s*|import\s*)(["'])(.*?)\1/g;
+    for (const [, , specifier] of code.matchAll(pattern)) {
+      const url = new URL(specifier, "http://x/__aim/elements.js");
+      const path = url.pathname + url.search;
+      assert.ok(ELEMENTS_CHUNKS.has(path), `${file} imports ${specifier}, which is not served`);
+      imported.add(path);
+    }
+  }
+  // And every chunk served is imported by one of them.
+  assert.deepEqual([...imported].sort(), [...ELEMENTS_CHUNKS.keys()].sort());
+  assert.equal(ELEMENTS_CHUNKS.size, FILES.length - 1);
+});
+
+Deno.test("up front: the client and the shared readAction, without zod, lit-html, the panel or the dialog", async () => {
+  const size = await bundleSize();
+  assert.deepEqual(size.upFront.map((m) => m.file), ["elements.bundle.js", "elements.shared.js"]);
+  assert.deepEqual(size.lazy.map((m) => m.file).sort(), [
+    "elements.dialog.js",
+    "elements.panel.js",
+  ]);
+  const upFront = (await Promise.all(size.upFront.map((m) => read(m.file)))).join("\n");
+  // Booleans, not 20 KB of code in a failure.
+  assert.ok(!/zod/i.test(upFront), "zod is up front");
   // Messages that only bridge/protocol/markup.ts's readAction produces.
   for (const text of ["is not a whole number", "needs an input-example", "no named fields"]) {
-    assert.ok(code.includes(text), `readAction's "${text}" is missing`);
+    assert.ok(upFront.includes(text), `readAction's "${text}" is missing`);
   }
-  assert.match(code, /export\s*\{[^}]*\bAimAction\b/);
+  assert.ok(/export\s*\{[^}]*\bAimAction\b/.test(await read("elements.bundle.js")));
+  // lit-html and LitElement announce themselves; only the panel needs them.
+  assert.ok(!/litHtmlVersions|litElementVersions/.test(upFront), "lit-html is up front");
+  assert.ok((await read("elements.panel.js")).includes("litHtmlVersions"));
+  assert.ok(
+    !/Agent access|Allow the agent to run/.test(upFront),
+    "the panel or dialog is up front",
+  );
+  // The entry imports the panel and the client the dialog, on demand.
+  assert.deepEqual(importsOf(await read("elements.bundle.js")).dynamic, ["elements.panel.js"]);
+  assert.deepEqual(importsOf(await read("elements.shared.js")).dynamic, ["elements.dialog.js"]);
 });
 
-Deno.test("the bundle stays under 12 KiB gzip", async () => {
+Deno.test("what a page loads up front stays within 12,000 bytes gzip", async () => {
   const size = await bundleSize();
+  assert.equal(size.budgetGzipBytes, 12_000);
   assert.ok(
-    size.gzipBytes < size.budgetGzipBytes,
-    `${size.gzipBytes} bytes gzip, over the budget of ${size.budgetGzipBytes}`,
+    size.gzipBytes <= BUDGET_GZIP_BYTES,
+    `${size.gzipBytes} bytes gzip up front, over the budget of ${BUDGET_GZIP_BYTES}`,
   );
 });
 
-Deno.test("the bridge serves the bundle revalidated by ETag, and an immutable copy under its hash", async () => {
+Deno.test("the bridge serves the entry revalidated by ETag, and it and every chunk immutable under their hash", async () => {
   await using bridge = startBridge();
   const bytes = await Deno.readFile(BUNDLE);
 
@@ -79,7 +134,86 @@ Deno.test("the bridge serves the bundle revalidated by ETag, and an immutable co
   assert.equal(pinned.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
   assert.deepEqual(new Uint8Array(await pinned.arrayBuffer()), bytes);
 
-  const other = await bridge.fetch("/__aim/elements.0123456789abcdef.js");
-  assert.equal(other.status, 404);
-  await other.body?.cancel();
+  for (const file of FILES.slice(1)) {
+    const name = file.replace(/\.js$/, "");
+    const path = [...ELEMENTS_CHUNKS.keys()].find((p) => p.startsWith(`/__aim/${name}.js?v=`));
+    assert.ok(path, `${file} is not served`);
+    const chunk = await bridge.fetch(path);
+    assert.equal(chunk.status, 200);
+    assert.match(chunk.headers.get("Content-Type")!, /^text\/javascript/);
+    assert.equal(chunk.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
+    assert.deepEqual(
+      new Uint8Array(await chunk.arrayBuffer()),
+      await Deno.readFile(new URL(file, ELEMENTS_DIR)),
+    );
+    const cached = await bridge.fetch(path, {
+      headers: { "If-None-Match": chunk.headers.get("ETag")! },
+    });
+    assert.equal(cached.status, 304);
+    await cached.body?.cancel();
+  }
+
+  // Only the build's output, at the URLs its content names.
+  const [panel] = [...ELEMENTS_CHUNKS.values()].filter((c) => c.path.endsWith(".panel.js"));
+  for (
+    const path of [
+      "/__aim/elements.0123456789abcdef.js",
+      "/__aim/elements.panel.js?v=0123456789abcdef",
+      `/__aim/elements.panel.js?v=${panel.hash}&v=0123456789abcdef`,
+      `/__aim/elements.panel.js?x=1&v=${panel.hash}`,
+      "/__aim/elements.panel.js",
+      "/__aim/elements.shared.js",
+      "/__aim/elements.bundle.js",
+      "/__aim/build.ts",
+      "/__aim/mod.ts",
+      "/__aim/elements/client.ts",
+      "/__aim/elements.panel.ts",
+    ]
+  ) {
+    const other = await bridge.fetch(path);
+    assert.equal(other.status, 404, path);
+    await other.body?.cancel();
+  }
+});
+
+Deno.test({
+  name:
+    "a page loads the entry and the shared chunk up front, and the panel's chunk once an <aim-panel> is in it",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using browser = await launchBrowser();
+    await using bridge = startBridge({
+      site: {
+        "plain.html": `<!doctype html><title>Plain</title>${ELEMENTS}
+<aim-action name="search" description="Search" input-example="x"></aim-action>`,
+      },
+    });
+    await using context = await browser.context();
+    const tab = await context.newPage();
+    const loaded: string[] = [];
+    tab.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      // Each module once, by the URL the build gave it.
+      if (path.startsWith("/__aim/elements")) loaded.push(path);
+    });
+    await tab.goto(`${bridge.origin}/plain`);
+    await tab.waitForFunction(async () => {
+      const url = "/__aim/elements.js";
+      return (await import(url)).client.status === "connected";
+    });
+    assert.deepEqual(loaded, ["/__aim/elements.js", "/__aim/elements.shared.js"]);
+
+    // A panel added later, deep in the page, is found, loaded and rendered.
+    await tab.evaluate(() => {
+      const box = document.createElement("div");
+      box.innerHTML = "<section><aim-panel></aim-panel></section>";
+      document.body.append(box);
+    });
+    await panelToken(tab);
+    assert.deepEqual(loaded, [
+      "/__aim/elements.js",
+      "/__aim/elements.shared.js",
+      "/__aim/elements.panel.js",
+    ]);
+  },
 });

@@ -285,7 +285,7 @@ Deno.test("failed logins are rate limited per session with 429 and Retry-After",
   assert.ok(retry > 0 && retry <= 60);
 });
 
-Deno.test("failed logins are rate limited per user across sessions", async () => {
+Deno.test("failed logins from one client are rate limited per account across its sessions", async () => {
   await using bridge = startBridge({ users, loginAttempts: { max: 2, windowMs: 60_000 } });
   for (let i = 0; i < 2; i++) {
     const token = await bridge.openSession("/control-panel");

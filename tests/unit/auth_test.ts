@@ -1,10 +1,11 @@
 /**
- * @module Unit tests of application login's parts: scrypt password hashes and the limiter of
- * failed attempts, with an injected clock.
+ * @module Unit tests of application login's parts: scrypt password hashes, the limiter of
+ * failed attempts (with an injected clock) and the fair gate of password checks.
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { AttemptLimiter, hashPassword, verifyPassword } from "../../bridge/core/auth.ts";
+import { FairGate } from "../../bridge/core/server_actions.ts";
 
 // A small cost keeps the round trips fast; the format and checks are the same at any N.
 const FAST = { N: 1024 };
@@ -103,39 +104,69 @@ function clock(start = 1_000_000) {
   return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
 
-Deno.test("the limiter lets max - 1 failures through and blocks the max-th until the window ends", () => {
+Deno.test("the limiter lets max failures through, then makes the key wait 1 s, 2 s, 4 s, at most 30 s", () => {
   const t = clock();
-  const limiter = new AttemptLimiter({ max: 3, windowMs: 60_000, now: t.now });
-  assert.equal(limiter.retryAfter("alice"), 0);
-  limiter.fail("alice");
-  limiter.fail("alice");
-  assert.equal(limiter.retryAfter("alice"), 0);
-  limiter.fail("alice");
-  assert.equal(limiter.retryAfter("alice"), 60);
-  t.advance(30_500);
-  assert.equal(limiter.retryAfter("alice"), 30);
-  assert.equal(limiter.retryAfter("bob"), 0);
-  t.advance(29_500);
-  assert.equal(limiter.retryAfter("alice"), 0);
-  limiter.fail("alice");
-  assert.equal(limiter.retryAfter("alice"), 0, "a new window starts at the next failure");
+  const limiter = new AttemptLimiter({ max: 3, now: t.now });
+  for (let i = 0; i < 3; i++) {
+    assert.equal(limiter.retryAfter("alice"), 0);
+    limiter.fail("alice");
+  }
+  const waits: number[] = [];
+  for (let i = 0; i < 8; i++) {
+    const wait = limiter.retryAfter("alice");
+    waits.push(wait);
+    t.advance(wait * 1000 - 1);
+    assert.ok(limiter.retryAfter("alice") > 0, "still waiting 1 ms before the end");
+    t.advance(1);
+    assert.equal(limiter.retryAfter("alice"), 0);
+    limiter.fail("alice");
+  }
+  assert.deepEqual(waits, [1, 2, 4, 8, 16, 30, 30, 30]);
+  assert.equal(limiter.retryAfter("bob"), 0, "another key never waits for alice's failures");
 });
 
-Deno.test("the limiter forgets a key on reset", () => {
+Deno.test("the limiter forgets a key on reset and after a quiet window", () => {
   const t = clock();
-  const limiter = new AttemptLimiter({ max: 1, windowMs: 10_000, now: t.now });
+  const limiter = new AttemptLimiter({ max: 1, windowMs: 60_000, now: t.now });
   limiter.fail("k");
-  assert.equal(limiter.retryAfter("k"), 10);
+  assert.equal(limiter.retryAfter("k"), 1);
   limiter.reset("k");
   assert.equal(limiter.retryAfter("k"), 0);
+  for (let i = 0; i < 6; i++) limiter.fail("k");
+  assert.equal(limiter.retryAfter("k"), 30);
+  t.advance(60_000);
+  limiter.fail("k");
+  assert.equal(limiter.retryAfter("k"), 1, "after a quiet window, counting starts again");
 });
 
-Deno.test("the limiter matches a fixed-window model for any sequence of failures and waits", () => {
+Deno.test("the limiter takes back a failure counted ahead of a check that succeeded", () => {
+  const t = clock();
+  const limiter = new AttemptLimiter({ max: 1, now: t.now });
+  limiter.fail("k");
+  limiter.forgive("k");
+  assert.equal(limiter.retryAfter("k"), 0);
+  assert.equal(limiter.size, 0);
+});
+
+Deno.test("the limiter remembers a bounded number of keys, forgetting the longest quiet first", () => {
+  const t = clock();
+  const limiter = new AttemptLimiter({ max: 1, maxKeys: 100, now: t.now });
+  limiter.fail("first");
+  t.advance(10);
+  limiter.fail("second");
+  for (let i = 0; i < 1000; i++) limiter.fail(`flood-${i}`);
+  assert.ok(limiter.size <= 100);
+  assert.equal(limiter.retryAfter("first"), 0);
+  assert.equal(limiter.retryAfter("flood-999"), 1);
+});
+
+Deno.test("the limiter matches a model of growing, bounded waits for any failures and pauses", () => {
   type Op = { kind: "fail"; key: string } | { kind: "wait"; ms: number } | {
     kind: "reset";
     key: string;
   };
-  const key = fc.constantFrom("session:a", "session:b", "user:alice");
+  const keys = ["session:a", "session:b", "account:alice"];
+  const key = fc.constantFrom(...keys);
   const op: fc.Arbitrary<Op> = fc.oneof(
     { arbitrary: key.map((k) => ({ kind: "fail" as const, key: k })), weight: 4 },
     { arbitrary: fc.nat(90_000).map((ms) => ({ kind: "wait" as const, ms })), weight: 2 },
@@ -145,16 +176,19 @@ Deno.test("the limiter matches a fixed-window model for any sequence of failures
     fc.property(
       fc.integer({ min: 1, max: 6 }),
       fc.integer({ min: 1_000, max: 120_000 }),
+      fc.integer({ min: 100, max: 5_000 }),
+      fc.integer({ min: 1_000, max: 60_000 }),
       fc.array(op, { maxLength: 40 }),
-      (max, windowMs, ops) => {
+      (max, windowMs, baseDelayMs, maxDelayMs, ops) => {
         const t = clock();
-        const limiter = new AttemptLimiter({ max, windowMs, now: t.now });
-        // The model: per key, failures counted since the window opened at its first failure.
-        const model = new Map<string, { count: number; start: number }>();
+        const limiter = new AttemptLimiter({ max, windowMs, baseDelayMs, maxDelayMs, now: t.now });
+        // The model: per key, failures since the last quiet window, and when the last one was.
+        const model = new Map<string, { count: number; last: number }>();
         const expected = (k: string) => {
           const w = model.get(k);
-          if (!w || w.start + windowMs <= t.now() || w.count < max) return 0;
-          return Math.ceil((w.start + windowMs - t.now()) / 1000);
+          if (!w || t.now() - w.last >= windowMs || w.count < max) return 0;
+          const delay = Math.min(maxDelayMs, baseDelayMs * 2 ** (w.count - max));
+          return Math.max(0, Math.ceil((w.last + delay - t.now()) / 1000));
         };
         for (const o of ops) {
           if (o.kind === "wait") t.advance(o.ms);
@@ -164,16 +198,59 @@ Deno.test("the limiter matches a fixed-window model for any sequence of failures
           } else {
             limiter.fail(o.key);
             const w = model.get(o.key);
-            if (!w || w.start + windowMs <= t.now()) model.set(o.key, { count: 1, start: t.now() });
-            else w.count++;
+            if (!w || t.now() - w.last >= windowMs) model.set(o.key, { count: 1, last: t.now() });
+            else model.set(o.key, { count: w.count + 1, last: t.now() });
           }
-          for (const k of ["session:a", "session:b", "user:alice"]) {
+          for (const k of keys) {
             const retry = limiter.retryAfter(k);
             assert.equal(retry, expected(k));
-            assert.ok(retry >= 0 && retry <= Math.ceil(windowMs / 1000));
+            assert.ok(retry >= 0 && retry <= Math.ceil(maxDelayMs / 1000), "the wait is bounded");
           }
         }
       },
     ),
   );
+});
+
+Deno.test("the gate gives one client at most its share of places, and a place to another client", async () => {
+  const gate = new FairGate(8, 2, 0);
+  assert.equal(await gate.enter(["client:A", "session:1"]), true);
+  assert.equal(await gate.enter(["client:A", "session:2"]), true);
+  for (let i = 3; i < 50; i++) {
+    assert.equal(await gate.enter(["client:A", `session:${i}`]), false);
+  }
+  assert.equal(await gate.enter(["client:B", "session:b"]), true);
+  assert.equal(gate.inside, 3);
+});
+
+Deno.test("the gate gives one session at most its share of places, whatever the client", async () => {
+  const gate = new FairGate(8, 2, 0);
+  assert.equal(await gate.enter(["client:A", "session:1"]), true);
+  assert.equal(await gate.enter(["client:B", "session:1"]), true);
+  assert.equal(await gate.enter(["client:C", "session:1"]), false);
+});
+
+Deno.test("a freed place goes to the waiting client that holds the fewest, before a flooding one", async () => {
+  const gate = new FairGate(4, 2, 2_000);
+  const hold = (client: string, i: number) =>
+    gate.enter([`client:${client}`, `session:${client}${i}`]);
+  for (const client of ["A", "C"]) {
+    assert.equal(await hold(client, 1), true);
+    assert.equal(await hold(client, 2), true);
+  }
+  // The gate is full: A waits first, then B, who holds nothing.
+  const aWaits = hold("A", 3);
+  const bWaits = hold("B", 1);
+  gate.leave(["client:A", "session:A1"]);
+  assert.equal(await bWaits, true, "B, holding nothing, gets the freed place");
+  gate.leave(["client:C", "session:C1"]);
+  assert.equal(await aWaits, true);
+});
+
+Deno.test("a login waits in line at most the queue time, and only a few per client wait", async () => {
+  const gate = new FairGate(1, 1, 30);
+  assert.equal(await gate.enter(["client:A", "session:1"]), true);
+  const waiting = [2, 3, 4, 5].map((i) => gate.enter(["client:B", `session:${i}`]));
+  assert.equal(await gate.enter(["client:B", "session:6"]), false, "a fifth waiter is refused");
+  assert.deepEqual(await Promise.all(waiting), [false, false, false, false]);
 });

@@ -1,12 +1,13 @@
 /**
- * @module The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke` and
- * `hash-password`.
+ * @module The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
+ * and `hash-password`.
  */
 import { checkCommand } from "./bridge/cli/check.ts";
 import { CliError, type CliIO, Exit, processIO } from "./bridge/cli/common.ts";
 import { hashPasswordCommand } from "./bridge/cli/hash_password.ts";
 import { invokeCommand } from "./bridge/cli/invoke.ts";
 import { manifestCommand } from "./bridge/cli/manifest.ts";
+import { mcpCommand } from "./bridge/cli/mcp.ts";
 import { serveCommand } from "./bridge/cli/serve.ts";
 
 /** The version of aim. */
@@ -19,6 +20,7 @@ Commands:
   check [ROOT|FILE...]     check a site's <aim-action> and <aim-state> declarations
   manifest FILE.html       print a page's public manifest, offline
   invoke URL [ACTION] [IN] read a page's manifest or invoke an action, as an agent
+  mcp URL                  serve a page's session as an MCP server on stdio (AIM_TOKEN)
   hash-password            read a password on stdin, print its scrypt hash
 
 Run 'aim <command> --help' for a command's options. 'aim --version' prints the version.
@@ -29,6 +31,7 @@ const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> =
   check: checkCommand,
   manifest: manifestCommand,
   invoke: invokeCommand,
+  mcp: mcpCommand,
   "hash-password": hashPasswordCommand,
 };
 
@@ -53,7 +56,7 @@ export async function main(args: string[], io: CliIO = processIO): Promise<numbe
       return Exit.Usage;
     }
   }
-  const command = named ? COMMANDS[first] : serveCommand;
+  const command = named ? COMMANDS[first]! : serveCommand;
   try {
     return await command(named ? rest : args, io);
   } catch (error) {

@@ -80,7 +80,7 @@ async function startBridge(): Promise<{ url: string; stop: () => Promise<void> }
       for await (const chunk of child.stdout.pipeThrough(new TextDecoderStream())) {
         buffer += chunk;
         const found = /^aim: serving .* at (https?:\/\/\S+)$/m.exec(buffer);
-        if (found) resolve(found[1]);
+        if (found) resolve(found[1]!);
         if (buffer.length > 10_000) buffer = buffer.slice(-1000);
       }
       reject(new Error(`aim exited before listening: ${stderr}`));

@@ -1,21 +1,24 @@
 /**
  * @module Benchmark child: the baseline, a bare `Deno.serve` answering every request with the
- * same bytes and headers the bridge sent for a manifest. Prints `{"url"}`; stops when stdin
- * closes.
+ * same status, bytes and headers the bridge sent for a manifest (a 304 with no body, too).
+ * `bare_server.ts RESPONSE.json` reads `{"status"?, "body", "headers"}`. Prints `{"url"}`;
+ * stops when stdin closes.
  */
 import { lines } from "./lib.ts";
 
 const file = Deno.args[0];
 if (!file) throw new Error("usage: bare_server.ts RESPONSE.json");
-const { body, headers } = JSON.parse(Deno.readTextFileSync(file)) as {
+const { status = 200, body, headers } = JSON.parse(Deno.readTextFileSync(file)) as {
+  status?: number;
   body: string;
   headers: [string, string][];
 };
+const bodiless = status === 204 || status === 304;
 
 // A new Response per request, as the bridge makes one: the baseline does the same work.
 const server = Deno.serve(
   { hostname: "127.0.0.1", port: 0, onListen: () => {} },
-  () => new Response(body, { headers }),
+  () => new Response(bodiless ? null : body, { status, headers }),
 );
 console.log(JSON.stringify({ url: `http://127.0.0.1:${server.addr.port}`, pid: Deno.pid }));
 

@@ -43,7 +43,7 @@ export interface BundleSize {
 export function importsOf(code: string): { static: string[]; dynamic: string[] } {
   // Chunks are imported as ./elements.<name>.js?v=<hash>; the file is elements.<name>.js.
   const file = (url: string) => url.replace(/\?.*$/, "");
-  const find = (pattern: RegExp) => [...code.matchAll(pattern)].map((m) => file(m[2]));
+  const find = (pattern: RegExp) => [...code.matchAll(pattern)].map((m) => file(m[2]!));
   return {
     static: find(/\b(?:from|import)\s*(["'])\.\/([\w.-]+\.js(?:\?v=\w+)?)\1/g),
     dynamic: find(/\bimport\s*\(\s*(["'])\.\/([\w.-]+\.js(?:\?v=\w+)?)\1\s*\)/g),

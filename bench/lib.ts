@@ -133,3 +133,123 @@ export async function fileLimit(): Promise<number> {
 export function mb(bytes: number): string {
   return (bytes / (1024 * 1024)).toFixed(1);
 }
+
+/** The median: one run disturbed by the machine does not move it. */
+export function median(xs: number[]): number {
+  const sorted = [...xs].sort((a, b) => a - b);
+  if (sorted.length === 0) return NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** What one run of bench/load.ts counted. */
+export interface LoadResult {
+  requests: number;
+  errors: number;
+  seconds: number;
+  rate: number;
+}
+
+/** A server under load: where to send the requests, and the process whose CPU is counted. */
+export interface LoadTarget {
+  url: string;
+  pid: number;
+}
+
+/** How {@linkcode compareRates} loads the two servers. */
+export interface CompareOptions {
+  connections: number;
+  /** Seconds of each counted run. */
+  seconds: number;
+  /** Seconds of the warm-up run of each server, not counted. */
+  warmup: number;
+  rounds: number;
+  /** The status every answer must have (default 200); any other counts as an error. */
+  status?: number;
+  /** Headers sent with every request, as `Name: value`. */
+  headers?: string[];
+  /** Prints a line of progress. */
+  log?: (line: string) => void;
+}
+
+/** The median rates of a bridge and its baseline, loaded alike in alternating rounds. */
+export interface Comparison {
+  bareRate: number;
+  bridgeRate: number;
+  /** bridge / bare. */
+  ratio: number;
+  /** Server CPU per counted answer, µs (median of the rounds); null where /proc is missing. */
+  bareCpuUs: number | null;
+  bridgeCpuUs: number | null;
+  /** Answers without the expected status, over every round of both servers. */
+  errors: number;
+}
+
+/** One timed run of bench/load.ts against `target`, with the server's CPU time over it. */
+export async function loadOnce(
+  target: LoadTarget,
+  seconds: number,
+  options: CompareOptions,
+  warmup = 0,
+): Promise<LoadResult & { cpuMs: number | null }> {
+  const cpuBefore = cpuMillis(target.pid);
+  const client = Child.start("./load.ts", [
+    target.url,
+    String(options.connections),
+    String(seconds),
+    String(warmup),
+    String(options.status ?? 200),
+    ...options.headers ?? [],
+  ]);
+  const result = await client.read<LoadResult>();
+  await client.stop();
+  const cpuAfter = cpuMillis(target.pid);
+  return {
+    ...result,
+    cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
+  };
+}
+
+/**
+ * Loads a bare `Deno.serve` and a bridge with the same client, both warmed first, in
+ * `options.rounds` rounds whose order alternates (neither always runs on a warmer or cooler
+ * machine), and compares the medians. It measures; it never fails on timing.
+ */
+export async function compareRates(
+  servers: { bare: LoadTarget; bridge: LoadTarget },
+  options: CompareOptions,
+): Promise<Comparison> {
+  const log = options.log ?? console.log;
+  const rates = { bare: [] as number[], bridge: [] as number[] };
+  const cpu = { bare: [] as number[], bridge: [] as number[] };
+  let errors = 0;
+  // Warm both (JIT, connection setup) before anything counts.
+  for (const target of Object.values(servers)) await loadOnce(target, options.warmup, options);
+  for (let round = 0; round < options.rounds; round++) {
+    const order = round % 2 === 0 ? ["bare", "bridge"] as const : ["bridge", "bare"] as const;
+    for (const name of order) {
+      const result = await loadOnce(servers[name], options.seconds, options);
+      errors += result.errors;
+      rates[name].push(result.rate);
+      if (result.cpuMs !== null && result.requests > 0) {
+        cpu[name].push(result.cpuMs * 1000 / result.requests);
+      }
+      log(
+        `  ${name.padEnd(6)} ${result.rate.toFixed(0).padStart(7)} req/s` +
+          (result.errors
+            ? ` (${result.errors} answers without status ${options.status ?? 200})`
+            : ""),
+      );
+    }
+  }
+  const bareRate = median(rates.bare);
+  const bridgeRate = median(rates.bridge);
+  return {
+    bareRate,
+    bridgeRate,
+    ratio: bridgeRate / bareRate,
+    bareCpuUs: cpu.bare.length === options.rounds ? median(cpu.bare) : null,
+    bridgeCpuUs: cpu.bridge.length === options.rounds ? median(cpu.bridge) : null,
+    errors,
+  };
+}

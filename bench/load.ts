@@ -1,23 +1,34 @@
 /**
  * @module Benchmark child: an HTTP/1.1 keep-alive load client. `load.ts URL CONNECTIONS
- * SECONDS WARMUP` keeps CONNECTIONS connections busy with one GET each in flight, and prints
- * `{"requests", "seconds", "rate", "errors"}` counted after WARMUP seconds.
+ * SECONDS WARMUP [STATUS] [HEADER...]` keeps CONNECTIONS connections busy with one GET each in
+ * flight, and prints `{"requests", "seconds", "rate", "errors"}` counted after WARMUP seconds:
+ * `requests` are the answers with STATUS (default 200), `errors` the others. Each HEADER
+ * (`Name: value`) is sent with every request (a token, an `If-None-Match`).
  *
  * It speaks HTTP over `Deno.connect` rather than `fetch`: on a two-core machine the client
  * shares the CPU with the server, and a lighter client leaves more of it to the server under
  * test. Both servers are loaded by this same client, so their rates compare.
  */
 
-const [target, connectionsArg = "32", secondsArg = "5", warmupArg = "1"] = Deno.args;
-if (!target) throw new Error("usage: load.ts URL [CONNECTIONS] [SECONDS] [WARMUP]");
+const [target, connectionsArg = "32", secondsArg = "5", warmupArg = "1", statusArg = "200"] =
+  Deno.args;
+if (!target) {
+  throw new Error("usage: load.ts URL [CONNECTIONS] [SECONDS] [WARMUP] [STATUS] [HEADER...]");
+}
+const extraHeaders = Deno.args.slice(5);
+for (const header of extraHeaders) {
+  if (!/^[A-Za-z0-9-]+: [^\r\n]*$/.test(header)) throw new Error(`not a header: ${header}`);
+}
 const url = new URL(target);
 if (url.hostname !== "127.0.0.1") throw new Error("the load client only targets 127.0.0.1");
 const connections = Number(connectionsArg);
 const seconds = Number(secondsArg);
 const warmup = Number(warmupArg);
+const expected = Number(statusArg);
 
 const request = new TextEncoder().encode(
-  `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: */*\r\n\r\n`,
+  `GET ${url.pathname}${url.search} HTTP/1.1\r\nHost: ${url.host}\r\nAccept: */*\r\n` +
+    extraHeaders.map((h) => `${h}\r\n`).join("") + "\r\n",
 );
 const CRLFCRLF = [13, 10, 13, 10];
 
@@ -62,11 +73,13 @@ class Reader {
     let end;
     while ((end = this.headerEnd()) < 0) await this.fill();
     let head = "";
-    for (let i = this.start; i < end; i++) head += String.fromCharCode(this.buf[i]);
+    for (let i = this.start; i < end; i++) head += String.fromCharCode(this.buf[i]!);
     const status = Number(head.slice(9, 12));
+    // A 204 or 304 has no body, whatever its headers say (RFC 9110 §6.4.1).
+    const bodiless = status === 204 || status === 304;
     const length = /\r\ncontent-length:[ \t]*(\d+)/i.exec(head);
-    if (!length) throw new Error("the server did not send Content-Length");
-    const total = end - this.start + Number(length[1]);
+    if (!length && !bodiless) throw new Error("the server did not send Content-Length");
+    const total = end - this.start + (bodiless ? 0 : Number(length![1]));
     while (this.end - this.start < total) await this.fill();
     this.start += total;
     return status;
@@ -83,7 +96,7 @@ async function loop(): Promise<void> {
       while (written < request.length) written += await conn.write(request.subarray(written));
       const status = await reader.response();
       if (!counting) continue;
-      if (status === 200) requests++;
+      if (status === expected) requests++;
       else errors++;
     }
   } finally {

@@ -11,6 +11,7 @@ import { BridgeCore } from "../bridge/core/bridge.ts";
 import { BASIC_SITE } from "../tests/helpers/bridge.ts";
 
 const SMALL = BASIC_SITE["control-panel.html"];
+if (SMALL === undefined) throw new Error("BASIC_SITE has no control-panel.html");
 // A page closer to a real one: the same declarations under a 200-row table.
 const rows = Array.from(
   { length: 200 },

@@ -1,17 +1,21 @@
 /**
  * @module `deno task bench`: measures the performance budgets of DESIGN §8 that a benchmark
  * can measure here: public manifest rate against a bare `Deno.serve`, resident memory per
- * session with connected tabs, and (when bench/bundle_size.ts exists) the elements bundle.
+ * session with connected tabs, and (when bench/bundle_size.ts exists) the elements bundle; and
+ * the goals of issue 11: session manifest reads (JSON, TOON) and the `304` of a signed-in demo
+ * session against a bare `Deno.serve` (bench/session_reads.ts), and the tokens an agent spends
+ * on the demo (bench/tokens.ts, `deno task bench:tokens`).
  *
- * Every server, load client and tab client runs in its own process, all on 127.0.0.1.
- * Then `deno bench bench/manifest_bench.ts` runs the micro benchmarks. Options: `--quick`
- * (shorter runs, 1,000 sessions only, no micro benchmarks), `--strict` (exit 1 when a budget is
- * missed).
+ * Every server, load client and tab client runs in its own process, all on 127.0.0.1. Then
+ * `deno bench` runs the micro benchmarks (bench/manifest_bench.ts, bench/session_bench.ts).
+ * Options: `--quick` (shorter runs, 1,000 sessions only, no micro benchmarks), `--strict` (exit
+ * 1 when a budget of DESIGN §8 is missed; the goals of issue 11 are printed, never failed on).
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
 import { BASIC_SITE } from "../tests/helpers/bridge.ts";
-import { BRIDGE_V8_FLAGS, Child, cpuMillis, fileLimit, mb, residentBytes } from "./lib.ts";
+import { BRIDGE_V8_FLAGS, Child, compareRates, fileLimit, mb, residentBytes } from "./lib.ts";
+import { sessionReads } from "./session_reads.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -29,6 +33,10 @@ const WARMUP = 1;
 const ROUNDS = flags.quick ? 1 : 3;
 const SESSION_COUNTS = flags.quick ? [1_000] : [1_000, 10_000];
 const PAGE = "/control-panel";
+/** Session reads: a few seconds per part, bounded. */
+const SESSION_LOAD = flags.quick
+  ? { connections: CONNECTIONS, seconds: 1, warmup: 0.5, rounds: 1 }
+  : { connections: CONNECTIONS, seconds: 1, warmup: 0.5, rounds: 3 };
 
 const verdicts: { name: string; ok: boolean }[] = [];
 const summary: string[] = [];
@@ -41,26 +49,6 @@ function writeSite(): string {
     Deno.writeTextFileSync(full, content);
   }
   return root;
-}
-
-interface LoadResult {
-  requests: number;
-  errors: number;
-  seconds: number;
-  rate: number;
-}
-
-/** One timed load run against `url`, with the server's CPU time over it. */
-async function load(url: string, pid: number): Promise<LoadResult & { cpuMs: number | null }> {
-  const cpuBefore = cpuMillis(pid);
-  const client = Child.start("./load.ts", [url, String(CONNECTIONS), String(SECONDS), "0"]);
-  const result = await client.read<LoadResult>();
-  await client.stop();
-  const cpuAfter = cpuMillis(pid);
-  return {
-    ...result,
-    cpuMs: cpuBefore === null || cpuAfter === null ? null : cpuAfter - cpuBefore,
-  };
 }
 
 async function manifestRate(root: string): Promise<void> {
@@ -88,52 +76,25 @@ async function manifestRate(root: string): Promise<void> {
   console.log(
     `load: ${CONNECTIONS} keep-alive connections, ${SECONDS} s per run, ${ROUNDS} round(s)`,
   );
-
-  const servers = {
-    bare: { url: `${bareInfo.url}${PAGE}.json`, pid: bareInfo.pid, runs: [] as LoadResult[] },
-    bridge: { url: target, pid: bridgeInfo.pid, runs: [] as LoadResult[] },
-  };
-  const cpu = { bare: [] as number[], bridge: [] as number[] };
-  // Warm both (JIT, connection setup) before anything counts.
-  for (const s of Object.values(servers)) {
-    const client = Child.start("./load.ts", [s.url, String(CONNECTIONS), String(WARMUP), "0"]);
-    await client.read();
-    await client.stop();
-  }
-  for (let round = 0; round < ROUNDS; round++) {
-    // Alternate the order so that neither always runs on a warmer or cooler machine.
-    const order = round % 2 === 0 ? ["bare", "bridge"] as const : ["bridge", "bare"] as const;
-    for (const name of order) {
-      const s = servers[name];
-      const result = await load(s.url, s.pid);
-      if (result.errors) throw new Error(`${name}: ${result.errors} answers were not 200`);
-      s.runs.push(result);
-      if (result.cpuMs !== null) cpu[name].push(result.cpuMs * 1000 / result.requests);
-      console.log(`  ${name.padEnd(6)} ${result.rate.toFixed(0).padStart(7)} req/s`);
-    }
-  }
+  const result = await compareRates({
+    bare: { url: `${bareInfo.url}${PAGE}.json`, pid: bareInfo.pid },
+    bridge: { url: target, pid: bridgeInfo.pid },
+  }, { connections: CONNECTIONS, seconds: SECONDS, warmup: WARMUP, rounds: ROUNDS });
   await bare.stop();
   await bridge.stop();
   Deno.removeSync(responseFile);
+  if (result.errors) throw new Error(`${result.errors} answers were not 200`);
 
-  // The median of the rounds: one run disturbed by the machine does not move it.
-  const median = (xs: number[]) => {
-    const sorted = [...xs].sort((a, b) => a - b);
-    const mid = Math.floor(sorted.length / 2);
-    return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
-  };
-  const bareRate = median(servers.bare.runs.map((r) => r.rate));
-  const bridgeRate = median(servers.bridge.runs.map((r) => r.rate));
-  const ratio = bridgeRate / bareRate;
+  const { bareRate, bridgeRate, ratio } = result;
   const ok = ratio >= BUDGET.ratio;
   console.log(`bare Deno.serve: ${bareRate.toFixed(0)} req/s (median)`);
   console.log(`bridge:          ${bridgeRate.toFixed(0)} req/s (median)`);
   console.log(`ratio:           ${ratio.toFixed(2)} (budget >= ${BUDGET.ratio}) ${verdict(ok)}`);
-  if (cpu.bare.length && cpu.bridge.length) {
+  if (result.bareCpuUs !== null && result.bridgeCpuUs !== null) {
     // Server CPU per request does not depend on how fast the client is.
     console.log(
-      `server CPU per request: bare ${median(cpu.bare).toFixed(1)} µs, bridge ${
-        median(cpu.bridge).toFixed(1)
+      `server CPU per request: bare ${result.bareCpuUs.toFixed(1)} µs, bridge ${
+        result.bridgeCpuUs.toFixed(1)
       } µs`,
     );
   }
@@ -227,10 +188,44 @@ async function bundleSize(): Promise<void> {
   if (!out.success) verdicts.push({ name: "bundle size", ok: false });
 }
 
+async function tokens(): Promise<void> {
+  console.log("\n## Tokens an agent spends on the demo (deno task bench:tokens)");
+  // gpt-tokenizer is a test-only package, locked in deno.test.lock (see tests/deps/).
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--lock=deno.test.lock",
+      new URL("./tokens.ts", import.meta.url).pathname,
+    ],
+    cwd: new URL("../", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout).trim();
+  if (!out.success) {
+    console.log(text);
+    console.log("bench/tokens.ts failed; run it alone with `deno task bench:tokens`");
+    summary.push("tokens: failed; run `deno task bench:tokens`");
+    return;
+  }
+  const lines = text.split("\n");
+  const last = lines.filter((l) => l.startsWith("summary: ")).map((l) => l.slice(9));
+  console.log(lines.filter((l) => !l.startsWith("summary: ")).join("\n"));
+  for (const line of last) summary.push(`tokens: ${line}`);
+}
+
 async function micro(): Promise<void> {
-  console.log("\n## Micro benchmarks (deno bench bench/manifest_bench.ts)");
+  console.log(
+    "\n## Micro benchmarks (deno bench bench/manifest_bench.ts bench/session_bench.ts)",
+  );
   await new Deno.Command(Deno.execPath(), {
-    args: ["bench", "--allow-all", new URL("./manifest_bench.ts", import.meta.url).pathname],
+    args: [
+      "bench",
+      "--allow-all",
+      new URL("./manifest_bench.ts", import.meta.url).pathname,
+      new URL("./session_bench.ts", import.meta.url).pathname,
+    ],
     stdout: "inherit",
     stderr: "inherit",
   }).output();
@@ -248,8 +243,13 @@ console.log(
 const root = writeSite();
 try {
   await manifestRate(root);
+  await sessionReads({
+    ...SESSION_LOAD,
+    report: (_name, _ok, line) => summary.push(line),
+  });
   for (const count of SESSION_COUNTS) await memoryPerSession(root, count);
   await bundleSize();
+  await tokens();
   if (!flags.quick) await micro();
 } finally {
   Deno.removeSync(root, { recursive: true });

@@ -7,7 +7,7 @@
 import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
 import { lines } from "./lib.ts";
 
-const [origin, page, countArg] = Deno.args;
+const [origin = "", page = "", countArg = ""] = Deno.args;
 if (!origin || !page || !countArg) throw new Error("usage: tabs.ts ORIGIN PAGE N");
 const count = Number(countArg);
 const PARALLEL = 64;

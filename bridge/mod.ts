@@ -3,12 +3,14 @@
  * it in an app with its own user store and server actions.
  */
 import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
+import { DEFAULTS } from "./core/limits.ts";
 import { type AppOptions, createApp, type RequestLogEntry } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
 import { AuditLog } from "./store/audit.ts";
 import { InvocationStats } from "./acp/stats.ts";
 import type { RunStoreOptions } from "./acp/runs.ts";
 import { acpRoutes } from "./acp/routes.ts";
+import { McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
 
 export {
   type AppEnv,
@@ -18,6 +20,8 @@ export {
   TAB_KEY_HEADER,
 } from "./http/app.ts";
 export { readJson } from "./http/request.ts";
+export { MCP_PATH, McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
+export { READ_TOOL } from "./mcp/tools.ts";
 
 export {
   BridgeCore,
@@ -50,24 +54,26 @@ export * as channel from "./protocol/channel.ts";
 /** Options of {@linkcode createBridge}. */
 export interface BridgeOptions extends BridgeCoreOptions {
   /** Where invocations are recorded; default an in-memory log, closed with the bridge. */
-  audit?: AuditLog;
+  audit?: AuditLog | undefined;
   /**
    * Host names allowed in `Host` besides loopback names, or null for no Host check. Default:
    * the check is on when the bridge listens on a loopback address.
    */
-  allowedHosts?: readonly string[] | null;
+  allowedHosts?: readonly string[] | null | undefined;
   /** Called for unexpected errors. */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
   /** The origin agents and browsers reach the bridge at, behind a proxy. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host`. */
-  trustProxy?: boolean;
+  trustProxy?: boolean | undefined;
   /** Called once per answered request. */
-  log?: (entry: RequestLogEntry) => void;
+  log?: ((entry: RequestLogEntry) => void) | undefined;
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
   routes?: AppOptions["routes"];
   /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
   acpRuns?: RunStoreOptions;
+  /** Limits of the MCP endpoint `/__aim/mcp` (docs/mcp.md). */
+  mcp?: Omit<McpEndpointOptions, "onError">;
 }
 
 /** The Host names a loopback bridge answers to: its own, and the public URL's behind a proxy. */
@@ -86,7 +92,18 @@ export interface Bridge {
   close(): void;
 }
 
-/** Creates a bridge over `options.root`. */
+/**
+ * Creates a bridge over `options.root`: its protocol core and a request handler to serve
+ * with `Deno.serve` or to put behind another server.
+ *
+ * @example
+ * ```ts
+ * import { createBridge } from "./mod.ts";
+ *
+ * const bridge = createBridge({ root: "site", allowedHosts: [] });
+ * Deno.serve({ port: 8000 }, bridge.fetch);
+ * ```
+ */
 export function createBridge(options: BridgeOptions): Bridge {
   const audit = options.audit ?? new AuditLog();
   const stats = new InvocationStats();
@@ -98,6 +115,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       options.onInvocation?.(record);
     },
   });
+  const mcp = new McpEndpoint(core, { ...options.mcp, onError: options.onError });
   const app = createApp(core, {
     allowedHosts: allowedHosts(options),
     onError: options.onError,
@@ -106,7 +124,10 @@ export function createBridge(options: BridgeOptions): Bridge {
     log: options.log,
     routes: options.routes,
     activity: (session) => audit.forSession(session.id),
-    protocols: [acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError })],
+    protocols: [
+      acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
+      mcp.routes,
+    ],
   });
   return {
     core,
@@ -114,6 +135,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     fetch: (request, info) => app.fetch(request, { info }),
     close: () => {
       core.close();
+      // Ends the MCP clients' streams, which would otherwise hold the server open.
+      void mcp.close();
       audit.close();
     },
   };
@@ -126,8 +149,8 @@ export interface ServeOptions extends BridgeOptions {
   /** Address to listen on. Default 127.0.0.1. */
   hostname?: string;
   /** HTTPS certificate and key, PEM. */
-  cert?: string;
-  key?: string;
+  cert?: string | undefined;
+  key?: string | undefined;
   /** Called once listening. */
   onListen?: (addr: { hostname: string; port: number; url: string }) => void;
 }
@@ -146,7 +169,23 @@ export interface ServedBridge extends AsyncDisposable {
   readonly finished: Promise<void>;
 }
 
-/** Serves a bridge with `Deno.serve`. */
+/**
+ * Serves a bridge with `Deno.serve`; `await using` (or `shutdown()`) stops it gracefully.
+ *
+ * @example
+ * ```ts
+ * import { createUserStore, hashPassword, serve } from "./mod.ts";
+ *
+ * await using served = serve({
+ *   root: "site",
+ *   port: 8000,
+ *   users: createUserStore([
+ *     { username: "alice", passwordHash: await hashPassword("a long passphrase") },
+ *   ]),
+ * });
+ * console.log(`aim at ${served.url}`);
+ * ```
+ */
 export function serve(options: ServeOptions): ServedBridge {
   const hostname = options.hostname ?? "127.0.0.1";
   const loopback = isLoopback(hostname);
@@ -171,7 +210,7 @@ export function serve(options: ServeOptions): ServedBridge {
   const shutdown = () => {
     stopping ??= (async () => {
       // Tabs must be told before the server stops, which cuts upgraded sockets.
-      await bridge.core.drain(options.tabTimeoutMs ?? 30_000);
+      await bridge.core.drain(options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs);
       bridge.close();
       await server.shutdown();
     })();

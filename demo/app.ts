@@ -142,32 +142,81 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   };
 }
 
-if (import.meta.main) {
-  const { values } = parseArgs({
-    args: Deno.args,
-    options: {
-      data: { type: "string", default: ".aim-demo-data" },
-      port: { type: "string", default: "8000" },
-      host: { type: "string", default: "127.0.0.1" },
-      quiet: { type: "boolean" },
-    },
-  });
-  const demo = await startDemo({
-    data: values.data,
-    port: Number(values.port),
-    hostname: values.host,
-    onError: (error) => console.error("aim demo: internal error:", error),
-    log: values.quiet
-      ? undefined
-      : (e) =>
-        console.log(`${new Date().toISOString()} ${e.method} ${e.path} ${e.status} ${e.ms}ms`),
-    onListen: ({ url }) => {
-      console.log(`aim demo: ${url}/control-panel (data in ${values.data})`);
-      console.log("aim demo: sign in as alice / wonderland or bob / builder");
-    },
-  });
+const DEMO_USAGE = `Usage: deno task start [--port N] [--host H] [--data DIR] [--quiet]
+
+Starts the demo, an approvals control panel, at http://127.0.0.1:8000/control-panel.
+
+Options:
+  --port N    port; 0 picks a free one (default 8000)
+  --host H    address to listen on (default 127.0.0.1)
+  --data DIR  folder for the demo's requests and audit log (default .aim-demo-data)
+  --quiet     no request log
+  -h, --help  this help
+`;
+
+/** The demo's command line (`deno task start`); returns the exit code. */
+export async function demoMain(args: string[]): Promise<number> {
+  let values;
+  try {
+    ({ values } = parseArgs({
+      args,
+      options: {
+        data: { type: "string", default: ".aim-demo-data" },
+        port: { type: "string", default: "8000" },
+        host: { type: "string", default: "127.0.0.1" },
+        quiet: { type: "boolean" },
+        help: { type: "boolean", short: "h" },
+      },
+    }));
+  } catch (error) {
+    console.error(`aim demo: ${error instanceof Error ? error.message : error}\n\n${DEMO_USAGE}`);
+    return 2;
+  }
+  if (values.help) {
+    console.log(DEMO_USAGE);
+    return 0;
+  }
+  const port = Number(values.port);
+  if (!/^\d{1,5}$/.test(values.port) || port > 65535) {
+    console.error(`aim demo: --port must be a whole number from 0 to 65535, got "${values.port}"`);
+    return 2;
+  }
+  let demo: RunningDemo;
+  try {
+    demo = await startDemo({
+      data: values.data,
+      port,
+      hostname: values.host,
+      onError: (error) => console.error("aim demo: internal error:", error),
+      log: values.quiet
+        ? undefined
+        : (e) =>
+          console.log(`${new Date().toISOString()} ${e.method} ${e.path} ${e.status} ${e.ms}ms`),
+      onListen: ({ url }) => {
+        console.log(`aim demo: ${url}/control-panel (data in ${values.data})`);
+        console.log("aim demo: sign in as alice / wonderland or bob / builder");
+      },
+    });
+  } catch (error) {
+    if (error instanceof Deno.errors.AddrInUse) {
+      console.error(
+        `aim demo: port ${port} is already in use; start on another one with ` +
+          `'deno task start --port 8080' (--port 0 picks a free one)`,
+      );
+      return 1;
+    }
+    console.error(
+      `aim demo: cannot listen on ${values.host}:${port}: ${
+        error instanceof Error ? error.message : error
+      }`,
+    );
+    return 1;
+  }
   const stop = () => demo[Symbol.asyncDispose]();
   Deno.addSignalListener("SIGINT", stop);
   Deno.addSignalListener("SIGTERM", stop);
   await demo.served.finished;
+  return 0;
 }
+
+if (import.meta.main) Deno.exit(await demoMain(Deno.args));

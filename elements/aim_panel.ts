@@ -3,7 +3,8 @@
  * agent, watch what it does, confirm consequential actions, and disconnect it.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { type Activity, client, type ConfirmRequest, manifestPath } from "./client.ts";
+import { client, type ConfirmRequest, manifestPath } from "./client.ts";
+import { ClientController } from "./client_controller.ts";
 
 /** Quotes a string for a POSIX shell. */
 function sh(text: string): string {
@@ -11,10 +12,11 @@ function sh(text: string): string {
 }
 
 /**
- * `<aim-panel>`: see DESIGN §5. It sits where the page puts it; to float it, style the element
- * (`aim-panel { position: fixed; bottom: 0 }`). While it is on the page, it is where the person
- * confirms consequential actions. elements/mod.ts loads this module (its own chunk, with
- * LitElement and lit-html) only when an `<aim-panel>` is in the document.
+ * `<aim-panel>`: the "agent access" panel (docs/elements.md). It sits where the page puts it;
+ * to float it, style the element (`aim-panel { position: fixed; bottom: 0 }`). While it is on
+ * the page, it is where the person confirms consequential actions. elements/mod.ts loads this
+ * module (its own chunk, with LitElement and lit-html) only when an `<aim-panel>` is in the
+ * document; a {@linkcode ClientController} wires it to the page's client.
  */
 export class AimPanel extends LitElement {
   static override properties = {
@@ -28,65 +30,11 @@ export class AimPanel extends LitElement {
   declare confirm: string | null;
   /** The client's status, reflected for styling (`aim-panel[status=connected]`). */
   declare status: string;
-  #log: Activity[] = [];
-  #pending: (ConfirmRequest & { resolve(ok: boolean): void }) | null = null;
+  #client = new ClientController(this);
   #note = "";
-  #timer: ReturnType<typeof setTimeout> | undefined;
-  #onChange = () => {
+
+  protected override willUpdate(): void {
     this.status = client.status;
-    this.requestUpdate();
-  };
-  #onActivity = (e: Event) => {
-    this.#log = [(e as CustomEvent<Activity>).detail, ...this.#log].slice(0, 50);
-    this.requestUpdate();
-  };
-  #confirmer = (request: ConfirmRequest, signal?: AbortSignal) =>
-    new Promise<boolean>((resolve) => {
-      // A new request means the bridge stopped waiting for the last one.
-      this.#pending?.resolve(false);
-      this.#pending = null;
-      if (signal?.aborted) return resolve(false);
-      this.#pending = { ...request, resolve };
-      // The bridge stopped waiting for this one: the prompt goes.
-      signal?.addEventListener(
-        "abort",
-        () => this.#pending?.id === request.id && this.#answer(false),
-      );
-      this.requestUpdate();
-      // The prompt takes focus, not a button, so that a stray Enter approves nothing.
-      this.updateComplete.then(() =>
-        this.renderRoot.querySelector<HTMLElement>("[tabindex]")?.focus()
-      );
-    });
-
-  override connectedCallback(): void {
-    super.connectedCallback();
-    client.addEventListener("change", this.#onChange);
-    document.addEventListener("aim-activity", this.#onActivity);
-    client.confirmer = this.#confirmer;
-    this.#onChange();
-  }
-
-  override disconnectedCallback(): void {
-    super.disconnectedCallback();
-    client.removeEventListener("change", this.#onChange);
-    document.removeEventListener("aim-activity", this.#onActivity);
-    if (client.confirmer === this.#confirmer) client.confirmer = null;
-    // Gone from the page, the prompt cannot be answered: it declines.
-    this.#answer(false);
-    clearTimeout(this.#timer);
-  }
-
-  protected override updated(): void {
-    clearTimeout(this.#timer);
-    // A countdown ticks while waiting for the lease or for the next reconnect.
-    if (client.until > Date.now()) this.#timer = setTimeout(() => this.requestUpdate(), 1000);
-  }
-
-  #answer(ok: boolean): void {
-    this.#pending?.resolve(ok);
-    this.#pending = null;
-    this.requestUpdate();
   }
 
   async #copy(): Promise<void> {
@@ -98,16 +46,36 @@ export class AimPanel extends LitElement {
   }
 
   #instructions(): string {
-    // An example the agent can run now: a protected action answers 403 until it signs in.
-    const action = client.declarations.find((d) => !d.protected || client.session?.authenticated) ??
-      { id: "disconnect", input_example: {} };
+    // An example safe to try now: never disconnect (it ends the agent's own session), nothing
+    // consequential, nothing protected before someone signs in; else a template.
+    const action = client.declarations.find((d) =>
+      !d.consequential && (!d.protected || client.session?.authenticated)
+    );
     const auth = sh(`Authorization: Bearer ${client.token}`);
-    const body = sh(JSON.stringify({ actionId: action.id, input: action.input_example }));
+    const body = action
+      ? sh(JSON.stringify({ actionId: action.id, input: action.input_example }))
+      : `'{"actionId": "<an id from the manifest>", "input": <as its input_schema says>}'`;
+    // MCP hosts: the endpoint with the token as a header, or `aim mcp` for local commands.
+    const http = {
+      type: "http",
+      url: `${location.origin}/__aim/mcp`,
+      headers: { Authorization: `Bearer ${client.token}` },
+    };
+    const stdio = {
+      command: "aim",
+      args: ["mcp", location.origin + client.page],
+      env: { AIM_TOKEN: client.token },
+    };
     return `Operate ${location.origin}${client.page} for me. Its manifest (state, actions):
 curl -H ${auth} ${location.origin}${manifestPath(client.page)}
 Invoke an action; input exactly as its input_schema says:
 curl -X POST ${location.origin}/__aim/invoke -H ${auth} -H 'Content-Type: application/json' -d ${body}
-Ask me before consequential ones.`;
+Ask me before consequential ones.
+
+MCP hosts (Claude, Cursor, VS Code…), in mcpServers:
+${JSON.stringify({ aim: http })}
+or, where only local commands run:
+${JSON.stringify({ aim: stdio })}`;
   }
 
   // Templates and styles are written compactly, unformatted, to keep the bundle small.
@@ -115,8 +83,8 @@ Ask me before consequential ones.`;
   #prompt({ actionId, input }: ConfirmRequest): TemplateResult {
     return html`<div class="confirm" role="alertdialog" tabindex="-1" aria-labelledby="q" aria-describedby="in">
 <p id="q">The agent asks to run <b>${actionId}</b> (${client.declarations.find((d) => d.id === actionId)?.description}) with:</p><pre id="in">${JSON.stringify(input, null, 2)}</pre>
-<div class="row"><button class="approve" @click=${() => this.#answer(true)}>Approve</button>
-<button class="decline" @click=${() => this.#answer(false)}>Decline</button></div></div>`;
+<div class="row"><button class="approve" @click=${() => this.#client.answer(true)}>Approve</button>
+<button class="decline" @click=${() => this.#client.answer(false)}>Decline</button></div></div>`;
   }
 
   // deno-fmt-ignore
@@ -127,7 +95,7 @@ Ask me before consequential ones.`;
 <label for="manifest">Manifest</label>
 <input id="manifest" readonly .value=${location.origin + manifestPath(client.page)}>
 <details><summary>Instructions for your agent</summary>
-<textarea readonly rows="9" aria-label="Instructions for your agent" .value=${this.#instructions()}></textarea>
+<textarea readonly rows="14" aria-label="Instructions for your agent" .value=${this.#instructions()}></textarea>
 </details>`;
   }
 
@@ -140,13 +108,14 @@ Ask me before consequential ones.`;
 <p>${client.detail}${client.until > Date.now()
   ? ` ${Math.ceil((client.until - Date.now()) / 1000)} s.` : ""}</p>
 ${status === "ended" ? html`<button @click=${() => client.newSession()}>Start a new session</button>` : nothing}
-${this.#pending ? this.#prompt(this.#pending) : nothing}
+${status === "waiting" ? html`<button @click=${() => client.takeOver()}>Take over here</button>` : nothing}
+${this.#client.pending ? this.#prompt(this.#client.pending) : nothing}
 ${live ? this.#session() : nothing}
 <p aria-live="polite">${this.#note}</p>
 <h3 id="log">Agent activity</h3>
-<ol aria-labelledby="log">${this.#log.map((a) => html`<li class=${a.status < 400 ? "" : "failed"}>
-${new Date(a.at).toLocaleTimeString()} <code>${a.actionId}</code>
-${a.status} ${a.outcome} · ${Math.round(a.durationMs)} ms</li>`)}</ol>
+<ol aria-labelledby="log">${this.#client.log.map((a) => html`<li class=${a.status < 400 ? "" : "failed"}>
+<time datetime=${a.at}>${new Date(a.at).toLocaleTimeString()}</time> <code>${a.actionId}</code>
+<span>${a.status} ${a.outcome}</span> <span>${Math.round(a.durationMs)} ms</span></li>`)}</ol>
 ${live ? html`<button class="disconnect" @click=${() => client.disconnect()}>Disconnect</button>` : nothing}
 </section>`;
   }
@@ -167,5 +136,8 @@ button{font:inherit;min-height:40px}
 .confirm .approve{background:#0b57d0;color:#fff;font-weight:bold}
 pre{white-space:pre-wrap;word-break:break-all}
 ol{max-height:9em;overflow:auto;padding:0;list-style:none}
+li{display:flex;flex-wrap:wrap;column-gap:.5em;padding:2px 0;border-top:1px solid #ddd}
+li>*{white-space:nowrap}
+code{overflow-wrap:anywhere;white-space:normal;font-weight:bold}
 .failed{color:#900}`;
 }

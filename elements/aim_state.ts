@@ -26,7 +26,8 @@ function readTable(table: HTMLTableElement): Record<string, unknown>[] {
     .filter((row) => row && row !== head && row.parentElement !== table.tHead)
     .map((row) => {
       const out: Record<string, unknown> = {};
-      [...row.cells].forEach((c, i) => out[keys[i] ?? i] = cell(c));
+      // The filter above dropped the missing first row of an empty table.
+      [...row!.cells].forEach((c, i) => out[keys[i] ?? i] = cell(c));
       return out;
     });
 }
@@ -47,7 +48,10 @@ function readSource(el: Element): unknown {
     : el.value;
 }
 
-/** `<aim-state>`: see DESIGN §5. Set `el.value` to publish any JSON value. */
+/**
+ * `<aim-state>`: one key of the page's state. Set `el.value` to publish any JSON value; its
+ * attributes and what the manifest says for each are in docs/elements.md.
+ */
 export class AimState extends Declaration implements StateSource {
   static override properties = { value: {} };
   /** The published value (a new object each time, not mutated); wins over the other sources. */
@@ -84,7 +88,7 @@ export class AimState extends Declaration implements StateSource {
   read(): unknown {
     const from = this.getAttribute("from");
     try {
-      if (this.value != null) return this.value;
+      if (this.value !== null && this.value !== undefined) return this.value;
       if (!from) return readJsonChild(this) ?? null;
       const el = document.querySelector(from);
       this.#watch(el ?? document.documentElement);

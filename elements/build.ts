@@ -48,7 +48,7 @@ function contentHash(code: string): string {
 
 /** The `./x.js` files a module imports, statically or not. */
 function imports(code: string): string[] {
-  return [...code.matchAll(/(["'])\.\/([\w.-]+\.js)\1/g)].map((m) => m[2]);
+  return [...code.matchAll(/(["'])\.\/([\w.-]+\.js)\1/g)].map((m) => m[2]!);
 }
 
 const temp = await Deno.makeTempDir({ prefix: "aim-bundle-" });

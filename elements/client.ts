@@ -6,17 +6,37 @@ import { redactSecrets } from "../bridge/protocol/markup.ts";
 import { fitState } from "../bridge/protocol/state_limit.ts";
 import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
 import type { ConfirmRequest } from "./confirm_dialog.ts";
-// Types only: the bundle must not carry zod.
+// Types only, derived from the zod schemas: the bundle must not carry zod.
+import type { z } from "zod";
 import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
+import type { InputValue, SessionGrant, SessionRequest } from "../bridge/protocol/schemas.ts";
 
 /** Where the client is: see {@linkcode AimClient.status}. */
 export type Status = "connecting" | "waiting" | "connected" | "disconnected" | "ended";
 
-/** Why a session ended, as the bridge says; `gone` when the bridge no longer knows it. */
-export type EndReason = "disconnected" | "expired" | "shutdown" | "gone" | "unavailable";
+/**
+ * Why a session ended: the bridge's `ended` reasons, `gone` when a restarted bridge no longer
+ * knows it, `unavailable` when the bridge refused this page.
+ */
+export type EndReason =
+  | Extract<BridgeMessage, { type: "ended" }>["reason"]
+  | "gone"
+  | "unavailable";
 
 /** One thing the agent did, as the bridge reports it. */
 export type Activity = Extract<BridgeMessage, { type: "activity" }>;
+
+/** The session, as the bridge tells the tab that holds it. */
+export type SessionInfo = Omit<Extract<BridgeMessage, { type: "session" }>, "settle">;
+
+/**
+ * Declares work the page started for an invocation or a session change (a load, a render):
+ * the agent's answer waits for the promise, so that its state is the one after.
+ */
+export type WaitUntil = (work: unknown) => void;
+
+/** An action as the tab registers it (the bridge checks it again). */
+export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
 
 type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
 type Timer = ReturnType<typeof setTimeout> | undefined;
@@ -27,8 +47,8 @@ export type { ConfirmRequest };
 export interface ActionSource extends Element {
   name: string;
   /** The declaration to register, or null when the element is not available now. */
-  declaration(): Record<string, unknown> | null;
-  run(input: unknown): Promise<unknown>;
+  declaration(): Declaration | null;
+  run(input: InputValue, waitUntil?: WaitUntil): Promise<unknown>;
 }
 
 /** An `<aim-state>` as the client sees it: `undefined` publishes nothing. */
@@ -45,11 +65,56 @@ export function warn(message: string, el?: Element): void {
   warned.add(message);
 }
 
+/**
+ * The work a page declares it started for one invocation or session change, through
+ * `waitUntil`: the agent's answer waits for it, within the bridge's settle timeout.
+ */
+export class Work {
+  readonly #all: Promise<unknown>[] = [];
+
+  /** Declares one piece of work; a rejection ends it as well (the console says so). */
+  readonly waitUntil: WaitUntil = (work) => {
+    this.#all.push(Promise.resolve(work).catch((error) => warn(`waitUntil: ${error}`)));
+  };
+
+  /**
+   * Waits for the declared work (and work declared meanwhile), then lets the page render:
+   * microtasks, and a frame when it declared work and shows. False when `ms` ran out first.
+   */
+  async done(ms?: number): Promise<boolean> {
+    let timer: Timer;
+    const late = new Promise<boolean>((resolve) => {
+      if (ms !== undefined) timer = setTimeout(resolve, ms, false);
+    });
+    let settled = true;
+    for (let seen = -1; settled && seen < this.#all.length;) {
+      seen = this.#all.length;
+      settled = await Promise.race([Promise.all(this.#all).then(() => true), late]);
+    }
+    // A hidden page renders nothing (and its timers are slowed down): no frame to wait for.
+    if (settled && this.#all.length && !document.hidden) {
+      settled = await Promise.race([
+        new Promise<boolean>((resolve) => requestAnimationFrame(() => resolve(true))),
+        late,
+      ]);
+    }
+    clearTimeout(timer);
+    // Renders that follow (Lit, frameworks) run as microtasks; let them land.
+    await null;
+    await null;
+    return settled;
+  }
+}
+
 function toJson(value: unknown): unknown {
   return value === undefined ? null : JSON.parse(JSON.stringify(value));
 }
 
-function post(url: string, body: unknown, token?: string): Promise<Response> {
+function post(
+  url: string,
+  body: z.input<typeof SessionRequest> | { actionId: string; input: InputValue },
+  token?: string,
+): Promise<Response> {
   return fetch(url, {
     method: "POST",
     headers: {
@@ -95,9 +160,30 @@ export function manifestPath(page: string): string {
 }
 
 /**
+ * A short tag of a token (FNV-1a, 32 bits): the name under which the tabs of one session talk
+ * to each other, without passing the token itself around.
+ */
+function tag(token: string): string {
+  let hash = 0x811c9dc5;
+  for (let i = 0; i < token.length; i++) hash = Math.imul(hash ^ token.charCodeAt(i), 16777619);
+  return (hash >>> 0).toString(36);
+}
+
+/** What the panel says when the bridge ends the session, by reason. */
+const ENDED: Record<string, string> = {
+  disconnected: "Disconnected: the token no longer works.",
+  expired: "The session expired: the token no longer works.",
+  shutdown: "The bridge stopped, ending this session: the token no longer works.",
+};
+
+/**
  * The tab's side of the protocol. It fires `change` on itself when its status or its
  * registered actions change, and `aim-status`, `aim-activity` and `aim-session` (login changes)
  * on the document for the page.
+ *
+ * The tabs of one session (a tab opened from another copies its `sessionStorage`) share one
+ * `BroadcastChannel`, so that a waiting tab can ask the holder to let go
+ * ({@linkcode AimClient.takeOver}).
  */
 export class AimClient extends EventTarget {
   status: Status = "connecting";
@@ -106,12 +192,15 @@ export class AimClient extends EventTarget {
   detail = "";
   token = "";
   page = location.pathname;
-  /** When the holder's lease runs out (waiting), or the next reconnect (disconnected). */
+  /** When the next reconnect is tried (disconnected); 0 when none is due. */
   until = 0;
-  /** The bridge's word on the session: its page and whether someone signed in (`aim-session`). */
-  session: Extract<BridgeMessage, { type: "session" }> | null = null;
+  /**
+   * The bridge's word on the session, sent to the tab that holds it: its page and whether
+   * someone signed in (`aim-session`). Null until this tab first held it, and once it ended.
+   */
+  session: SessionInfo | null = null;
   /** The declarations last registered. */
-  declarations: Record<string, unknown>[] = [];
+  declarations: Declaration[] = [];
   /**
    * Asks the person before a consequential action runs: true, or a promise of true, is their
    * approval; anything else declines. `signal` aborts when the bridge stops waiting (a `cancel`
@@ -133,6 +222,12 @@ export class AimClient extends EventTarget {
   #queued = false;
   /** The tab credential: opens the channel; never shown, never sent anywhere else. */
   #credential = "";
+  /** The other tabs of this session (see `takeOver`). */
+  #peers: BroadcastChannel | null = null;
+  /** The invocation in progress: the bridge stops waiting for it when the channel closes. */
+  #current = "";
+  /** Set while this tab lets go of the lease for another; it then joins the line again. */
+  #yielding = false;
 
   /** Opens the session and the channel. */
   start(): void {
@@ -140,6 +235,14 @@ export class AimClient extends EventTarget {
     addEventListener("pagehide", () => this.#close());
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
+  }
+
+  /**
+   * Asks the tab that holds this session to let go, so that this waiting tab gets the lease:
+   * the holder closes its channel (withdrawing a prompt it shows) and joins the line again.
+   */
+  takeOver(): void {
+    if (this.status === "waiting") this.#peers?.postMessage("release");
   }
 
   /** Starts over with a new session, after the last one ended. */
@@ -152,7 +255,7 @@ export class AimClient extends EventTarget {
   }
 
   /**
-   * Ends the session through the bridge's `disconnect` action, with this page's cookie; the
+   * Ends the session through the bridge's `disconnect` action, with the session's token; the
    * bridge then tells the tab that the session ended.
    */
   disconnect(): void {
@@ -170,19 +273,35 @@ export class AimClient extends EventTarget {
     }
   }
 
-  #end(reason: EndReason, detail = `The session ended (${reason}).`): void {
+  #end(reason: EndReason, detail = ENDED[reason] ?? `The session ended (${reason}).`): void {
     this.endReason = reason;
+    this.session = null;
     store(null);
     this.#close();
+    this.#peers?.close();
+    this.#peers = null;
     this.#set("ended", detail);
   }
 
   #close(): void {
-    clearInterval(this.#heartbeat);
     clearTimeout(this.#retry);
-    this.#heartbeat = undefined;
     this.#socket?.close(1000);
     this.#socket = null;
+    this.#lost();
+  }
+
+  /** The channel is gone: the bridge no longer waits for the invocation in progress. */
+  #lost(): void {
+    clearInterval(this.#heartbeat);
+    this.#heartbeat = undefined;
+    if (this.#current) this.oncancel?.(this.#current);
+  }
+
+  /** Another tab of this session asks for the lease: let go, and wait in line behind it. */
+  #release(): void {
+    if (this.status !== "connected" || !this.#socket) return;
+    this.#yielding = true;
+    this.#socket.close(1000);
   }
 
   async #open(): Promise<void> {
@@ -198,12 +317,15 @@ export class AimClient extends EventTarget {
         mine?.token,
       ).catch(() => null);
       if (!res) return this.#backoff(() => this.#open());
-      const body = await res.json().catch(() => ({}));
+      const body: SessionGrant & { message?: string } = await res.json().catch(() => ({}));
       if (!res.ok) return this.#end("unavailable", body.message);
       this.token = body.sessionToken;
-      this.#credential = body.resumed && mine ? mine.credential : body.tabCredential;
+      this.#credential = body.resumed && mine ? mine.credential : body.tabCredential ?? "";
       this.page = body.page;
       store({ token: this.token, credential: this.#credential });
+      this.#peers?.close();
+      this.#peers = new BroadcastChannel(`aim.${tag(this.token)}`);
+      this.#peers.onmessage = (e) => e.data === "release" && this.#release();
     }
     this.#connect();
   }
@@ -232,8 +354,12 @@ export class AimClient extends EventTarget {
     socket.onclose = async (e) => {
       if (this.#socket !== socket) return;
       this.#socket = null;
-      clearInterval(this.#heartbeat);
-      this.#heartbeat = undefined;
+      this.#lost();
+      // Let go for another tab of this session: back in line at once, behind it.
+      if (this.#yielding) {
+        this.#yielding = false;
+        return this.#connect();
+      }
       if (e.code === 4001) return this.#end(this.endReason ?? "disconnected");
       // A message the bridge refused (malformed, too large) would be sent again: stop here.
       if (e.code === 1008 || e.code === 1009) {
@@ -265,12 +391,9 @@ export class AimClient extends EventTarget {
           this.#attempts = 0;
           this.endReason = null;
           if (this.status !== "connected") this.#set("connected");
-        } else if (message.status === "waiting") {
-          this.#set(
-            "waiting",
-            "Another tab has this session; taking over within",
-            Date.parse(message.expiresAt),
-          );
+        } else if (message.status === "waiting" && this.status !== "waiting") {
+          // The holder's heartbeats push its expiry on for as long as it lives: no countdown.
+          this.#set("waiting", "Another tab has this session; this one takes over when it closes.");
         }
         return;
       case "registered":
@@ -289,26 +412,47 @@ export class AimClient extends EventTarget {
         store({ token: this.token, credential: this.#credential });
         return;
       case "activity":
-      case "session":
-        if (message.type === "session") this.session = message;
-        document.dispatchEvent(new CustomEvent(`aim-${message.type}`, { detail: message }));
+        document.dispatchEvent(new CustomEvent("aim-activity", { detail: message }));
         return;
+      case "session": {
+        // Signed in or out (or this tab got the session): the page reacts, and may say what
+        // it started with waitUntil, on the event or its detail.
+        const { settle, ...session } = message;
+        this.session = session;
+        const work = new Work();
+        const { waitUntil } = work;
+        const event = new CustomEvent("aim-session", { detail: { ...session, waitUntil } });
+        document.dispatchEvent(Object.assign(event, { waitUntil }));
+        // Once it is done, its state first, then the word that it settled: the bridge answers
+        // the sign-in or sign-out with that state (or says it could not wait that long).
+        work.done().then(() => {
+          this.#flush(true);
+          if (settle) this.#send({ type: "settled", id: settle });
+        });
+        return;
+      }
       case "ended":
-        this.endReason = message.reason;
-        // Sessions live in the bridge's memory: reconnecting tells whether it came back.
-        if (message.reason === "shutdown") this.#set("disconnected", "The bridge stopped.");
+        // The token no longer works, whatever the reason: sessions live in the bridge's memory,
+        // so a bridge that stops ends them too.
+        this.#end(message.reason);
     }
   }
 
-  /** Runs one action of the page; resolves to its result as JSON. */
-  async run(actionId: string, input: unknown): Promise<unknown> {
+  /** How long an answer waits for the work the page declares: the bridge's settle timeout. */
+  get settleMs(): number {
+    return this.session?.settleMs ?? 3000;
+  }
+
+  /**
+   * Runs one action of the page, then waits for the work it declared (`waitUntil`) up to
+   * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done.
+   */
+  async run(actionId: string, input: InputValue): Promise<{ result: unknown; settled: boolean }> {
     const el = [...this.actions].find((a) => a.name === actionId && a.declaration());
     if (!el) throw new Error(`No action "${actionId}" is on the page now.`);
-    const result = toJson(await el.run(input));
-    // Renders that follow the handler (Lit, frameworks) run as microtasks; let them land.
-    await null;
-    await null;
-    return result;
+    const work = new Work();
+    const result = toJson(await el.run(input, work.waitUntil));
+    return { result, settled: await work.done(this.settleMs) };
   }
 
   async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {
@@ -316,6 +460,7 @@ export class AimClient extends EventTarget {
     const withdrawn = new AbortController();
     const onCancel = (e: Event) => (e as CustomEvent).detail === id && withdrawn.abort();
     this.addEventListener("cancel", onCancel);
+    this.#current = id;
     try {
       // Fail closed: a consequential action waits for the person, unless the page's own element
       // says `no-confirm` (not `no-confirm="false"`).
@@ -323,6 +468,7 @@ export class AimClient extends EventTarget {
         ? [...this.actions].find((a) => a.name === actionId && a.declaration())
         : undefined;
       const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
+      let approved = true;
       if (consequential && (optOut === undefined || optOut === "false")) {
         // The person may take longer than the tab timeout: the bridge then waits longer.
         this.#send({ type: "awaiting", id, message: "Asking the person." });
@@ -331,29 +477,31 @@ export class AimClient extends EventTarget {
           await customElements.whenDefined("aim-panel");
         }
         const request = { id, actionId, input };
-        const approved = this.confirmer
+        approved = (this.confirmer
           ? await this.confirmer(request, withdrawn.signal)
           : await (await import("./confirm_dialog.ts")).confirmInDialog(
             request,
             String(el?.declaration()?.description ?? ""),
             withdrawn.signal,
-          );
-        if (approved !== true) throw "declined";
+          )) === true;
       }
-      const result = await this.run(actionId, input) as null;
-      answer = { type: "result", id, ok: true, result };
+      if (approved) {
+        // The state goes after the work the action declared, or once the bridge would give up.
+        const { result, settled } = await this.run(actionId, input);
+        answer = { type: "result", id, ok: true, result: result as null, settled };
+      } else {
+        answer = {
+          type: "result",
+          id,
+          ok: false,
+          error: { code: "declined", message: `The person declined "${actionId}".` },
+        };
+      }
     } catch (error) {
-      const declined = error === "declined";
-      const message = declined
-        ? `The person declined "${actionId}".`
-        : String((error as Error)?.message ?? error).slice(0, 2000);
-      answer = {
-        type: "result",
-        id,
-        ok: false,
-        error: { code: declined ? "declined" : "action_failed", message },
-      };
+      const message = String((error as Error)?.message ?? error).slice(0, 2000);
+      answer = { type: "result", id, ok: false, error: { code: "action_failed", message } };
     }
+    if (this.#current === id) this.#current = "";
     this.removeEventListener("cancel", onCancel);
     // The bridge answers with the state it last got: send it first.
     this.#flush();

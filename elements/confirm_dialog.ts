@@ -13,12 +13,16 @@
  * );
  * ```
  */
+// Types only, derived from the zod schemas: the bundle must not carry zod.
+import type { InputValue } from "../bridge/protocol/schemas.ts";
+
 /** What the person is asked before a consequential action runs. */
 export interface ConfirmRequest {
   /** The invocation's id: a `cancel` for it withdraws the prompt (see `oncancel`). */
   id: string;
   actionId: string;
-  input: unknown;
+  /** The agent's input, exactly as the action will receive it. */
+  input: InputValue;
 }
 
 // Written compactly, unformatted: this is browser code loaded on demand; keep it small.

@@ -2,6 +2,8 @@
  * @module Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
  * and its Agent Manifest, built from the page's catalog, its public AIM manifest and its file.
  */
+import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
 import { createHash } from "node:crypto";
 import { Parser } from "htmlparser2";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -71,7 +73,8 @@ export function agentNames(pages: Iterable<string>): Map<string, string> {
     const members = groups.get(label)!.sort((a, b) =>
       Number(spells(b, label)) - Number(spells(a, label)) || compare(a, b)
     );
-    names.set(members[0], label);
+    // A group is made with its first page, so it is never empty.
+    names.set(members[0]!, label);
     taken.add(label);
     for (const page of members.slice(1)) others.push([label, page]);
   }
@@ -149,39 +152,30 @@ export function readPageFacts(html: string): PageFacts {
 }
 
 interface FactsEntry {
-  mtime: number;
-  size: number;
-  ino: number | null;
+  stamp: FileStamp;
   facts: PageFacts;
   created: Date;
   updated: Date;
 }
 
-const MAX_CACHED = 1024;
-
 /** Page facts and file times, read once per file change. */
 export class PageFactsCache {
-  readonly #entries = new Map<string, FactsEntry>();
+  readonly #entries = new BoundedMap<string, FactsEntry>(1024);
 
   async read(file: string): Promise<FactsEntry> {
     const stat = await Deno.stat(file);
-    const mtime = stat.mtime?.getTime() ?? 0;
+    const stamp = stampOf(stat);
     const cached = this.#entries.get(file);
-    if (cached && cached.mtime === mtime && cached.size === stat.size && cached.ino === stat.ino) {
-      return cached;
-    }
+    if (cached && sameStamp(cached.stamp, stamp)) return cached;
     const updated = stat.mtime ?? new Date(0);
     // Some file systems know no birth time, and a copied file may be "born" after its mtime.
     const born = stat.birthtime ?? updated;
     const entry: FactsEntry = {
-      mtime,
-      size: stat.size,
-      ino: stat.ino,
+      stamp,
       facts: readPageFacts(await Deno.readTextFile(file)),
       created: born < updated ? born : updated,
       updated,
     };
-    if (this.#entries.size >= MAX_CACHED) this.#entries.clear();
     this.#entries.set(file, entry);
     return entry;
   }
@@ -192,7 +186,7 @@ export async function agentManifest(
   core: BridgeCore,
   entry: AgentEntry,
   origin: string,
-  options: { stats?: InvocationStats; facts: PageFactsCache },
+  options: { stats?: InvocationStats | undefined; facts: PageFactsCache },
 ): Promise<AgentManifest> {
   const { info, name } = entry;
   const aim = await core.manifest(info.page, null, origin);

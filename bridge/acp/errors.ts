@@ -2,7 +2,7 @@
  * @module ACP's errors: `{"code", "message", "data"}` with one of ACP's three codes, and how an
  * AIM error becomes one (AIM's own code and details kept in `data`).
  */
-import { AimError } from "../protocol/errors.ts";
+import { AimError, type ErrorCode as AimErrorCode } from "../protocol/errors.ts";
 import type { AcpError, ErrorCode } from "./schemas.ts";
 
 /** An error answered in ACP's shape, with an HTTP status. */
@@ -16,7 +16,10 @@ export class AcpHttpError extends Error {
     status: number,
     code: ErrorCode,
     message: string,
-    options: { data?: Record<string, unknown>; headers?: Record<string, string> } = {},
+    options: {
+      data?: Record<string, unknown> | undefined;
+      headers?: Record<string, string> | undefined;
+    } = {},
   ) {
     super(message);
     this.name = "AcpHttpError";
@@ -32,14 +35,43 @@ export class AcpHttpError extends Error {
   }
 }
 
-const NOT_FOUND = new Set(["not_found", "unknown_action"]);
-const INVALID = new Set(["bad_request", "invalid_input", "payload_too_large"]);
+/**
+ * ACP's code for each AIM error code: ACP has three, so most AIM codes are `server_error`
+ * there, with AIM's own code kept in `data.error`. A new AIM code must be placed here.
+ */
+export const ACP_CODES: Readonly<Record<AimErrorCode, ErrorCode>> = {
+  bad_request: "invalid_input",
+  payload_too_large: "invalid_input",
+  invalid_input: "invalid_input",
+  not_found: "not_found",
+  unknown_action: "not_found",
+  request_timeout: "server_error",
+  missing_token: "server_error",
+  invalid_token: "server_error",
+  forbidden_origin: "server_error",
+  forbidden_host: "server_error",
+  tab_required: "server_error",
+  tab_credential_required: "server_error",
+  login_required: "server_error",
+  declined: "server_error",
+  method_not_allowed: "server_error",
+  upgrade_required: "server_error",
+  page_mismatch: "server_error",
+  stale_state: "server_error",
+  browser_not_connected: "server_error",
+  cancelled: "server_error",
+  conflict: "server_error",
+  idempotency_key_expired: "server_error",
+  idempotency_key_reused: "server_error",
+  action_failed: "server_error",
+  too_many_requests: "server_error",
+  server_error: "server_error",
+  tab_timeout: "server_error",
+};
 
-/** ACP's code for an AIM error code; ACP has no word for the others, so `server_error`. */
-export function acpCode(aimCode: string): ErrorCode {
-  if (NOT_FOUND.has(aimCode)) return "not_found";
-  if (INVALID.has(aimCode)) return "invalid_input";
-  return "server_error";
+/** ACP's code for an AIM error code. */
+export function acpCode(aimCode: AimErrorCode): ErrorCode {
+  return ACP_CODES[aimCode];
 }
 
 /** A failed run's `error` for whatever an invocation threw. */

@@ -27,11 +27,11 @@ type Env = AppEnv;
 /** Options of {@linkcode acpRoutes}. */
 export interface AcpRoutesOptions {
   /** Invocation figures for the agents' `status`; without it, no `status` is shown. */
-  stats?: InvocationStats;
+  stats?: InvocationStats | undefined;
   /** Limits of the run store. */
-  runs?: RunStoreOptions;
+  runs?: RunStoreOptions | undefined;
   /** Called for errors that are not protocol errors (bugs). */
-  onError?: (error: unknown) => void;
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 const JSON_TYPE = "application/json; charset=utf-8";
@@ -48,9 +48,11 @@ function errorResponse(error: AcpHttpError): Response {
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
+  // zod reports at least one issue for a failed parse.
   const issue = parsed.error.issues[0];
-  const where = issue.path.length ? `${what}.${issue.path.join(".")}` : what;
-  throw new AcpHttpError(422, "invalid_input", `${where}: ${issue.message}`);
+  const path = issue?.path ?? [];
+  const where = path.length ? `${what}.${path.join(".")}` : what;
+  throw new AcpHttpError(422, "invalid_input", `${where}: ${issue?.message ?? "invalid"}`);
 }
 
 function methodNotAllowed(allow: string): never {

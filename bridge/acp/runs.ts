@@ -57,10 +57,10 @@ export interface RunRequest {
   /** The agent of the session's page, if the page is still an agent. */
   sessionAgent: string | undefined;
   /** The client's ACP session, if it named one. */
-  sessionId?: string | null;
+  sessionId?: string | null | undefined;
   input: Message[];
   /** The requesting client's address; "unknown" when not known. */
-  client?: string;
+  client?: string | undefined;
 }
 
 /** An action invocation read from a message. */
@@ -70,7 +70,8 @@ interface Call {
 }
 
 function mediaType(part: MessagePart): string {
-  return (part.content_type ?? "text/plain").split(";")[0].trim().toLowerCase();
+  // `split` always yields at least one item.
+  return (part.content_type ?? "text/plain").split(";")[0]!.trim().toLowerCase();
 }
 
 function invalid(message: string): AcpHttpError {
@@ -81,10 +82,12 @@ const HOW =
   'Send the action as the last message\'s application/json part {"actionId": "<id>", "input": <input>}, or as a text/plain part "<id> <input>".';
 
 function partText(part: MessagePart): string {
-  if (part.content_url != null) {
+  if (part.content_url !== null && part.content_url !== undefined) {
     throw invalid(`The bridge does not fetch content_url; send the content inline. ${HOW}`);
   }
-  if (part.content == null) throw invalid(`The ${mediaType(part)} part has no content. ${HOW}`);
+  if (part.content === null || part.content === undefined) {
+    throw invalid(`The ${mediaType(part)} part has no content. ${HOW}`);
+  }
   if (part.content_encoding !== "base64") return part.content;
   try {
     const bytes = Uint8Array.from(atob(part.content), (c) => c.charCodeAt(0));
@@ -116,7 +119,9 @@ export function readCall(message: Message, isObjectAction: (id: string) => boole
   }
   const match = /^(\S+)(?:\s+([\s\S]*))?$/.exec(partText(text).trim());
   if (!match) throw invalid(`The text/plain part is empty. ${HOW}`);
-  const [, actionId, rest] = match;
+  // Group 1 always takes part in a match; group 2 may not.
+  const actionId = match[1]!;
+  const rest = match[2];
   if (rest === undefined) return { actionId };
   if (rest.startsWith("{") && isObjectAction(actionId)) {
     const parsed = parseUntrustedJson(rest);
@@ -147,7 +152,7 @@ export function utf8Length(text: string): number {
 
 /** What a value takes as JSON, in UTF-8 bytes. */
 function jsonBytes(value: unknown): number {
-  return value == null ? 0 : utf8Length(JSON.stringify(value));
+  return value === null || value === undefined ? 0 : utf8Length(JSON.stringify(value));
 }
 
 /**
@@ -276,7 +281,7 @@ export class AcpRun {
     let index = from;
     while (true) {
       while (index < this.#events.length) {
-        const event = this.#events[index++];
+        const event = this.#events[index++]!;
         yield structuredClone(event);
         if (CLOSING_EVENTS.has(event.type)) return;
       }
@@ -337,7 +342,8 @@ export class AcpRun {
     this.#bytes += size;
     const part = message.parts[0];
     this.#emit({ type: "message.created", message: { ...message, parts: [], completed_at: null } });
-    this.#emit({ type: "message.part", part });
+    // An answer has one part (see `answer`).
+    if (part) this.#emit({ type: "message.part", part });
     this.#emit({ type: "message.completed", message });
     this.#run.output.push(message);
     this.#end("completed", "run.completed");
@@ -625,7 +631,7 @@ export class RunStore {
     const actionId = (call as Call | null)?.actionId;
     const role = `agent/${request.agentName}`;
     this.#core.invoke(owner, call, {
-      client: request.client,
+      ...(request.client === undefined ? {} : { client: request.client }),
       onAwaiting: (text) =>
         run.awaiting(awaitRequest(role, String(actionId), call, text, this.#now())),
       signal: run.signal,

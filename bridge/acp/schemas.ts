@@ -106,7 +106,9 @@ export const MessagePart = z.looseObject({
   content_encoding: z.enum(["plain", "base64"]).nullish(),
   content_url: z.url().nullish(),
 }).refine(
-  (part) => part.content == null || part.content_url == null,
+  (part) =>
+    part.content === null || part.content === undefined || part.content_url === null ||
+    part.content_url === undefined,
   "Only one of content or content_url can be provided",
 );
 export type MessagePart = z.infer<typeof MessagePart>;

@@ -5,15 +5,19 @@ import { join } from "node:path";
 import { checkPage, type CheckProblem } from "../site/check.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 
-export const CHECK_USAGE = `Usage: aim check [ROOT|FILE...] [--format text|json]
+export const CHECK_USAGE = `Usage: aim check [ROOT|FILE...] [--format text|json] [--strict]
 
 Checks the <aim-action> and <aim-state> declarations of every HTML page in ROOT (default: the
 current folder) or of the given files: unique action ids, schemas of the allowed shape, an
 input-example valid against its schema, descriptions, form=/click=/from= selectors that match,
-and the elements script tag. Prints file:line:col: message; exits 1 when it finds a problem.
+a click= that would ignore a declared input, patterns the bridge cannot run or that backtrack
+catastrophically in a backtracking regex engine, and the elements script tag. Prints
+file:line:col: message; exits 1 when it finds a problem. Warnings (such as no-confirm on a
+consequential action) print as file:line:col: warning: message and fail only with --strict.
 
 Options:
-  --format F   text (default) or json
+  --format F   text (default) or json (every problem with "severity": "error" or "warning")
+  --strict     exit 1 on warnings too
   -h, --help   this help
 `;
 
@@ -29,7 +33,11 @@ async function htmlFiles(path: string, out: string[], depth = 0): Promise<void> 
 
 /** Runs `aim check`. */
 export async function checkCommand(args: string[], io: CliIO): Promise<number> {
-  const { values, positionals } = parseFlags(args, { format: { type: "string" } }, CHECK_USAGE);
+  const { values, positionals } = parseFlags(
+    args,
+    { format: { type: "string" }, strict: { type: "boolean" } },
+    CHECK_USAGE,
+  );
   if (values.help) {
     io.stdout(CHECK_USAGE);
     return Exit.Ok;
@@ -59,16 +67,25 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     }
     problems.push(...checkPage(html, file));
   }
+  const errors = problems.filter((p) => p.severity !== "warning").length;
+  const warnings = problems.length - errors;
   if (format === "json") {
-    io.stdout(JSON.stringify({ files: files.length, problems }, null, 2) + "\n");
+    io.stdout(JSON.stringify({ files: files.length, problems, errors, warnings }, null, 2) + "\n");
   } else {
-    for (const p of problems) io.stdout(`${p.file}:${p.line}:${p.column}: ${p.message}\n`);
-    const summary = problems.length
-      ? `${problems.length} problem${problems.length === 1 ? "" : "s"} in ${files.length} file${
-        files.length === 1 ? "" : "s"
-      }`
-      : `${files.length} file${files.length === 1 ? "" : "s"} checked, no problems`;
+    for (const p of problems) {
+      const kind = p.severity === "warning" ? "warning: " : "";
+      io.stdout(`${p.file}:${p.line}:${p.column}: ${kind}${p.message}\n`);
+    }
+    const count = (n: number, word: string) => `${n} ${word}${n === 1 ? "" : "s"}`;
+    const inFiles = count(files.length, "file");
+    const summary = errors && warnings
+      ? `${count(errors, "problem")} and ${count(warnings, "warning")} in ${inFiles}`
+      : errors
+      ? `${count(errors, "problem")} in ${inFiles}`
+      : warnings
+      ? `${inFiles} checked, no problems, ${count(warnings, "warning")}`
+      : `${inFiles} checked, no problems`;
     io.stderr(`aim check: ${summary}\n`);
   }
-  return problems.length ? Exit.Failure : Exit.Ok;
+  return errors || (values.strict && warnings) ? Exit.Failure : Exit.Ok;
 }

@@ -89,9 +89,21 @@ export async function invokeCommand(args: string[], io: CliIO): Promise<number> 
   if (positionals.length < 1 || positionals.length > 3) {
     throw new CliError(`give URL, then optionally ACTION and INPUT\n\n${INVOKE_USAGE}`, Exit.Usage);
   }
-  const [raw, action, rawInput] = positionals;
+  // The length check above leaves at least the URL.
+  const [raw, action, rawInput] = positionals as [string, string?, string?];
   const page = pageUrl(raw);
-  const token = values.token ?? io.env("AIM_TOKEN");
+  const from = values.token !== undefined ? "--token" : "AIM_TOKEN";
+  // A token pasted with the spaces or line break around it is still the token.
+  const token = (values.token ?? io.env("AIM_TOKEN"))?.trim();
+  if (token === "") {
+    throw new CliError(
+      from === "--token"
+        ? "--token is empty: give the token the page shows in its Agent access panel"
+        : "AIM_TOKEN is empty: set it to the token the page shows in its Agent access panel " +
+          "(export AIM_TOKEN=<token>), or unset it to read the public manifest",
+      Exit.Usage,
+    );
+  }
   // Checked here, so that a bad token is never echoed in an HTTP library's error.
   if (token !== undefined && !/^[\x21-\x7e]{1,4096}$/.test(token)) {
     throw new CliError("the token holds characters a token never has: copy it again", Exit.Usage);

@@ -5,12 +5,14 @@ import { basename, dirname } from "node:path";
 import { encode } from "@toon-format/toon";
 import { BridgeCore } from "../core/bridge.ts";
 import { AimError } from "../protocol/errors.ts";
+import { scanPage } from "../site/catalog.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 
 export const MANIFEST_USAGE = `Usage: aim manifest FILE.html [--toon] [--origin URL]
 
 Prints the public manifest of one page (its action catalog, no state), as an agent would read
-it at <page>.json, without starting a server.
+it at <page>.json, without starting a server. A declaration the manifest leaves out because it
+is broken is reported on stderr, and the exit code is then 1.
 
 Options:
   --toon        print TOON instead of JSON
@@ -31,7 +33,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
   if (positionals.length !== 1) {
     throw new CliError(`give one FILE.html\n\n${MANIFEST_USAGE}`, Exit.Usage);
   }
-  const file = positionals[0];
+  const file = positionals[0]!;
   if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);
   let origin: string;
   try {
@@ -51,7 +53,13 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
   try {
     const manifest = await core.manifest(page, null, origin);
     io.stdout(values.toon ? encode(manifest) + "\n" : JSON.stringify(manifest, null, 2) + "\n");
-    return Exit.Ok;
+    // What the manifest had to leave out, said as `aim check` says it.
+    const { problems } = scanPage(await Deno.readTextFile(file), page, file);
+    for (const p of problems) io.stderr(`${file}:${p.line}:${p.column}: ${p.message}\n`);
+    if (!problems.length) return Exit.Ok;
+    const n = problems.length === 1 ? "1 declaration" : `${problems.length} declarations`;
+    io.stderr(`aim manifest: ${n} left out of the manifest; 'aim check ${file}' checks the page\n`);
+    return Exit.Failure;
   } catch (error) {
     if (error instanceof AimError && error.code === "not_found") {
       throw new CliError(`${file} declares no <aim-action> or <aim-state>; it has no manifest`);

@@ -81,7 +81,7 @@ export async function loadUsers(file: string): Promise<UserRecord[]> {
   if (!parsed.success) {
     const issue = parsed.error.issues[0];
     throw new CliError(
-      `users file ${file}: ${issue.path.join(".") || "top level"}: ${issue.message} ` +
+      `users file ${file}: ${issue?.path.join(".") || "top level"}: ${issue?.message} ` +
         `(expected a list of {"username", "passwordHash"}; make hashes with 'aim hash-password')`,
     );
   }
@@ -214,7 +214,9 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   } catch (error) {
     audit?.close();
     if (error instanceof Deno.errors.AddrInUse) {
-      throw new CliError(`port ${port} is already in use`);
+      throw new CliError(
+        `port ${port} is already in use; choose another with --port N (--port 0 picks a free one)`,
+      );
     }
     if (cert && error instanceof Error && !(error instanceof URIError)) {
       throw new CliError(`cannot start HTTPS: ${error.message}`);

@@ -16,7 +16,7 @@ export interface UserRecord {
   username: string;
   /** A hash made by {@linkcode hashPassword}; never the password. */
   passwordHash: string;
-  name?: string;
+  name?: string | undefined;
 }
 
 /** scrypt cost parameters. */
@@ -71,13 +71,16 @@ export async function hashPassword(password: string, options: ScryptOptions = {}
 export async function verifyPassword(password: string, hash: string): Promise<boolean> {
   const parts = hash.split("$");
   if (parts.length !== 6 || parts[0] !== "scrypt") return false;
-  const [N, r, p] = parts.slice(1, 4).map(Number);
+  const N = Number(parts[1]);
+  const r = Number(parts[2]);
+  const p = Number(parts[3]);
   // Zero costs must be refused here: Deno's node:crypto scrypt reads 0 as "use the default".
   if (![N, r, p].every(Number.isSafeInteger) || N < 2 || r < 1 || p < 1) return false;
   if (N > 1 << 20 || r > 32 || p > 16) return false;
   try {
-    const expected = unb64(parts[5]);
-    const key = await derive(password, unb64(parts[4]), N, r, p);
+    // Six parts, checked above.
+    const expected = unb64(parts[5]!);
+    const key = await derive(password, unb64(parts[4]!), N, r, p);
     return expected.length === key.length && timingSafeEqual(expected, key);
   } catch {
     return false;

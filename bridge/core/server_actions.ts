@@ -3,7 +3,7 @@
  * `disconnect`, and those an embedding app registers.
  */
 import { AimError } from "../protocol/errors.ts";
-import type { InputSchema } from "../protocol/schemas.ts";
+import type { InputSchema, InputValue } from "../protocol/schemas.ts";
 import type { AttemptLimiter, UserStore } from "./auth.ts";
 import type { Identity, Session } from "./sessions.ts";
 
@@ -32,7 +32,7 @@ export interface ServerAction {
   id: string;
   description: string;
   input_schema: InputSchema;
-  input_example: string | Record<string, string>;
+  input_example: InputValue;
   consequential?: boolean;
   /** Needs a signed-in session; listed only when signed in. */
   protected?: boolean;
@@ -50,7 +50,7 @@ export function isAvailable(action: ServerAction, signedIn: boolean): boolean {
 
 /** Options of {@linkcode builtinActions}. */
 export interface BuiltinActionsOptions {
-  users?: UserStore;
+  users?: UserStore | undefined;
   limiter: AttemptLimiter;
   /** Password checks at once. Default 8. */
   maxConcurrentLogins?: number;
@@ -146,7 +146,9 @@ export class FairGate {
   }
 
   #heldBy(waiter: Waiter): number {
-    return this.#held.get(waiter.keys[0]) ?? 0;
+    // A waiter without keys has no client to count against.
+    const client = waiter.keys[0];
+    return client === undefined ? 0 : this.#held.get(client) ?? 0;
   }
 
   #fits(keys: string[]): boolean {
@@ -204,10 +206,9 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         // few seconds, at most 30), never bob at another. All callers whose address is not
         // known share "unknown". Neither key, nor any message, holds the password.
         const client = ctx.client ?? "unknown";
-        const keys = [
-          `session:${ctx.session.id}`,
-          `account:${JSON.stringify([client, username.toLowerCase()])}`,
-        ];
+        const sessionKey = `session:${ctx.session.id}`;
+        const accountKey = `account:${JSON.stringify([client, username.toLowerCase()])}`;
+        const keys = [sessionKey, accountKey];
         const throttled = () => {
           const wait = Math.max(...keys.map((k) => limiter.retryAfter(k)));
           if (wait > 0) throw tooManyAttempts(wait);
@@ -240,8 +241,8 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         if (!identity) {
           throw new AimError(422, "action_failed", "The username or password is incorrect.");
         }
-        limiter.reset(keys[0]);
-        limiter.forgive(keys[1]);
+        limiter.reset(sessionKey);
+        limiter.forgive(accountKey);
         ctx.signIn(identity);
         return { authenticated: true, user: identity };
       },

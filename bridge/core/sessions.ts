@@ -4,6 +4,8 @@
  */
 import { createHash } from "node:crypto";
 import { AimError } from "../protocol/errors.ts";
+import type { EndReason } from "../protocol/channel.ts";
+import { DEFAULTS } from "./limits.ts";
 import { TabChannel, type TabChannelOptions } from "./tab.ts";
 
 /** Who signed in on a session, set by the server only. */
@@ -13,7 +15,7 @@ export interface Identity {
 }
 
 /** The longest a session may stay idle (seed 003). */
-export const MAX_IDLE_MS = 60 * 60 * 1000;
+export const MAX_IDLE_MS = DEFAULTS.idleMs;
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
@@ -26,8 +28,7 @@ export interface IdempotentEntry {
   bytes: number;
 }
 
-/** Why a session ended. */
-export type EndReason = "disconnected" | "expired" | "shutdown";
+export type { EndReason };
 
 /** One session: a token's hash, its page, its identity and its tab channel. */
 export class Session {
@@ -35,7 +36,7 @@ export class Session {
   readonly id: string = crypto.randomUUID();
   readonly tokenHash: string;
   readonly createdAt: number;
-  readonly tab: TabChannel;
+  readonly tab: TabChannel<Session>;
   /** The address of the client that opened it (see `--trust-proxy`). */
   readonly client: string;
   page: string;
@@ -58,10 +59,57 @@ export class Session {
   /** True once an agent used the token (anything but the page's own opening request). */
   used = false;
   inFlight = 0;
+  /** Event streams open on the session (`GET /__aim/events`). */
+  streams = 0;
+  /**
+   * Increases on every change of what the session's manifest says: the tab's state and
+   * actions, who holds the lease, the identity, the page.
+   */
+  version = 1;
   ended: EndReason | null = null;
+  /** Who waits for the next change (long polls, event streams). */
+  #waiters = new Set<() => void>();
   #idempotency: Map<string, IdempotentEntry> | undefined;
   /** Bytes of the answers kept for `Idempotency-Key` retries. */
   idempotencyBytes = 0;
+
+  /** What the session shows changed: a new version, and whoever waits for one is woken. */
+  changed(): void {
+    this.version++;
+    this.#wake();
+  }
+
+  #wake(): void {
+    const waiters = [...this.#waiters];
+    this.#waiters.clear();
+    for (const wake of waiters) wake();
+  }
+
+  /** Wakes whoever waits: the session ended. */
+  endWaits(): void {
+    this.#wake();
+  }
+
+  /**
+   * Resolves once the version is past `since`, the session ends, `ms` pass or `signal` aborts;
+   * true when the version is past `since` then.
+   */
+  waitForChange(since: number, ms: number, signal?: AbortSignal): Promise<boolean> {
+    if (this.version > since || this.ended || signal?.aborted) {
+      return Promise.resolve(this.version > since);
+    }
+    return new Promise((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        this.#waiters.delete(done);
+        signal?.removeEventListener("abort", done);
+        resolve(this.version > since);
+      };
+      const timer = setTimeout(done, ms);
+      this.#waiters.add(done);
+      signal?.addEventListener("abort", done, { once: true });
+    });
+  }
 
   /** Answers kept by `Idempotency-Key`; made on first use, as most sessions never need one. */
   get idempotency(): Map<string, IdempotentEntry> {
@@ -73,38 +121,39 @@ export class Session {
     page: string;
     now: number;
     expiresAt: number;
-    tab: TabChannel;
+    channel: TabChannelOptions<Session>;
     client: string;
   }) {
     this.tokenHash = init.tokenHash;
     this.page = init.page;
     this.createdAt = init.now;
     this.expiresAt = init.expiresAt;
-    this.tab = init.tab;
+    this.tab = new TabChannel<Session>(this, init.channel);
     this.client = init.client;
   }
 }
 
 /** Options of {@linkcode SessionStore}. */
-export interface SessionStoreOptions extends Omit<TabChannelOptions, "onHeartbeat" | "onGrant"> {
+export interface SessionStoreOptions
+  extends Omit<TabChannelOptions, "onHeartbeat" | "onGrant" | "onChange"> {
   /** Idle time before a session expires; at most one hour. Default one hour. */
-  idleMs?: number;
+  idleMs?: number | undefined;
   /**
    * Idle time of a session that no tab has bound and no agent has used: a flood of mints
    * goes away on its own. Default 2 minutes.
    */
-  freshIdleMs?: number;
+  freshIdleMs?: number | undefined;
   /** Idempotency keys remembered per session. Default 256. */
-  maxIdempotencyKeys?: number;
+  maxIdempotencyKeys?: number | undefined;
   /** Bytes of idempotent answers kept per session; older answers are dropped first. Default 1 MiB. */
-  maxIdempotencyBytes?: number;
+  maxIdempotencyBytes?: number | undefined;
   /** Sessions held at once. Default 100,000. */
-  maxSessions?: number;
+  maxSessions?: number | undefined;
   /**
    * Sessions no tab bound and nobody used that one client address may hold; past it, that
    * address's oldest such session ends. Default 1,000.
    */
-  maxFreshPerClient?: number;
+  maxFreshPerClient?: number | undefined;
   /** Called when a tab is granted a session's lease. */
   onGrant?: (session: Session) => void;
 }
@@ -156,26 +205,27 @@ export class SessionStore {
   #sweeper: ReturnType<typeof setInterval>;
   #leaseSweeper: ReturnType<typeof setInterval>;
   /** One options object for every channel, with hooks that find the session by `owner`. */
-  #channelOptions: TabChannelOptions;
+  #channelOptions: TabChannelOptions<Session>;
 
   constructor(options: SessionStoreOptions = {}) {
     this.#options = options;
     this.idleMs = Math.min(options.idleMs ?? MAX_IDLE_MS, MAX_IDLE_MS);
-    this.freshIdleMs = Math.min(options.freshIdleMs ?? 2 * 60_000, this.idleMs);
-    this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? 256;
-    this.maxIdempotencyBytes = options.maxIdempotencyBytes ?? 1024 * 1024;
-    this.maxSessions = options.maxSessions ?? 100_000;
-    this.maxFreshPerClient = options.maxFreshPerClient ?? 1000;
+    this.freshIdleMs = Math.min(options.freshIdleMs ?? DEFAULTS.freshIdleMs, this.idleMs);
+    this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? DEFAULTS.maxIdempotencyKeys;
+    this.maxIdempotencyBytes = options.maxIdempotencyBytes ?? DEFAULTS.maxIdempotencyBytes;
+    this.maxSessions = options.maxSessions ?? DEFAULTS.maxSessions;
+    this.maxFreshPerClient = options.maxFreshPerClient ?? DEFAULTS.maxFreshPerClient;
     this.#now = options.now ?? Date.now;
     this.#sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.freshIdleMs));
     Deno.unrefTimer(this.#sweeper as unknown as number);
     this.#channelOptions = {
       ...options,
-      onHeartbeat: (owner) => this.touch(owner as Session),
-      onGrant: (owner) => options.onGrant?.(owner as Session),
+      onHeartbeat: (owner) => this.touch(owner),
+      onChange: (owner) => owner.changed(),
+      onGrant: (owner) => options.onGrant?.(owner),
     };
     // One timer checks every lease, often enough to end one within a fifth of its length.
-    const leaseMs = options.leaseMs ?? 15_000;
+    const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
     this.#leaseSweeper = setInterval(() => {
       const now = this.#now();
       for (const session of this.#byHash.values()) session.tab.checkLease(now);
@@ -217,16 +267,14 @@ export class SessionStore {
     }
     const token = newToken();
     const now = this.#now();
-    const tab = new TabChannel(this.#channelOptions);
     const session = new Session({
       tokenHash: hashToken(token),
       page,
       now,
       expiresAt: now + this.freshIdleMs,
-      tab,
+      channel: this.#channelOptions,
       client,
     });
-    tab.owner = session;
     this.#byHash.set(session.tokenHash, session);
     this.#fresh.add(session);
     if (mine) mine.add(session);
@@ -323,6 +371,7 @@ export class SessionStore {
   end(session: Session, reason: EndReason): void {
     if (session.ended) return;
     session.ended = reason;
+    session.endWaits();
     this.#byHash.delete(session.tokenHash);
     this.#byCredential.delete(session.credentialHash);
     this.#byTabKey.delete(hashToken(session.tabKey));

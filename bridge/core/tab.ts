@@ -2,12 +2,13 @@
  * @module TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
  * waiting for it, and invocations relayed to the owner one at a time.
  */
-import type { BridgeMessage } from "../protocol/channel.ts";
-import { CloseCode } from "../protocol/channel.ts";
+import type { BridgeMessage, EndReason } from "../protocol/channel.ts";
+import { CloseCode } from "../protocol/wire.ts";
+import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
 
 /** Sockets open at once for one session: a person's tabs, not a flood. */
-export const MAX_TABS = 8;
+export const MAX_TABS: number = DEFAULTS.maxTabs;
 
 /** The transport of one connected tab. */
 export interface TabPort {
@@ -33,7 +34,7 @@ export class TabConnection {
 
 /** How a relayed invocation ended. */
 export type TabOutcome =
-  | { ok: true; result: unknown }
+  | { ok: true; result: unknown; settled?: boolean }
   | { ok: false; code: "action_failed" | "declined"; message: string }
   | {
     ok: false;
@@ -42,29 +43,34 @@ export type TabOutcome =
   };
 
 /** Options of {@linkcode TabChannel}. */
-export interface TabChannelOptions {
+export interface TabChannelOptions<Owner = unknown> {
   /** Lease length; the tab heartbeats at a third of it. Default 15 s. */
-  leaseMs?: number;
+  leaseMs?: number | undefined;
   /** How long the bridge waits for a tab's answer. Default 30 s. */
-  tabTimeoutMs?: number;
+  tabTimeoutMs?: number | undefined;
   /** How long it waits once the tab says a person must confirm. Default 5 minutes. */
-  confirmTimeoutMs?: number;
+  confirmTimeoutMs?: number | undefined;
   /** Invocations queued or running at once. Default 8. */
-  maxQueue?: number;
+  maxQueue?: number | undefined;
   /** Called with the channel's `owner` when the tab that holds the lease renews it. */
-  onHeartbeat?: (owner: unknown) => void;
+  onHeartbeat?: (owner: Owner) => void;
   /** Called with the channel's `owner` when a tab is granted the lease. */
-  onGrant?: (owner: unknown) => void;
+  onGrant?: (owner: Owner) => void;
+  /**
+   * Called with the channel's `owner` when what the session shows changes: the holder's
+   * state or actions, or who holds the lease.
+   */
+  onChange?: (owner: Owner) => void;
   /** The clock. */
-  now?: () => number;
+  now?: (() => number) | undefined;
 }
 
 /** Options of {@linkcode TabChannel.relay}. */
 export interface RelayOptions {
   /** Called when the tab says the invocation waits for the person, with its message. */
-  onAwaiting?: (message: string) => void;
+  onAwaiting?: ((message: string) => void) | undefined;
   /** Cancels the invocation: dropped from the queue, or withdrawn from the tab (`cancel`). */
-  signal?: AbortSignal;
+  signal?: AbortSignal | undefined;
 }
 
 interface Pending {
@@ -85,9 +91,9 @@ interface Pending {
  * the lease: whoever holds many channels calls {@linkcode TabChannel.checkLease} on a schedule,
  * so that 10,000 idle sessions cost one timer, not 10,000.
  */
-export class TabChannel {
+export class TabChannel<Owner = unknown> {
   /** What the hooks receive: the session this channel belongs to. */
-  owner: unknown = null;
+  readonly owner: Owner;
   readonly leaseMs: number;
   readonly tabTimeoutMs: number;
   readonly confirmTimeoutMs: number;
@@ -99,20 +105,23 @@ export class TabChannel {
   #leaseExpiresAt = 0;
   #queue: Pending[] = [];
   #current: Pending | null = null;
-  #options: TabChannelOptions;
+  #options: TabChannelOptions<Owner>;
   #now: () => number;
   /** The actions the last owner registered, kept so that a gap in ownership answers 409. */
   lastActions: ActionSpec[] = [];
   /** The last owner's state, kept across a reload. */
   lastState: Record<string, unknown> = {};
+  /** Session changes the owner was asked to settle (`session.settle`): their waits, by id. */
+  #settles = new Map<string, (settled: boolean) => void>();
 
   /** `options` may be shared by many channels: nothing per channel is kept in it. */
-  constructor(options: TabChannelOptions = {}) {
+  constructor(owner: Owner, options: TabChannelOptions<Owner> = {}) {
+    this.owner = owner;
     this.#options = options;
-    this.leaseMs = options.leaseMs ?? 15_000;
-    this.tabTimeoutMs = options.tabTimeoutMs ?? 30_000;
-    this.confirmTimeoutMs = options.confirmTimeoutMs ?? 5 * 60_000;
-    this.maxQueue = options.maxQueue ?? 8;
+    this.leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
+    this.tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? DEFAULTS.confirmTimeoutMs;
+    this.maxQueue = options.maxQueue ?? DEFAULT_LIMITS.maxInFlight;
     this.#now = options.now ?? Date.now;
   }
 
@@ -147,6 +156,7 @@ export class TabChannel {
     this.#lease(tab, "granted");
     this.lastActions = tab.actions;
     this.lastState = tab.state;
+    this.#options.onChange?.(this.owner);
     this.#options.onGrant?.(this.owner);
   }
 
@@ -186,13 +196,17 @@ export class TabChannel {
   /** The tab registered actions; they count once it owns the lease. */
   register(tab: TabConnection, actions: ActionSpec[]): void {
     tab.actions = actions;
-    if (tab === this.#holder) this.lastActions = actions;
+    if (tab !== this.#holder) return;
+    this.lastActions = actions;
+    this.#options.onChange?.(this.owner);
   }
 
   /** The tab sent a state snapshot. */
   setState(tab: TabConnection, state: Record<string, unknown>): void {
     tab.state = state;
-    if (tab === this.#holder) this.lastState = state;
+    if (tab !== this.#holder) return;
+    this.lastState = state;
+    this.#options.onChange?.(this.owner);
   }
 
   /** A tab went away; the next waiting tab gets the lease. */
@@ -203,18 +217,21 @@ export class TabChannel {
     if (index >= 0) this.#waiting.splice(index, 1);
     if (tab !== this.#holder) return;
     this.#holder = null;
+    this.#unsettle();
     this.#failAll("The tab closed before answering; the action may or may not have run.");
     const next = this.#waiting.shift();
     if (next) this.#grant(next);
+    else this.#options.onChange?.(this.owner);
   }
 
   /** Ends the channel: every tab is told why and closed, every invocation answered. */
-  close(reason: "disconnected" | "expired" | "shutdown"): void {
+  close(reason: EndReason): void {
     const tabs = [...this.#connected];
     for (const tab of tabs) clearTimeout(tab.helloTimer);
     this.#connected.clear();
     this.#holder = null;
     this.#waiting = [];
+    this.#unsettle();
     this.#failAll("The session ended before the tab answered.");
     for (const tab of tabs) {
       tab.port.send({ type: "ended", reason });
@@ -233,6 +250,32 @@ export class TabChannel {
   /** Sends a message to the owner, if there is one. */
   notify(message: BridgeMessage): void {
     this.#holder?.port.send(message);
+  }
+
+  /**
+   * Waits for the owner's `settled` of the session change `id` (sent in a `session` message
+   * with `settle: id`): true once it comes; false when the owner goes first or
+   * {@linkcode TabChannel.settled} gives up on it.
+   */
+  whenSettled(id: string): Promise<boolean> {
+    return new Promise((resolve) => this.#settles.set(id, resolve));
+  }
+
+  /**
+   * Ends the wait for `id`: `tab` (the owner only) says it settled, or, without a tab, the
+   * bridge gives up. Returns false when nothing waits for that id.
+   */
+  settled(id: string, tab?: TabConnection): boolean {
+    const resolve = this.#settles.get(id);
+    if (!resolve || (tab && tab !== this.#holder)) return false;
+    this.#settles.delete(id);
+    resolve(tab !== undefined);
+    return true;
+  }
+
+  /** The owner went: the session changes it was to settle never will. */
+  #unsettle(): void {
+    for (const id of [...this.#settles.keys()]) this.settled(id);
   }
 
   /** Relays one invocation to the owner; answers are in queue order, one at a time. */

@@ -2,6 +2,7 @@
  * @module Reading requests: the session token, JSON bodies within a size limit, and the
  * Origin and Host checks.
  */
+import { BoundedMap } from "../utils/bounded_map.ts";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
 import { AimError, badRequest, invalidToken } from "../protocol/errors.ts";
@@ -72,9 +73,9 @@ export function clientAddress(
 /** How the bridge learns its own origin. */
 export interface OriginOptions {
   /** The origin the bridge is reached at behind a proxy, e.g. `https://aim.example`. */
-  publicUrl?: string;
+  publicUrl?: string | undefined;
   /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host` from a proxy in front. */
-  trustProxy?: boolean;
+  trustProxy?: boolean | undefined;
 }
 
 /** A `Host` header's shape: a name or address, then an optional port. */
@@ -101,8 +102,8 @@ export function requestOrigin(c: Context, options: OriginOptions = {}): string |
   } catch {
     return null;
   }
-  const forwardedProto = c.req.header("X-Forwarded-Proto")?.split(",")[0].trim().toLowerCase();
-  const forwardedHost = c.req.header("X-Forwarded-Host")?.split(",")[0].trim();
+  const forwardedProto = c.req.header("X-Forwarded-Proto")?.split(",")[0]?.trim().toLowerCase();
+  const forwardedHost = c.req.header("X-Forwarded-Host")?.split(",")[0]?.trim();
   const proto = forwardedProto === "http" || forwardedProto === "https"
     ? forwardedProto
     : url.protocol.slice(0, -1);
@@ -116,7 +117,7 @@ export function requestOrigin(c: Context, options: OriginOptions = {}): string |
   }
 }
 
-const origins = new Map<string, string>();
+const origins = new BoundedMap<string, string>(256);
 
 /** The origin of a request URL; parsed once per scheme and authority, not once per request. */
 function urlOrigin(url: string): string {
@@ -125,7 +126,6 @@ function urlOrigin(url: string): string {
   let origin = origins.get(prefix);
   if (origin === undefined) {
     origin = new URL(prefix).origin;
-    if (origins.size >= 256) origins.clear();
     origins.set(prefix, origin);
   }
   return origin;
@@ -164,7 +164,7 @@ export async function readJson(
   maxBytes: number,
   timeoutMs: number = BODY_TIMEOUT_MS,
 ): Promise<unknown> {
-  const type = (c.req.header("Content-Type") ?? "").split(";")[0].trim().toLowerCase();
+  const type = (c.req.header("Content-Type") ?? "").split(";")[0]!.trim().toLowerCase();
   if (type !== "application/json") {
     throw badRequest("Send the body as JSON with 'Content-Type: application/json'.");
   }
@@ -233,7 +233,7 @@ export function hostName(host: string): string {
   return trimmed.replace(/:\d*$/, "");
 }
 
-const hostVerdicts = new Map<string, boolean>();
+const hostVerdicts = new BoundedMap<string, boolean>(256);
 
 /** Whether a `Host` may reach a loopback-bound bridge (DNS rebinding guard). */
 export function isAllowedHost(host: string | undefined, allowed: readonly string[]): boolean {
@@ -243,7 +243,6 @@ export function isAllowedHost(host: string | undefined, allowed: readonly string
   if (verdict === undefined) {
     const name = hostName(host);
     verdict = LOOPBACK_NAMES.test(name) || allowed.includes(name);
-    if (hostVerdicts.size >= 256) hostVerdicts.clear();
     hostVerdicts.set(key, verdict);
   }
   return verdict;

@@ -1,14 +1,85 @@
 /**
  * @module Checking a declared action (from HTML, a tab or an app) against the wire schema,
- * including that its `input_example` is valid input.
+ * including that its `input_example` is valid input, that its patterns can run on the
+ * bridge's linear-time matcher, and that its id is not reserved.
  */
 import type { z } from "zod";
-import { ActionSpec as ActionSpecSchema, type ManifestAction } from "./schemas.ts";
-import { inputValidator } from "./input.ts";
+import {
+  ActionSpec as ActionSpecSchema,
+  type InputSchema,
+  type ManifestAction,
+  type StringSchema,
+} from "./schemas.ts";
+import { compilePattern, inputValidator, MAX_ACTION_PATTERN_SIZE, PatternError } from "./input.ts";
 import { MarkupError } from "./markup.ts";
 
 export type { ActionSpec } from "./schemas.ts";
 type ActionSpec = z.infer<typeof ActionSpecSchema>;
+
+/** The ids of the bridge's built-in server actions, which no page action may take. */
+export const BUILTIN_ACTION_IDS: readonly string[] = ["login", "logout", "disconnect"];
+
+/**
+ * Names of `Object.prototype` (and `prototype`): an id that code might look up in a plain
+ * object. Compared in lower case, as every reserved name is.
+ */
+const OBJECT_NAMES: ReadonlySet<string> = new Set(
+  [
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "prototype",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+  ].map((name) => name.toLowerCase()),
+);
+
+/**
+ * Whether `id` is one of `ids` regardless of case: action ids that differ only in case would
+ * let a page pass one action off as another (`LOGIN` for `login`).
+ */
+export function isActionIdAmong(id: string, ids: Iterable<string>): boolean {
+  const lower = id.toLowerCase();
+  for (const other of ids) if (other.toLowerCase() === lower) return true;
+  return false;
+}
+
+/**
+ * Names the protocols reserve for tools of their own: `aim_read_page`, the MCP (and WebMCP)
+ * tool that reads the page's manifest.
+ */
+export const RESERVED_TOOL_IDS: readonly string[] = ["aim_read_page"];
+
+/** Why `id` may not name an action, or undefined when it may. */
+function reservedIdProblem(id: string): string | undefined {
+  if (OBJECT_NAMES.has(id.toLowerCase())) {
+    return `action "${id}" is not valid: "${id}" is a reserved name (of Object.prototype)`;
+  }
+  if (RESERVED_TOOL_IDS.includes(id.toLowerCase())) {
+    return `action "${id}" is not valid: "${id}" is reserved for the tool that reads the page`;
+  }
+  const builtin = BUILTIN_ACTION_IDS.find((name) => name === id.toLowerCase());
+  if (builtin !== undefined && builtin !== id) {
+    return `action "${id}" is not valid: action ids are compared regardless of case, and ` +
+      `"${builtin}" is a server action of the bridge`;
+  }
+  return undefined;
+}
+
+/** The string schemas of an input schema, each with where it is. */
+function stringFields(schema: InputSchema): [string, StringSchema][] {
+  if (schema.type === "string") return [["input_schema", schema]];
+  return Object.entries(schema.properties).map((
+    [name, field],
+  ) => [`input_schema.properties.${name}`, field]);
+}
 
 /**
  * The validated action of a declaration.
@@ -21,16 +92,40 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
     : "";
   const parsed = ActionSpecSchema.safeParse(declaration);
   if (!parsed.success) {
+    // zod reports at least one issue for a failed parse.
     const issue = parsed.error.issues[0];
-    const where = issue.path.length ? `${issue.path.join(".")}: ` : "";
-    throw new MarkupError(`action "${id}" is not valid: ${where}${issue.message}`);
+    const path = issue?.path ?? [];
+    const where = path.length ? `${path.join(".")}: ` : "";
+    throw new MarkupError(`action "${id}" is not valid: ${where}${issue?.message ?? "invalid"}`);
   }
   const spec = parsed.data;
+  const reserved = reservedIdProblem(spec.id);
+  if (reserved) throw new MarkupError(reserved);
+  // Patterns run with RE2 on the bridge: refuse those it cannot run, and bound what one
+  // action's patterns cost to compile.
+  let size = 0;
+  for (const [where, field] of stringFields(spec.input_schema)) {
+    if (field.pattern === undefined) continue;
+    try {
+      size += compilePattern(field.pattern).program;
+    } catch (error) {
+      if (!(error instanceof PatternError)) throw error;
+      throw new MarkupError(
+        `action "${spec.id}": ${where}.pattern ${JSON.stringify(field.pattern)} ${error.message}`,
+      );
+    }
+    if (size > MAX_ACTION_PATTERN_SIZE) {
+      throw new MarkupError(
+        `action "${spec.id}": its patterns are too large together for the bridge's matcher ` +
+          `(more than ${MAX_ACTION_PATTERN_SIZE} instructions); simplify them`,
+      );
+    }
+  }
   const example = inputValidator(spec.input_schema).safeParse(spec.input_example);
   if (!example.success) {
     throw new MarkupError(
       `action "${spec.id}": input_example does not match input_schema (${
-        example.error.issues[0].message
+        example.error.issues[0]?.message ?? "invalid"
       })`,
     );
   }

@@ -41,6 +41,11 @@ export const ResultMessage = z.strictObject({
     code: z.enum(["action_failed", "declined"]),
     message: z.string().max(2000),
   }).optional(),
+  /**
+   * Whether the page finished the work it declared for the action (`waitUntil`) before its
+   * `state`; false when it gave up after the session's `settleMs`. Absent counts as true.
+   */
+  settled: z.boolean().optional(),
 }).refine((m) => m.ok || m.error !== undefined, "A failed result carries an error");
 
 /**
@@ -53,6 +58,16 @@ export const AwaitingMessage = z.strictObject({
   message: z.string().max(1000),
 });
 
+/**
+ * The page finished reacting to the session change whose `session` message carried
+ * `settle: id` (a sign-in or sign-out), after pushing its state: the bridge answers the
+ * server action that made the change with that state.
+ */
+export const SettledMessage = z.strictObject({
+  type: z.literal("settled"),
+  id: z.string().min(1).max(100),
+});
+
 /** Everything a tab may send. */
 export const TabMessage = z.discriminatedUnion("type", [
   HelloMessage,
@@ -61,6 +76,7 @@ export const TabMessage = z.discriminatedUnion("type", [
   StateMessage,
   ResultMessage,
   AwaitingMessage,
+  SettledMessage,
 ]);
 export type TabMessage = z.infer<typeof TabMessage>;
 
@@ -84,7 +100,18 @@ export const SessionMessage = z.strictObject({
   tabKey: z.string(),
   /** The largest state snapshot the bridge keeps whole; the tab cuts what is over it. */
   maxStateBytes: z.int(),
+  /**
+   * How long the bridge waits for a page to finish reacting (the settle timeout, ms): the
+   * longest a tab waits for the work an action declares before it answers.
+   */
+  settleMs: z.int().optional(),
+  /**
+   * Present when a server action changed the session (sign-in, sign-out) and the bridge waits
+   * for the page to react: answer with a `settled` message of this id once done.
+   */
+  settle: z.string().optional(),
 });
+export type SessionMessage = z.infer<typeof SessionMessage>;
 
 /**
  * The session's new tab credential, after a sign-in or sign-out: the tab keeps it in place of
@@ -130,10 +157,14 @@ export const ActivityMessage = z.strictObject({
   durationMs: z.number(),
 });
 
+/** Why a session ended: the `disconnect` action, idle expiry, or the bridge stopping. */
+export const EndReason = z.enum(["disconnected", "expired", "shutdown"]);
+export type EndReason = z.infer<typeof EndReason>;
+
 /** The session ended; the bridge closes the channel after this. */
 export const EndedMessage = z.strictObject({
   type: z.literal("ended"),
-  reason: z.enum(["disconnected", "expired", "shutdown"]),
+  reason: EndReason,
 });
 
 /** Everything the bridge may send. */

@@ -3,26 +3,65 @@
  * sentence an agent can act on, optional details and headers.
  */
 
+/**
+ * Every `error` code the bridge answers with. One list: the error body's schema, the ACP
+ * mapping and the docs are checked against it.
+ */
+export const ERROR_CODES = [
+  "bad_request",
+  "payload_too_large",
+  "request_timeout",
+  "missing_token",
+  "invalid_token",
+  "forbidden_origin",
+  "forbidden_host",
+  "tab_required",
+  "tab_credential_required",
+  "login_required",
+  "declined",
+  "not_found",
+  "unknown_action",
+  "method_not_allowed",
+  "upgrade_required",
+  "page_mismatch",
+  "stale_state",
+  "browser_not_connected",
+  "cancelled",
+  "conflict",
+  "idempotency_key_expired",
+  "idempotency_key_reused",
+  "invalid_input",
+  "action_failed",
+  "too_many_requests",
+  "server_error",
+  "tab_timeout",
+] as const;
+
+/** One of {@linkcode ERROR_CODES}. */
+export type ErrorCode = typeof ERROR_CODES[number];
+
 /** Extra fields of an error body, merged beside `error` and `message`. */
 export type ErrorDetails = Record<string, unknown>;
 
 /** Options of {@linkcode AimError}. */
 export interface AimErrorOptions {
   /** Fields added to the body beside `error` and `message`. */
-  details?: ErrorDetails;
+  details?: ErrorDetails | undefined;
   /** Headers the answer must carry (`WWW-Authenticate`, `Retry-After`, `Allow`). */
-  headers?: Record<string, string>;
+  headers?: Record<string, string> | undefined;
+  /** What caused it, for logs; never sent. */
+  cause?: unknown;
 }
 
 /** An error the protocol answers with `{"error": code, "message": ..., ...details}`. */
 export class AimError extends Error {
   readonly status: number;
-  readonly code: string;
+  readonly code: ErrorCode;
   readonly details: ErrorDetails;
   readonly headers: Record<string, string>;
 
-  constructor(status: number, code: string, message: string, options: AimErrorOptions = {}) {
-    super(message);
+  constructor(status: number, code: ErrorCode, message: string, options: AimErrorOptions = {}) {
+    super(message, options.cause === undefined ? undefined : { cause: options.cause });
     this.name = "AimError";
     this.status = status;
     this.code = code;

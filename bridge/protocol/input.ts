@@ -22,8 +22,11 @@ function stringValidator(schema: StringSchema): z.ZodType<string> {
   if (schema.minLength !== undefined) out = out.min(schema.minLength);
   if (schema.maxLength !== undefined) out = out.max(schema.maxLength);
   if (schema.pattern !== undefined) {
-    const pattern = compilePattern(schema.pattern);
+    const source = schema.pattern;
+    compilePattern(source);
     out = out.check((ctx) => {
+      // Looked up on each check (a cached map lookup): the pattern cache bounds its memory.
+      const pattern = compilePattern(source);
       const value = ctx.value;
       if (value.length > pattern.maxInput) {
         // Refused before any matching: the cost of a check grows with the value's length.
@@ -52,10 +55,10 @@ function stringValidator(schema: StringSchema): z.ZodType<string> {
 function objectValidator(schema: ObjectSchema): z.ZodType {
   const required = new Set(schema.required ?? []);
   const shape: Record<string, z.ZodType> = {};
-  const patterned: [string, CompiledPattern][] = [];
+  const patterned: [string, string][] = [];
   for (const [name, field] of Object.entries(schema.properties)) {
     shape[name] = required.has(name) ? stringValidator(field) : stringValidator(field).optional();
-    if (field.pattern !== undefined) patterned.push([name, compilePattern(field.pattern)]);
+    if (field.pattern !== undefined) patterned.push([name, field.pattern]);
   }
   const fields = z.strictObject(shape);
   if (patterned.length < 2) return fields;
@@ -65,9 +68,9 @@ function objectValidator(schema: ObjectSchema): z.ZodType {
     const value = ctx.value;
     if (typeof value !== "object" || value === null || Array.isArray(value)) return;
     let cost = 0;
-    for (const [name, pattern] of patterned) {
+    for (const [name, source] of patterned) {
       const field = Object.hasOwn(value, name) ? (value as Record<string, unknown>)[name] : null;
-      if (typeof field === "string") cost += field.length * pattern.program;
+      if (typeof field === "string") cost += field.length * compilePattern(source).unitCost;
     }
     if (cost > PATTERN_BUDGET) {
       ctx.issues.push({
@@ -189,26 +192,38 @@ export function validateInput(action: ActionSpec, input: unknown): unknown {
 // when the action is registered, with a message that names it:
 // - lookahead `(?=` `(?!`, lookbehind `(?<=` `(?<!` and backreferences `\1` `\k<name>`;
 // - the `m` modifier (`(?m:…)`); `(?i:…)` and `(?s:…)` are kept;
-// - repetition counts above 1000 (`a{1001}`), and repetitions that expand to more than
-//   MAX_PATTERN_SIZE steps (RE2 also refuses nested counts whose product passes 1000);
+// - repetition counts above 1000 (`a{1001}`), and patterns whose RE2 program has more than
+//   MAX_PATTERN_SIZE instructions (an action's together: MAX_ACTION_PATTERN_SIZE); RE2 also
+//   refuses nested counts whose product passes 1000;
 // - `\p{…}` other than general categories (`\p{L}`, `\p{Letter}`, `\p{gc=Lu}`), scripts by
 //   their long name (`\p{Script=Greek}`), `Any`, `ASCII` and `Assigned`; the Unicode version
 //   of re2js's tables may differ slightly from V8's.
 // Case folding in `(?i:…)` is RE2's simple folding, which equals ECMAScript's `u`
 // canonicalization but for rare characters.
-// A value is checked only when its length times the pattern's program size stays within
-// PATTERN_BUDGET, and never past MAX_PATTERN_INPUT characters: longer input is invalid_input
-// before any matching.
+// A value is checked only when its length times its pattern's cost per character stays within
+// PATTERN_BUDGET (for an object, all its patterned fields together), and never past
+// MAX_PATTERN_INPUT characters: longer input is invalid_input before any matching. Each
+// pattern's lazy DFA is kept small (DFA_MEMORY), and the pattern cache is bounded by size.
 
 /** The longest value (in UTF-16 code units) checked against a pattern; the HTTP body limit. */
 export const MAX_PATTERN_INPUT = 65_536;
 /**
- * The work one input may cost its patterns: characters times RE2 program instructions. RE2's
- * slowest path costs about 20 ns per unit here, so a check stays within some 40 ms.
+ * The work one input may cost its patterns, in units of one character against one instruction:
+ * a value costs its length times (its pattern's program size + PATTERN_CHAR_COST). RE2's
+ * slowest path (a DFA that thrashes, then the NFA) costs 40 to 70 ns a unit on a busy 2-core
+ * machine, so the checks of one input stay within some 40 to 70 ms.
  */
-export const PATTERN_BUDGET = 2_000_000;
-/** The most steps a pattern may expand to once its repetitions are counted. */
-export const MAX_PATTERN_SIZE = 4000;
+export const PATTERN_BUDGET = 1_000_000;
+/** What each character costs beside its pattern's instructions, in the same units. */
+export const PATTERN_CHAR_COST = 20;
+/**
+ * The most instructions one pattern's RE2 program may have, once its repetitions are counted
+ * (RE2 itself allows far more). Compiling 1,000 takes some 1.5 ms; parseActionSpec also bounds
+ * the total of one action's patterns by MAX_ACTION_PATTERN_SIZE.
+ */
+export const MAX_PATTERN_SIZE = 1000;
+/** The most RE2 instructions the patterns of one action may compile to together. */
+export const MAX_ACTION_PATTERN_SIZE = 2000;
 /** The longest pattern source read at all; the wire schema allows 512. */
 const MAX_PATTERN_SOURCE = 4096;
 /** The most repetitions of one part, as RE2 allows. */
@@ -242,8 +257,10 @@ export type PatternNode =
 /** A pattern ready to check values: RE2, with its size and the longest value it checks. */
 export interface CompiledPattern {
   readonly source: string;
-  /** Instructions of the RE2 program: the cost of one character. */
+  /** Instructions of the RE2 program. */
   readonly program: number;
+  /** What checking one character costs: `program + PATTERN_CHAR_COST` units. */
+  readonly unitCost: number;
   /** The longest value this pattern checks. */
   readonly maxInput: number;
   /** Whether the pattern matches somewhere in `value` (as `RegExp.prototype.test`). */
@@ -423,7 +440,7 @@ class PatternParser {
       this.#i++;
       alts.push(this.#alternative(flags));
     }
-    return alts.length === 1 ? alts[0] : { type: "alt", alts };
+    return alts.length === 1 ? alts[0]! : { type: "alt", alts };
   }
 
   #alternative(flags: Flags): PatternNode {
@@ -471,7 +488,8 @@ class PatternParser {
       max = m[2] === undefined ? min : m[3] === "" ? Infinity : Number(m[3]);
       if (min > MAX_REPEAT || (max !== Infinity && max > MAX_REPEAT)) {
         throw new PatternError(
-          `repeats a part ${m[0]} times; the bridge's matcher (RE2) allows at most ${MAX_REPEAT}`,
+          `repeats a part more than ${MAX_REPEAT} times (${m[0]}), which the bridge's ` +
+            "matcher (RE2) does not allow",
         );
       }
       this.#i = braces.lastIndex - 1;
@@ -499,7 +517,8 @@ class PatternParser {
       modifiers.lastIndex = this.#i;
       const m = modifiers.exec(this.#src);
       if (!m) this.#unexpected();
-      const on = m[1];
+      // Group 1 always takes part in a match; group 2 may not.
+      const on = m[1]!;
       const off = m[2] ?? "";
       if (on.includes("m")) {
         throw new PatternError(
@@ -532,7 +551,7 @@ class PatternParser {
       re2 = this.#class();
     } else if (c === "\\") {
       re2 = this.#atomEscape();
-    } else if ("*+?{}]|)".includes(c)) {
+    } else if (c !== undefined && "*+?{}]|)".includes(c)) {
       this.#unexpected();
     } else {
       re2 = literal(this.#take());
@@ -565,7 +584,7 @@ class PatternParser {
       return c === "s" ? `[${SPACE}]` : `[^${SPACE}]`;
     }
     if (c === "p" || c === "P") return this.#property(false);
-    if (c === "k" || (c >= "1" && c <= "9")) this.#backreference();
+    if (c === "k" || (c !== undefined && c >= "1" && c <= "9")) this.#backreference();
     return literal(this.#charEscape(false));
   }
 
@@ -581,7 +600,7 @@ class PatternParser {
   /** The code point of a character escape, the backslash read. */
   #charEscape(inClass: boolean): number {
     const c = this.#src[this.#i];
-    const simple = SIMPLE_ESCAPES.get(c);
+    const simple = c === undefined ? undefined : SIMPLE_ESCAPES.get(c);
     if (simple !== undefined) {
       this.#i++;
       return simple;
@@ -682,7 +701,7 @@ class PatternParser {
       return c === "s" ? SPACE : NOT_SPACE;
     }
     if (c === "p" || c === "P") return this.#property(true);
-    if (c === "k" || (c >= "1" && c <= "9")) this.#backreference();
+    if (c === "k" || (c !== undefined && c >= "1" && c <= "9")) this.#backreference();
     return this.#charEscape(true);
   }
 }
@@ -728,9 +747,10 @@ function patternSize(node: PatternNode): number {
     case "group":
       return patternSize(node.body);
     case "repeat": {
+      // RE2 compiles x{2,4} as xx(x(x)?)?: max copies, and a choice for each optional one.
       const body = patternSize(node.body);
-      const copies = node.max === Infinity ? Math.max(node.min, 1) : Math.max(node.max, 1);
-      return body * copies + 1;
+      if (node.max === Infinity) return body * Math.max(node.min, 1) + 1;
+      return body * node.max + (node.max - node.min) + 1;
     }
     default:
       return 1;
@@ -754,15 +774,52 @@ export function parsePattern(source: string): PatternNode {
   return new PatternParser(source).parse();
 }
 
+/** Memory the lazy DFA of one pattern may use while it checks a value (re2js's default: 8 MiB). */
+const DFA_MEMORY = 256 * 1024;
+/** DFA memory a pattern keeps between checks; more is dropped after the check. */
+const DFA_KEPT = 32 * 1024;
+
+/** The parts of re2js's (2.10) internals that bound a pattern's DFA memory. */
+interface LazyDfa {
+  stateBudget: number;
+  memBudget: number;
+  clearCache(): void;
+}
+interface Re2Internals {
+  prog: unknown;
+  lazyDFA: LazyDfa | null;
+  readonly dfa: LazyDfa;
+}
+
+/**
+ * Gives `re` a DFA of DFA_MEMORY bytes instead of re2js's 8 MiB: thousands of cached patterns
+ * would otherwise keep gigabytes, and a smaller DFA gives up sooner on inputs that thrash it.
+ * Returns the DFA, or null when re2js's internals are not what this version has (a test fails).
+ */
+function boundDfa(re: RE2JS): LazyDfa | null {
+  const inner = (re as unknown as { re2Input?: Re2Internals }).re2Input;
+  const dfa = inner?.dfa;
+  if (!inner || !dfa || typeof dfa.clearCache !== "function") return null;
+  const Dfa = dfa.constructor as new (prog: unknown, maxMem: number) => LazyDfa;
+  inner.lazyDFA = new Dfa(inner.prog, DFA_MEMORY);
+  return inner.lazyDFA;
+}
+
+/** re2js's DFA of a compiled pattern, for tests; null when the internals changed. */
+export function patternDfa(pattern: CompiledPattern): LazyDfa | null {
+  return (pattern as CompiledPattern & { dfa?: LazyDfa | null }).dfa ?? null;
+}
+
 function compileUncached(source: string): CompiledPattern {
   const tree = parsePattern(source);
-  const size = patternSize(tree);
-  if (size > MAX_PATTERN_SIZE) {
-    throw new PatternError(
+  const tooLarge = (size: number) =>
+    new PatternError(
       `is too large for the bridge's matcher: its repetitions expand to about ${size} steps, ` +
         `more than ${MAX_PATTERN_SIZE}`,
     );
-  }
+  // The estimate spares compiling what is far too large; the program's size decides.
+  const estimate = patternSize(tree);
+  if (estimate > 2 * MAX_PATTERN_SIZE) throw tooLarge(estimate);
   let re: RE2JS;
   try {
     re = RE2JS.compile(toRE2(tree));
@@ -771,34 +828,75 @@ function compileUncached(source: string): CompiledPattern {
     throw new PatternError(`is refused by the bridge's matcher (RE2): ${reason}`);
   }
   const program = Math.max(1, re.programSize());
+  if (program > MAX_PATTERN_SIZE) throw tooLarge(program);
+  const dfa = boundDfa(re);
   return {
     source,
     program,
-    maxInput: Math.min(MAX_PATTERN_INPUT, Math.floor(PATTERN_BUDGET / program)),
-    test: (value) => re.test(value),
-  };
+    unitCost: program + PATTERN_CHAR_COST,
+    maxInput: Math.min(
+      MAX_PATTERN_INPUT,
+      Math.floor(PATTERN_BUDGET / (program + PATTERN_CHAR_COST)),
+    ),
+    dfa,
+    test(value: string): boolean {
+      try {
+        return re.test(value);
+      } finally {
+        if (dfa && dfa.stateBudget - dfa.memBudget > DFA_KEPT) dfa.clearCache();
+      }
+    },
+  } as CompiledPattern;
 }
 
-/** Compiled patterns (and refusals) by source: tabs register the same few again and again. */
+/**
+ * Compiled patterns (and refusals) by source, most recently used last: tabs register the same
+ * few again and again. Bounded by their programs' total size, so that what they keep (about
+ * 100 bytes an instruction, and at most DFA_KEPT of DFA each) stays within some 50 MB.
+ */
 const patterns = new Map<string, CompiledPattern | PatternError>();
+const MAX_CACHED_INSTRUCTIONS = 250_000;
 const MAX_PATTERNS = 2000;
+let cachedInstructions = 0;
+
+/** What the pattern cache holds now: patterns (and refusals), and their instructions. */
+export function patternCacheSize(): { patterns: number; instructions: number } {
+  return { patterns: patterns.size, instructions: cachedInstructions };
+}
+
+/** The most instructions the pattern cache keeps. */
+export const PATTERN_CACHE_INSTRUCTIONS = MAX_CACHED_INSTRUCTIONS;
 
 /**
- * The pattern `source` (ECMAScript, `u` flag) compiled for RE2, once per source.
+ * The pattern `source` (ECMAScript, `u` flag) compiled for RE2, once per source while it is
+ * cached. Validators look their patterns up here on each check rather than hold them, so the
+ * cache alone bounds what patterns keep.
  *
  * @throws {PatternError} naming what the bridge cannot run.
  */
 export function compilePattern(source: string): CompiledPattern {
   let entry = patterns.get(source);
-  if (entry === undefined) {
+  if (entry !== undefined) {
+    // Most recently used last.
+    patterns.delete(source);
+    patterns.set(source, entry);
+  } else {
     try {
       entry = compileUncached(source);
     } catch (error) {
       if (!(error instanceof PatternError)) throw error;
       entry = error;
     }
-    if (patterns.size >= MAX_PATTERNS) patterns.delete(patterns.keys().next().value!);
     patterns.set(source, entry);
+    if (!(entry instanceof PatternError)) cachedInstructions += entry.program;
+    while (
+      (cachedInstructions > MAX_CACHED_INSTRUCTIONS || patterns.size > MAX_PATTERNS) &&
+      patterns.size > 1
+    ) {
+      const [oldest, evicted] = patterns.entries().next().value!;
+      patterns.delete(oldest);
+      if (!(evicted instanceof PatternError)) cachedInstructions -= evicted.program;
+    }
   }
   if (entry instanceof PatternError) throw entry;
   return entry;

@@ -1,7 +1,9 @@
 /**
  * @module How markup becomes a manifest action: the one reading of `<aim-action>` shared by
- * the browser elements and the bridge's HTML scan. No imports, so it bundles small.
+ * the browser elements and the bridge's HTML scan. No runtime imports, so it bundles small.
  */
+// Types only: erased from the browser bundle, which must carry no validator.
+import type { ActionSpec, ObjectSchema, StringSchema } from "./schemas.ts";
 
 /** The part of a DOM element this module reads; a browser `Element` is one. */
 export interface MarkupElement {
@@ -17,34 +19,21 @@ export interface MarkupDocument {
   readonly documentElement: MarkupElement | null;
 }
 
-/** A string input or string field, as JSON Schema. */
-export interface StringInput {
-  type: "string";
-  description?: string;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  enum?: string[];
-}
+/** A string input or string field, as JSON Schema: the wire schema's type. */
+export type StringInput = StringSchema;
 
-/** A flat object of string fields, as JSON Schema. */
-export interface ObjectInput {
-  type: "object";
-  description?: string;
-  properties: Record<string, StringInput>;
-  required?: string[];
-  additionalProperties: false;
-}
+/** A flat object of string fields, as JSON Schema: the wire schema's type. */
+export type ObjectInput = ObjectSchema;
 
-/** What one `<aim-action>` declares; the bridge validates it against its zod schema. */
-export interface ActionDeclaration {
-  id: string;
-  description: string;
-  input_schema: StringInput | ObjectInput;
+/**
+ * What one `<aim-action>` declares: an action spec whose example is not checked yet (the bridge
+ * validates the whole declaration against the zod schema).
+ */
+export type ActionDeclaration = Omit<ActionSpec, "input_example" | "read_only"> & {
   input_example: unknown;
-  consequential: boolean;
-  protected: boolean;
-}
+  /** `read-only`: the action only reads (MCP hosts see `readOnlyHint`). */
+  read_only?: boolean;
+};
 
 /** A declaration that cannot become an action; the message names the attribute at fault. */
 export class MarkupError extends Error {
@@ -216,6 +205,27 @@ function synthesizeExample(schema: StringInput | ObjectInput): unknown {
   return example;
 }
 
+/** The attributes that declare an `<aim-action>`'s string input. */
+const INPUT_ATTRIBUTES = [
+  "input-example",
+  "input-description",
+  "input-min-length",
+  "input-minlength",
+  "input-max-length",
+  "input-maxlength",
+  "input-pattern",
+];
+
+/** Whether an `<aim-action>` declares an input: input-* attributes, a JSON schema or form=. */
+function declaresInput(el: MarkupElement): boolean {
+  return INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null) ||
+    Boolean(el.getAttribute("form")) ||
+    Array.from(el.children).some((child) =>
+      child.tagName.toUpperCase() === "SCRIPT" &&
+      (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
+    );
+}
+
 /** The input schema an `<aim-action>` declares. */
 export function readInputSchema(el: MarkupElement, doc: MarkupDocument): StringInput | ObjectInput {
   const formRef = el.getAttribute("form");
@@ -228,15 +238,7 @@ export function readInputSchema(el: MarkupElement, doc: MarkupDocument): StringI
     return readFormInput(form, doc);
   }
   const description = el.getAttribute("input-description");
-  const declared = [
-    "input-example",
-    "input-description",
-    "input-min-length",
-    "input-max-length",
-    "input-pattern",
-  ]
-    .some((name) => el.getAttribute(name) !== null);
-  if (!declared) {
+  if (!INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null)) {
     // An action that takes nothing: an empty object.
     return { type: "object", properties: {}, required: [], additionalProperties: false };
   }
@@ -256,6 +258,14 @@ export function readAction(el: MarkupElement, doc: MarkupDocument): ActionDeclar
   if (!id) throw new MarkupError("the name attribute is missing");
   const description = (el.getAttribute("description") ?? "").trim();
   if (!description) throw new MarkupError(`action "${id}" has no description attribute`);
+  // A click= binding runs whatever the input (the elements click the button first), so a
+  // declared input would be advertised to the agent as if it mattered.
+  if (el.getAttribute("click") && declaresInput(el)) {
+    throw new MarkupError(
+      `action "${id}": click= ignores the input; remove the input-* attributes, or run the ` +
+        "action with a handler",
+    );
+  }
   const input_schema = readInputSchema(el, doc);
   const rawExample = el.getAttribute("input-example");
   let input_example: unknown;
@@ -282,12 +292,69 @@ export function readAction(el: MarkupElement, doc: MarkupDocument): ActionDeclar
     input_example,
     consequential: flag(el, "consequential"),
     protected: flag(el, "protected"),
+    read_only: flag(el, "read-only"),
   };
 }
 
-/** Key names that look like secrets: never published in state. */
-export const SECRET_KEY =
-  /^pass$|pass(word|wd|phrase)|secret|token|api[-_]?key|auth(orization)?$|cookie|credential|private[-_]?key|session[-_]?id/i;
+/** `source` (letters and `[-_]?`, `(…|…)`, `^`, `$`) matching its letters in either case. */
+function anyCase(source: string): string {
+  return source.replace(/[a-z]/g, (c) => `[${c}${c.toUpperCase()}]`);
+}
+
+/**
+ * Words as a key spells them (`pin`, `Pin` or `PIN`, several words joined by `_`, `-`, `.` or
+ * nothing, or in camelCase), matched only where they are whole words of the key: `userPin`,
+ * `pin_code`, `PINCode` and `card-number` hold one; `spinner`, `pinned`, `shipping` and
+ * `className` do not. Built without lookbehind, which older browsers lack.
+ */
+function wholeWords(...phrases: string[][]): string {
+  const forms: string[] = [];
+  const cap = (w: string) => w.charAt(0).toUpperCase() + w.slice(1);
+  for (const words of phrases) {
+    const lower = words.join("[-_. ]?");
+    const camel = [words[0], ...words.slice(1).map(cap)].join("[-_. ]?");
+    const pascal = words.map(cap).join("[-_. ]?");
+    const upper = words.map((w) => w.toUpperCase()).join("[-_. ]?");
+    // A word starts the key, follows a non-letter, or (capitalized) follows a lower-case letter;
+    // it ends the key, comes before a non-letter, or before the capital of the next word.
+    forms.push(`(?:^|[^A-Za-z])(?:${lower}|${camel})(?![a-z])`);
+    forms.push(`(?:^|[^A-Z])${pascal}(?![a-z])`);
+    forms.push(`(?:^|[^A-Z])${upper}(?![a-z]|[A-Z][^a-z]|[A-Z]$)`);
+  }
+  return forms.join("|");
+}
+
+/**
+ * Key names that look like secrets: never published in state. Substrings that are never
+ * innocent (`password`, `token`, `secret`, …) match anywhere; short words (`pin`, `otp`,
+ * `ssn`, `cvv`, …) only as whole words of the key; `refresh` only as the whole key (a
+ * `refresh_token` holds `token`; `refreshed_at` and `auto_refresh` are ordinary).
+ */
+export const SECRET_KEY: RegExp = new RegExp(
+  [
+    anyCase(
+      "^pass$|pass(word|wd|phrase|code)|secret|token|api[-_]?key|auth(orization)?$|cookie|" +
+        "credential|private[-_]?key|session[-_]?id|^refresh$",
+    ),
+    wholeWords(
+      ["pwd"],
+      ["pin"],
+      ["pincode"],
+      ["otp"],
+      ["totp"],
+      ["hotp"],
+      ["jwt"],
+      ["bearer"],
+      ["ssn"],
+      ["cvv"],
+      ["cvc"],
+      ["card", "number"],
+      ["card", "num"],
+      ["card", "no"],
+      ["cc", "number"],
+    ),
+  ].join("|"),
+);
 
 /** A copy of a JSON value without keys that look like secrets, at any depth. */
 export function redactSecrets(value: unknown, depth = 0): unknown {

@@ -3,6 +3,7 @@
  * input schemas, invocations, site maps and error bodies.
  */
 import { z } from "zod";
+import { ERROR_CODES } from "./errors.ts";
 
 /** Protocol name and version every manifest carries. */
 export const PROTOCOL = "AIP";
@@ -91,6 +92,8 @@ export type ManifestAction = z.infer<typeof ManifestAction>;
 /** An action as the bridge knows it: the manifest fields plus `protected`. */
 export const ActionSpec = ManifestAction.extend({
   protected: z.boolean(),
+  /** Declared with `read-only` in markup: the action changes nothing (MCP `readOnlyHint`). */
+  read_only: z.boolean().default(false),
 });
 export type ActionSpec = z.infer<typeof ActionSpec>;
 
@@ -110,6 +113,12 @@ export const Manifest = z.strictObject({
   invoke_example: z.strictObject({ actionId: ActionId, input: InputValue }),
   /** Session manifests only: the MCP endpoint that serves this session's actions as tools. */
   mcp_url: z.url().optional(),
+  /**
+   * Session manifests only: increases whenever what this manifest says changes (state,
+   * actions, the tab, the identity, the page). Its ETag is `"v<state_version>"`; send it as
+   * `If-Match` with an invocation to refuse acting on a stale view (409 `stale_state`).
+   */
+  state_version: z.int().positive().optional(),
   state: z.record(z.string(), z.json()),
   actions: z.array(ManifestAction),
 });
@@ -150,6 +159,13 @@ export const InvokeResult = z.strictObject({
   actionId: ActionId,
   result: z.json(),
   state: z.record(z.string(), z.json()),
+  /** The session's `state_version` once the action was answered (see the manifest's). */
+  state_version: z.int().positive().optional(),
+  /**
+   * True when `state` is the page's after it finished reacting to the action; false when the
+   * settle timeout ran out first (the page may still change).
+   */
+  settled: z.boolean().optional(),
 });
 export type InvokeResult = z.infer<typeof InvokeResult>;
 
@@ -180,7 +196,7 @@ export type SessionGrant = z.infer<typeof SessionGrant>;
 
 /** Every error body. */
 export const ErrorBody = z.looseObject({
-  error: z.string(),
+  error: z.enum(ERROR_CODES),
   message: z.string(),
 });
 

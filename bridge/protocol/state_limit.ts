@@ -12,7 +12,9 @@ const MARKER_ROOM = 2048;
 
 function bytes(value: unknown): number {
   const text = JSON.stringify(value) ?? "null";
-  // A UTF-16 unit takes at most 3 UTF-8 bytes; count exactly only when it could matter.
+  // A UTF-16 unit takes at most 3 UTF-8 bytes; count exactly only when it could matter. The
+  // range is all of ASCII, control characters included.
+  // deno-lint-ignore no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? text.length : new TextEncoder().encode(text).length;
 }
 

@@ -2,6 +2,7 @@
  * @module The public catalog: each page's `<aim-action>` and `<aim-state>` declarations read
  * from its static HTML with htmlparser2, cached until the file changes.
  */
+import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Document, Element, isTag } from "domhandler";
 import { textContent } from "domutils";
@@ -134,7 +135,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
           actions.push(spec);
         }
       } catch (error) {
-        if (!(error instanceof MarkupError) && !(error instanceof TypeError)) throw error;
+        if (!(error instanceof MarkupError)) throw error;
         problems.push({ ...where, message: error.message });
       }
     }
@@ -143,9 +144,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
 }
 
 interface CacheEntry {
-  mtime: number;
-  size: number;
-  ino: number | null;
+  stamp: FileStamp;
   info: PageInfo;
 }
 
@@ -227,8 +226,12 @@ export class SiteCatalog implements Disposable {
       const stat = await Deno.stat(file);
       if (this.#watcher) this.#files.set(page, file);
       return { file, stat };
-    } catch {
-      return null;
+    } catch (error) {
+      // Gone between the lookup and now: no page. Anything else is a bug to hear about.
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.NotADirectory) {
+        return null;
+      }
+      throw error;
     }
   }
 
@@ -242,16 +245,14 @@ export class SiteCatalog implements Disposable {
     const found = await this.#file(page);
     if (!found) return null;
     const { file, stat } = found;
-    const mtime = stat.mtime?.getTime() ?? 0;
+    const stamp = stampOf(stat);
     const cached = this.#cache.get(file);
-    if (cached && cached.mtime === mtime && cached.size === stat.size && cached.ino === stat.ino) {
+    if (cached && sameStamp(cached.stamp, stamp)) {
       return cached.info.page === page ? cached.info : { ...cached.info, page };
     }
     const generation = this.#generation;
     const info = scanPage(await Deno.readTextFile(file), page, file);
-    if (generation === this.#generation) {
-      this.#cache.set(file, { mtime, size: stat.size, ino: stat.ino, info });
-    }
+    if (generation === this.#generation) this.#cache.set(file, { stamp, info });
     return info;
   }
 

@@ -2,9 +2,10 @@
  * @module Resolving URL paths to files inside the site root, and page paths to pages:
  * `..`, encoded dots, dotfiles and symlinks out of the root are refused.
  */
+import { BoundedMap } from "../utils/bounded_map.ts";
 import { join, sep as SEPARATOR } from "node:path";
 
-const pages = new Map<string, string | null>();
+const pages = new BoundedMap<string, string | null>(1024);
 
 /** A page path: `/`, `/control-panel`, `/docs/intro`; null when `path` cannot be one. */
 export function normalizePage(path: string): string | null {
@@ -12,7 +13,6 @@ export function normalizePage(path: string): string | null {
   let page = pages.get(path);
   if (page !== undefined) return page;
   page = computePage(path);
-  if (pages.size >= 1024) pages.clear();
   pages.set(path, page);
   return page;
 }
@@ -70,7 +70,8 @@ export class SiteRoot {
     const base = join(this.#real, ...parts);
     const candidates = [base];
     if (options.cleanUrls !== false) {
-      if (parts.length && !/\.[A-Za-z0-9]+$/.test(parts[parts.length - 1])) {
+      const last = parts.at(-1);
+      if (last !== undefined && !/\.[A-Za-z0-9]+$/.test(last)) {
         candidates.push(`${base}.html`);
       }
       candidates.push(join(base, "index.html"));

@@ -43,7 +43,7 @@ export interface AuditLogOptions {
    * Days an entry is kept; older ones are deleted when the log opens and every hour after.
    * `Infinity` keeps everything. Default 90.
    */
-  retentionDays?: number;
+  retentionDays?: number | undefined;
   /** The clock. */
   now?: () => number;
 }

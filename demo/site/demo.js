@@ -18,7 +18,11 @@ export async function api(path, body) {
   return json;
 }
 
-/** Calls `onChange(user)` now and whenever someone signs in or out (user is null then). */
+/**
+ * Calls `onChange(user)` now and whenever someone signs in or out (user is null then). What it
+ * returns (a promise: the page's data loading) is the page's reaction to the change: the agent
+ * that signed in or out is answered once it is done, with the state it leaves.
+ */
 export function onSession(onChange) {
   const apply = (session) => {
     const user = session?.authenticated ? session.user : null;
@@ -26,9 +30,9 @@ export function onSession(onChange) {
     for (const el of document.querySelectorAll("[data-user-name]")) {
       el.textContent = user ? (user.name ?? user.username) : "";
     }
-    onChange(user);
+    return onChange(user);
   };
-  document.addEventListener("aim-session", (e) => apply(e.detail));
+  document.addEventListener("aim-session", (e) => e.detail.waitUntil(apply(e.detail)));
   // Disconnected, expired or forgotten by a restarted bridge: nobody is signed in here now.
   document.addEventListener("aim-status", (e) => e.detail.status === "ended" && apply(null));
   apply(client.session);

@@ -101,7 +101,7 @@ Deno.test({
     const sync = Run.parse(seen.sync);
     assert.equal(sync.status, "completed");
     assert.equal(sync.session_id, seen.sessionId);
-    assert.deepEqual(JSON.parse(sync.output[0].parts[0].content!).result, { found: ["pending"] });
+    assert.deepEqual(JSON.parse(sync.output[0]?.parts[0]?.content!).result, { found: ["pending"] });
 
     const streamed = (seen.streamed as unknown[]).map((e) => Event.parse(e));
     assert.deepEqual(streamed.map((e) => e.type), [
@@ -113,7 +113,7 @@ Deno.test({
       "run.completed",
     ]);
     const part = streamed[3];
-    assert.ok(part.type === "message.part");
+    assert.ok(part?.type === "message.part");
     assert.deepEqual(JSON.parse(part.part.content!).result, { found: ["streamed"] });
     assert.deepEqual(seen.events, seen.streamed, "runEvents() gives what the stream delivered");
     assert.equal(Run.parse(seen.status).status, "completed");

@@ -189,8 +189,8 @@ Deno.test("a run's events are snapshots that later changes do not alter", async 
     events.map((e) => "run" in e ? e.run.status : null),
     ["created", "in-progress", "failed"],
   );
-  events[0].type = "run.failed";
-  assert.equal(run.events()[0].type, "run.created");
+  events[0]!.type = "run.failed";
+  assert.equal(run.events()[0]?.type, "run.created");
   assert.equal(run.view().error?.data?.error, "browser_not_connected");
 });
 

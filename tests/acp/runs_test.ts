@@ -23,10 +23,13 @@ function runBody(parts: Parameters<typeof message>, mode?: string, extra = {}) {
 function answerOf(run: Run): unknown {
   assert.equal(run.output.length, 1);
   const [output] = run.output;
+  assert.ok(output);
   assert.equal(output.role, `agent/${run.agent_name}`);
   assert.equal(output.parts.length, 1);
-  assert.equal(output.parts[0].content_type, "application/json");
-  return JSON.parse(output.parts[0].content!);
+  const [part] = output.parts;
+  assert.ok(part);
+  assert.equal(part.content_type, "application/json");
+  return JSON.parse(part.content!);
 }
 
 Deno.test("a sync run invokes the action and answers 200 with the finished run", async () => {
@@ -41,11 +44,14 @@ Deno.test("a sync run invokes the action and answers 200 with the finished run",
   assert.equal(run.agent_name, AGENT);
   assert.equal(run.error, null);
   assert.ok(run.finished_at! >= run.created_at);
-  assert.deepEqual(answerOf(run), {
+  const { state_version, ...answer } = answerOf(run) as Record<string, unknown>;
+  assert.equal(typeof state_version, "number");
+  assert.deepEqual(answer, {
     ok: true,
     actionId: "search",
     result: { found: ["pending"] },
     state: { authenticated: false },
+    settled: true,
   });
   // The same run, read back.
   const read = await call(bridge, token, `/runs/${run.run_id}`);
@@ -141,8 +147,8 @@ Deno.test("a stream run sends the reference's events in order, and /events gives
   assert.deepEqual(runs.map((r) => r.status), ["created", "in-progress", "completed"]);
   assert.ok(runs.every((r) => r.run_id === runId));
   const [created, part, completed] = events.slice(2);
-  assert.ok(created.type === "message.created" && part.type === "message.part");
-  assert.ok(completed.type === "message.completed");
+  assert.ok(created?.type === "message.created" && part?.type === "message.part");
+  assert.ok(completed?.type === "message.completed");
   assert.deepEqual(created.message.parts, []);
   assert.equal(created.message.role, `agent/${AGENT}`);
   assert.deepEqual(completed.message.parts, [part.part]);
@@ -229,7 +235,7 @@ Deno.test("malformed messages fail the run with invalid_input and say what to se
   }
 });
 
-Deno.test("a body that is not a run request is a 422 invalid_input, as the reference answers", async () => {
+Deno.test("a body that is not a run request is invalid_input: 422 as the reference answers, 413 over the size limit", async () => {
   await using bridge = startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
@@ -249,6 +255,9 @@ Deno.test("a body that is not a run request is a 422 invalid_input, as the refer
   }
   const res = await postRun(bridge, token, "{}", { "Content-Type": "text/plain" });
   await expectAcpError(res, 422, "invalid_input");
+  // A body over the limit is invalid input too, with AIM's word for it.
+  const big = await postRun(bridge, token, runBody([textPart(`search ${"x".repeat(70_000)}`)]));
+  assert.equal((await expectAcpError(big, 413, "invalid_input")).data?.error, "payload_too_large");
 });
 
 Deno.test("an unknown agent is a 404 not_found, and another page's agent a clear failure", async () => {
@@ -292,7 +301,7 @@ Deno.test("runs answer 401 in ACP's shape without a valid token", async () => {
       [`/runs/${run.run_id}/events`, "GET"],
       [`/runs/${run.run_id}/cancel`, "POST"],
       [`/sessions/${run.session_id}`, "GET"],
-    ]
+    ] as const
   ) {
     await expectAcpError(await call(bridge, null, path, method), 401, "server_error");
     const res = await call(bridge, bad, path, method);
@@ -314,7 +323,7 @@ Deno.test("a run is visible only to the session that created it", async () => {
       [`/runs/${mine.run_id}/events`, "GET"],
       [`/runs/${mine.run_id}/cancel`, "POST"],
       [`/sessions/${mine.session_id}`, "GET"],
-    ]
+    ] as const
   ) {
     await expectAcpError(await call(bridge, other, path, method), 404, "not_found");
   }
@@ -333,6 +342,8 @@ Deno.test("cancelling a run answers 202 cancelling, then it is cancelled and sta
   const res = await call(bridge, token, `/runs/${created.run_id}/cancel`, "POST");
   assert.equal(res.status, 202);
   assert.equal(Run.parse(await res.json()).status, "cancelling");
+  // The tab is told to withdraw the invocation it runs.
+  assert.equal((await tab.next("cancel")).id, invoke.id);
   const cancelled = Run.parse(await (await call(bridge, token, `/runs/${created.run_id}`)).json());
   assert.equal(cancelled.status, "cancelled");
   assert.ok(cancelled.finished_at);
@@ -397,10 +408,10 @@ Deno.test("a confirmation the tab waits for makes the run awaiting until the per
   const request = awaiting.await_request!;
   assert.equal(request.type, "message");
   assert.match(
-    request.message.parts[0].content!,
+    request.message.parts[0]?.content ?? "",
     /"approve" waits for the person .*Approve req-3\?/,
   );
-  assert.deepEqual(JSON.parse(request.message.parts[1].content!), {
+  assert.deepEqual(JSON.parse(request.message.parts[1]?.content!), {
     awaiting: "confirmation",
     actionId: "approve",
     input: "req-3",

@@ -10,6 +10,7 @@ import {
   ELEMENTS_IMMUTABLE_PATH,
 } from "../../bridge/http/assets.ts";
 import { startBridge } from "../helpers/bridge.ts";
+import { tempDir } from "../helpers/temp.ts";
 import { ELEMENTS, launchBrowser, NO_CHROMIUM, panelToken } from "./harness.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -29,29 +30,26 @@ Deno.test("the committed build is exactly what `deno task bundle` builds from el
   const config = JSON.parse(await Deno.readTextFile(new URL("deno.json", ROOT)));
   const task: string[] = config.tasks.bundle.split(/\s+/);
   assert.equal(task[0], "deno");
-  const dir = await Deno.makeTempDir({ prefix: "aim-build-" });
-  try {
-    // The task's own arguments, writing elsewhere.
-    const out = `${dir}/elements.bundle.js`;
-    const args = task.slice(1).map((arg) => arg === "elements/elements.bundle.js" ? out : arg);
-    assert.ok(args.includes(out), "the bundle task writes elements/elements.bundle.js");
-    const built = await new Deno.Command(Deno.execPath(), {
-      args,
-      cwd: ROOT,
-      stdout: "piped",
-      stderr: "piped",
-    }).output();
-    assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
-    const written = [];
-    for await (const entry of Deno.readDir(dir)) written.push(entry.name);
-    assert.deepEqual(written.sort(), [...FILES].sort());
-    for (const file of FILES) {
-      // A boolean, not a diff of two 20 KB lines.
-      const fresh = await Deno.readTextFile(`${dir}/${file}`) === await read(file);
-      assert.ok(fresh, `elements/${file} is stale: run \`deno task bundle\``);
-    }
-  } finally {
-    await Deno.remove(dir, { recursive: true });
+  await using temp = await tempDir("aim-build-");
+  const dir = temp.path;
+  // The task's own arguments, writing elsewhere.
+  const out = `${dir}/elements.bundle.js`;
+  const args = task.slice(1).map((arg) => arg === "elements/elements.bundle.js" ? out : arg);
+  assert.ok(args.includes(out), "the bundle task writes elements/elements.bundle.js");
+  const built = await new Deno.Command(Deno.execPath(), {
+    args,
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  const written = [];
+  for await (const entry of Deno.readDir(dir)) written.push(entry.name);
+  assert.deepEqual(written.sort(), [...FILES].sort());
+  for (const file of FILES) {
+    // A boolean, not a diff of two 20 KB lines.
+    const fresh = await Deno.readTextFile(`${dir}/${file}`) === await read(file);
+    assert.ok(fresh, `elements/${file} is stale: run \`deno task bundle\``);
   }
 });
 
@@ -62,7 +60,7 @@ Deno.test("the modules import only each other, by the URLs the bridge serves the
     // Every specifier: static imports, re-exports and import().
     const pattern = /(?<![\w$."'])(?:from\s*|import\s*\(\s*|import\s*)(["'])(.*?)\1/g;
     for (const [, , specifier] of code.matchAll(pattern)) {
-      const url = new URL(specifier, "http://x/__aim/elements.js");
+      const url = new URL(specifier!, "http://x/__aim/elements.js");
       const path = url.pathname + url.search;
       assert.ok(ELEMENTS_CHUNKS.has(path), `${file} imports ${specifier}, which is not served`);
       imported.add(path);
@@ -155,6 +153,7 @@ Deno.test("the bridge serves the entry revalidated by ETag, and it and every chu
 
   // Only the build's output, at the URLs its content names.
   const [panel] = [...ELEMENTS_CHUNKS.values()].filter((c) => c.path.endsWith(".panel.js"));
+  assert.ok(panel, "the build has a panel chunk");
   for (
     const path of [
       "/__aim/elements.0123456789abcdef.js",

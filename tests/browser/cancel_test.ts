@@ -21,7 +21,7 @@ ${ELEMENTS}</head><body><aim-panel confirm="consequential"></aim-panel>
 };
 
 const promptShown = () =>
-  document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm") != null;
+  (document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm") ?? null) !== null;
 
 Deno.test({
   name: "a prompt the bridge stopped waiting for is withdrawn and never runs the action",
@@ -44,7 +44,8 @@ Deno.test({
       await page.waitForFunction(promptShown);
       assert.equal((await answer).status, 504);
       await page.waitForFunction(() =>
-        document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm") == null
+        (document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm") ?? null) ===
+          null
       );
       assert.equal(await page.$eval("#paid", (el) => el.textContent), "none");
     });
@@ -75,7 +76,8 @@ Deno.test({
       assert.equal(cancel.status, 202);
       await cancel.body?.cancel();
       await page.waitForFunction(() =>
-        document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm") == null
+        (document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm") ?? null) ===
+          null
       );
       assert.equal(await page.$eval("#paid", (el) => el.textContent), "none");
       const run = await (await bridge.fetch(`/runs/${run_id}`, {

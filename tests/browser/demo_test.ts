@@ -35,7 +35,7 @@ function statusOf(page: Page, id: string): Promise<string | null> {
   return page.evaluate((id) => {
     const row = [...document.querySelectorAll("#requests tbody tr")]
       .find((tr) => tr.firstElementChild?.textContent === id);
-    return row ? row.children[4].textContent : null;
+    return row ? row.children[4]!.textContent : null;
   }, id);
 }
 
@@ -285,6 +285,35 @@ Deno.test({
           headers: { Authorization: `Bearer ${other.sessionToken}` },
         })).json();
         assert.deepEqual(theirs.entries, []);
+      },
+    );
+    await t.step(
+      "on a 390 px phone, the signed-in control panel never scrolls sideways",
+      async () => {
+        await page.setViewport({ width: 390, height: 844 });
+        await page.goto(`${bridge.origin}/control-panel`);
+        await page.waitForFunction(() =>
+          document.querySelectorAll("#requests tbody tr").length > 0
+        );
+        // The table scrolls inside its own box; the page does not.
+        const wide = await page.evaluate(() => document.documentElement.scrollWidth);
+        assert.ok(wide <= 390, `the page is ${wide}px wide`);
+        await page.screenshot({ path: new URL("demo-phone.png", OUTPUT_DIR).pathname });
+      },
+    );
+
+    await t.step(
+      "when the bridge stops, the page shows nobody signed in and the panel says the session ended",
+      async () => {
+        assert.equal(await page.evaluate(() => document.body.dataset.signedIn), "yes");
+        await demo.served.shutdown();
+        await page.waitForFunction(() =>
+          document.querySelector("aim-panel")?.getAttribute("status") === "ended"
+        );
+        assert.equal(await page.evaluate(() => document.body.dataset.signedIn), "no");
+        assert.equal(await page.$eval("[data-user-name]", (el) => el.textContent), "");
+        assert.match(await panelText(page), /The bridge stopped, ending this session/);
+        assert.doesNotMatch(await panelText(page), /Session token/);
       },
     );
     Deno.removeSync(data, { recursive: true });

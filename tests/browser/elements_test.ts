@@ -156,9 +156,9 @@ Deno.test({
           assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
           return JSON.parse(new TextDecoder().decode(out.stdout));
         };
-        const manifest = await run(commands[0]);
+        const manifest = await run(commands[0]!);
         assert.equal(manifest.state_scope, "session");
-        const invoked = await run(commands[1]);
+        const invoked = await run(commands[1]!);
         assert.equal(invoked.ok, true, JSON.stringify(invoked));
         assert.equal(await page.$eval("#title", (el) => el.textContent), "Hi");
       },

@@ -31,7 +31,11 @@ ${panel}
 <aim-action name="increment" description="Add one to the count" click="#inc"></aim-action>
 <aim-action name="pay" description="Pay the bill" input-example="bill-1" consequential></aim-action>
 <script type="module">
-  document.querySelector("aim-action[name=pay]").handler = (bill) => ({ paid: bill });
+  window.paid = [];
+  document.querySelector("aim-action[name=pay]").handler = (bill) => {
+    window.paid.push(bill);
+    return { paid: bill };
+  };
 </script>
 </body></html>`;
 
@@ -78,19 +82,22 @@ Deno.test({
     });
 
     await t.step("heartbeats keep the lease of a tab that stays open", async () => {
-      await using short = startBridge({ site: SITE, leaseMs: 300 });
+      await using short = startBridge({ site: SITE, leaseMs: 1_200 });
       await using context = await browser.context();
       const tab = await context.newPage();
       await recordChannel(tab);
       await tab.goto(short.origin + "/");
       const token = await panelToken(tab);
       await panelStatus(tab, "connected");
-      // Five heartbeats: well past the lease of 300 ms.
+      // Six heartbeats, one every 400 ms: twice the lease of 1.2 s.
       await tab.waitForFunction(() =>
         (window as unknown as { aimSent: string[] }).aimSent
-          .filter((m) => m === '{"type":"heartbeat"}').length >= 5
+          .filter((m) => m === '{"type":"heartbeat"}').length >= 6
       );
-      assert.equal(await tab.$eval("aim-panel", (el) => el.getAttribute("status")), "connected");
+      // Kept, not lost and won back: one hello, and the tab was never anything but connected.
+      const sent = (await tab.evaluate("aimSent") as string[]).map((m) => JSON.parse(m).type);
+      assert.equal(sent.filter((type) => type === "hello").length, 1, sent.join(" "));
+      assert.deepEqual(await tab.evaluate("aimStatuses"), ["connected"]);
       assert.equal((await new Agent(short, token).invoke("increment")).status, 200);
     });
 
@@ -122,7 +129,10 @@ Deno.test({
         const second = await openFromPage(context, first, "/");
         assert.equal(await panelToken(second), token);
         await panelStatus(second, "waiting");
-        assert.match(await panelText(second), /Another tab has this session/);
+        // What is true: no countdown, which the first tab's heartbeats would push on for ever.
+        const waiting = await panelText(second);
+        assert.match(waiting, /Another tab has this session; this one takes over when it closes\./);
+        assert.doesNotMatch(waiting, /\d+ s\./);
         await screenshotPanel(second, "waiting");
 
         const agent = new Agent(bridge, token);
@@ -135,6 +145,52 @@ Deno.test({
         const taken = await agent.invoke("increment");
         assert.equal(taken.status, 200, JSON.stringify(taken.body));
         assert.equal(await countIn(second), "1", "the second tab took over");
+      },
+    );
+
+    await t.step(
+      "Take over here moves the session to the waiting tab; the first tab's prompt goes and its action never runs",
+      async () => {
+        await using context = await browser.context();
+        const first = await openPage(context, bridge, "/");
+        const token = await panelToken(first);
+        await panelStatus(first, "connected");
+        const second = await openFromPage(context, first, "/");
+        await panelStatus(second, "waiting");
+        const agent = new Agent(bridge, token);
+
+        // The first tab asks the person; they take over in the second tab instead. (Waits poll
+        // on animation frames, which only the tab in front gets: bring the tab looked at first.)
+        const paying = agent.invoke("pay", "bill-1");
+        await first.bringToFront();
+        await first.waitForFunction(() =>
+          document.querySelector("aim-panel")?.shadowRoot?.querySelector("[role=alertdialog]")
+        );
+        await second.bringToFront();
+        await clickPanelButton(second, "Take over here");
+        await panelStatus(second, "connected");
+        const paid = await paying;
+        assert.equal(paid.status, 409, JSON.stringify(paid.body));
+        assert.equal(paid.body.error, "browser_not_connected");
+        await first.bringToFront();
+        await panelStatus(first, "waiting");
+        assert.match(await panelText(first), /Take over here/);
+        // The prompt the bridge no longer waits for is gone: nobody can approve it now.
+        await first.waitForFunction(() =>
+          !document.querySelector("aim-panel")?.shadowRoot?.querySelector("[role=alertdialog]")
+        );
+        assert.deepEqual(await first.evaluate("paid"), []);
+
+        // The agent now works through the second tab, and the first can take it back.
+        assert.equal((await agent.invoke("increment")).status, 200);
+        assert.equal(await countIn(second), "1");
+        assert.equal(await countIn(first), "0");
+        await clickPanelButton(first, "Take over here");
+        await panelStatus(first, "connected");
+        await second.bringToFront();
+        await panelStatus(second, "waiting");
+        assert.equal((await agent.invoke("increment")).status, 200);
+        assert.equal(await countIn(first), "1");
       },
     );
 
@@ -226,6 +282,35 @@ Deno.test({
       assert.equal(focused, "Approve");
       await tab.keyboard.press("Enter");
       assert.equal((await pending).status, 200);
+
+      // Each part of an activity line (time, outcome, duration) stays whole on narrow screens,
+      // whatever the length of the action id before it.
+      for (const id of ["a", "approve", "approve_request", "approve_every_pending_request"]) {
+        assert.equal((await agent.invoke(id)).status, 404);
+      }
+      await tab.waitForFunction(() =>
+        (document.querySelector("aim-panel")?.shadowRoot?.querySelectorAll("li").length ?? 0) >= 5
+      );
+      const broken = await tab.evaluate(() => {
+        const panel = document.querySelector("aim-panel")!;
+        const right = panel.getBoundingClientRect().right;
+        const out: string[] = [];
+        for (const li of panel.shadowRoot!.querySelectorAll("li")) {
+          for (const part of li.children) {
+            const range = document.createRange();
+            range.selectNodeContents(part);
+            const rects = [...range.getClientRects()];
+            const lines = new Set(rects.map((r) => Math.round(r.top)));
+            if (part.localName !== "code" && lines.size !== 1) {
+              out.push(`${part.textContent} wraps`);
+            }
+            if (rects.some((r) => r.right > right)) out.push(`${part.textContent} overflows`);
+          }
+        }
+        return out;
+      });
+      assert.deepEqual(broken, []);
+      await screenshotPanel(tab, "phone-activity");
     });
 
     await t.step("Disconnect in the panel makes the token answer 401 everywhere", async () => {
@@ -272,40 +357,103 @@ Deno.test({
   },
 });
 
+/** Before the page loads, hides the bridge's `ended` messages from it: a bridge that dies. */
+async function deafToEnded(page: import("puppeteer-core").Page): Promise<void> {
+  await page.evaluateOnNewDocument(() => {
+    const own = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage")!;
+    Object.defineProperty(WebSocket.prototype, "onmessage", {
+      get() {
+        return own.get!.call(this);
+      },
+      set(handler: (e: MessageEvent) => void) {
+        own.set!.call(this, (e: MessageEvent) => {
+          if (JSON.parse(e.data).type !== "ended") handler.call(this, e);
+        });
+      },
+    });
+  });
+}
+
 Deno.test({
-  name: "a restarted bridge has forgotten the session: the panel says so and offers a new one",
+  name: "when the bridge goes away",
   ignore: NO_CHROMIUM,
-  async fn() {
+  async fn(t) {
     await using browser = await launchBrowser();
     const root = await Deno.makeTempDir({ prefix: "aim-site-" });
-    try {
-      await Deno.writeTextFile(`${root}/index.html`, SITE["index.html"]);
-      const first = startBridge({ root });
-      const port = first.served.port;
-      await using context = await browser.context();
-      const tab = await openPage(context, first, "/");
-      const token = await panelToken(tab);
-      await panelStatus(tab, "connected");
+    await Deno.writeTextFile(`${root}/index.html`, SITE["index.html"]);
 
-      await first[Symbol.asyncDispose]();
-      await panelStatus(tab, "disconnected");
-      await screenshotPanel(tab, "disconnected");
+    await t.step(
+      "a bridge that stops ends the session on screen: no token, no retrying, and a new session once it is back",
+      async () => {
+        const first = startBridge({ root });
+        const port = first.served.port;
+        await using context = await browser.context();
+        const tab = await context.newPage();
+        await recordChannel(tab);
+        await tab.goto(first.origin + "/");
+        const token = await panelToken(tab);
+        await panelStatus(tab, "connected");
 
-      await using second = serve({ hostname: "127.0.0.1", root, port });
-      await panelStatus(tab, "ended", 20_000);
-      assert.match(await panelText(tab), /this session is gone/);
-      await screenshotPanel(tab, "gone");
-      await clickPanelButton(tab, "Start a new session");
-      await panelStatus(tab, "connected");
-      const fresh = await panelToken(tab);
-      assert.notEqual(fresh, token);
-      const res = await fetch(`${second.url}/index.json`, {
-        headers: { Authorization: `Bearer ${fresh}` },
-      });
-      assert.equal(res.status, 200);
-      assert.equal((await res.json()).browser_connected, true);
-    } finally {
-      await Deno.remove(root, { recursive: true }).catch(() => {});
-    }
+        await first[Symbol.asyncDispose]();
+        await panelStatus(tab, "ended");
+        assert.match(
+          await panelText(tab),
+          /The bridge stopped, ending this session: the token no longer works\./,
+        );
+        // The dead token is no longer offered, and the tab never tried to reconnect.
+        assert.equal(
+          await tab.$eval("aim-panel", (el) => el.shadowRoot!.querySelector("#token") === null),
+          true,
+        );
+        assert.deepEqual(await tab.evaluate("aimStatuses"), ["connected", "ended"]);
+        await screenshotPanel(tab, "stopped");
+
+        // Started over while the bridge is still away, the tab waits for it to come back.
+        await clickPanelButton(tab, "Start a new session");
+        await panelStatus(tab, "disconnected");
+        await using second = serve({ hostname: "127.0.0.1", root, port });
+        await panelStatus(tab, "connected", 20_000);
+        const fresh = await panelToken(tab);
+        assert.notEqual(fresh, token);
+        const res = await fetch(`${second.url}/index.json`, {
+          headers: { Authorization: `Bearer ${fresh}` },
+        });
+        assert.equal(res.status, 200);
+        assert.equal((await res.json()).browser_connected, true);
+      },
+    );
+
+    await t.step(
+      "a bridge that dies without a word: the tab retries, then says the session is gone and offers a new one",
+      async () => {
+        const first = startBridge({ root });
+        const port = first.served.port;
+        await using context = await browser.context();
+        const tab = await context.newPage();
+        await deafToEnded(tab);
+        await tab.goto(first.origin + "/");
+        const token = await panelToken(tab);
+        await panelStatus(tab, "connected");
+
+        await first[Symbol.asyncDispose]();
+        await panelStatus(tab, "disconnected");
+        await screenshotPanel(tab, "disconnected");
+
+        await using second = serve({ hostname: "127.0.0.1", root, port });
+        await panelStatus(tab, "ended", 20_000);
+        assert.match(await panelText(tab), /this session is gone/);
+        await screenshotPanel(tab, "gone");
+        await clickPanelButton(tab, "Start a new session");
+        await panelStatus(tab, "connected");
+        const fresh = await panelToken(tab);
+        assert.notEqual(fresh, token);
+        const res = await fetch(`${second.url}/index.json`, {
+          headers: { Authorization: `Bearer ${fresh}` },
+        });
+        assert.equal(res.status, 200);
+      },
+    );
+
+    await Deno.remove(root, { recursive: true }).catch(() => {});
   },
 });

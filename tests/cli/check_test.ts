@@ -5,7 +5,7 @@ import { runAim } from "../helpers/cli.ts";
 const SCRIPT = `<script type="module" src="/__aim/elements.js"></script>`;
 
 /** One fixture page per kind of problem, and the message `aim check` must print for it. */
-const BROKEN: Record<string, [string, RegExp]> = {
+const BROKEN = {
   "duplicate.html": [
     `${SCRIPT}
 <aim-action name="go" description="Go somewhere"></aim-action>
@@ -57,7 +57,41 @@ const BROKEN: Record<string, [string, RegExp]> = {
     `${SCRIPT}\n<aim-state></aim-state>`,
     /nameless\.html:2:1: <aim-state> has no name/,
   ],
-};
+  "click-input.html": [
+    `${SCRIPT}\n<button id="approve">Approve</button>
+<aim-action name="approve" description="Approve the request" click="#approve"
+  input-example="req-3"></aim-action>`,
+    /click-input\.html:3:1: action "approve": click= ignores the input; remove the input-\* attributes, or run the action with a handler/,
+  ],
+  "redos.html": [
+    `${SCRIPT}\n<aim-action name="pick" description="Pick a run" input-pattern="(a+)+"
+  input-example="aa"></aim-action>`,
+    /redos\.html:2:1: <aim-action name="pick">: input_schema\.pattern "\^\(\?:\(a\+\)\+\)\$" can backtrack catastrophically in a backtracking regex engine/,
+  ],
+  "redos-form.html": [
+    `${SCRIPT}\n<form id="f"><input name="code" pattern="(a|a)*" required></form>
+<aim-action name="send" description="Send a code" form="#f" input-example='{"code":"a"}'></aim-action>`,
+    /redos-form\.html:3:1: <aim-action name="send">: input_schema\.properties\.code\.pattern "\^\(\?:\(a\|a\)\*\)\$" can backtrack catastrophically/,
+  ],
+  "redos-json.html": [
+    `${SCRIPT}\n<aim-action name="tag" description="Tag it" input-example="a">
+  <script type="application/json">{"type":"string","pattern":"^(a*)*$"}</script></aim-action>`,
+    /redos-json\.html:2:1: <aim-action name="tag">: input_schema\.pattern "\^\(a\*\)\*\$" can backtrack catastrophically/,
+  ],
+  "lookahead.html": [
+    `${SCRIPT}\n<aim-action name="code" description="Enter a code" input-pattern="(?=\\d)\\w+"
+  input-example="1a"></aim-action>`,
+    /lookahead\.html:2:1: action "code": input_schema\.pattern .* uses a lookahead "\(\?=…\)", and the bridge matches patterns with RE2/,
+  ],
+  "builtin.html": [
+    `${SCRIPT}\n<aim-action name="login" description="Sign in here"></aim-action>`,
+    /builtin\.html:2:1: <aim-action name="login">: "login" is a server action of the bridge/,
+  ],
+  "case.html": [
+    `${SCRIPT}\n<aim-action name="Logout" description="Sign out here"></aim-action>`,
+    /case\.html:2:1: action "Logout" is not valid: action ids are compared regardless of case/,
+  ],
+} satisfies Record<string, [string, RegExp]>;
 
 const CLEAN = `<!doctype html><title>Clean</title>${SCRIPT}
 <form id="f"><label for="q">Query</label><input id="q" name="q" required><button id="go">Go</button></form>
@@ -81,7 +115,7 @@ Deno.test("aim check finds one problem of each kind, as file:line:col: message, 
     assert.equal(result.code, 1, `${name}: ${result.stdout}${result.stderr}`);
     const lines = result.stdout.trim().split("\n");
     assert.equal(lines.length, 1, `${name}: ${result.stdout}`);
-    assert.match(lines[0], message, name);
+    assert.match(lines[0] ?? "", message, name);
     assert.match(result.stderr, /1 problem in 1 file/);
     Deno.removeSync(root, { recursive: true });
   }
@@ -110,7 +144,10 @@ Deno.test("aim check --format json lists every problem for tools", async () => {
     assert.equal(typeof problem.file, "string");
     assert.ok(problem.line >= 1 && problem.column >= 1);
     assert.equal(typeof problem.message, "string");
+    assert.equal(problem.severity, "error");
   }
+  assert.equal(body.errors, Object.keys(BROKEN).length);
+  assert.equal(body.warnings, 0);
   Deno.removeSync(root, { recursive: true });
 });
 
@@ -125,5 +162,52 @@ Deno.test("aim check takes files and reports a missing one", async () => {
   assert.match(missing.stderr, /aim: .*nope\.html does not exist/);
   const format = await runAim(["check", root, "--format", "xml"]);
   assert.equal(format.code, 2);
+  Deno.removeSync(root, { recursive: true });
+});
+
+const NO_CONFIRM = `${SCRIPT}
+<aim-action name="refund" description="Refund the whole bill to the customer"
+  input-example="bill-1" consequential no-confirm></aim-action>
+<aim-action name="pay" description="Pay the bill from the account" input-example="bill-1"
+  consequential no-confirm="false"></aim-action>
+<aim-action name="look" description="Look at a bill" input-example="bill-1" no-confirm></aim-action>`;
+
+Deno.test("aim check warns about no-confirm on a consequential action, failing only with --strict", async () => {
+  const root = fixture({ "bills.html": NO_CONFIRM });
+  const result = await runAim(["check", root]);
+  assert.equal(result.code, 0, result.stdout + result.stderr);
+  assert.deepEqual(result.stdout.trim().split("\n"), [
+    `${join(root, "bills.html")}:2:1: warning: <aim-action name="refund"> has no-confirm: ` +
+    "the person is not asked before this consequential action runs",
+  ]);
+  assert.match(result.stderr, /1 file checked, no problems, 1 warning/);
+  const strict = await runAim(["check", root, "--strict"]);
+  assert.equal(strict.code, 1);
+  const json = await runAim(["check", root, "--format", "json"]);
+  assert.equal(json.code, 0);
+  const body = JSON.parse(json.stdout);
+  assert.deepEqual(body.problems.map((p: { severity: string }) => p.severity), ["warning"]);
+  assert.equal(body.errors, 0);
+  assert.equal(body.warnings, 1);
+  // A warning beside a problem: the problem still fails.
+  const both = fixture({ "bills.html": NO_CONFIRM, "b.html": BROKEN["description.html"][0] });
+  const mixed = await runAim(["check", both]);
+  assert.equal(mixed.code, 1);
+  assert.match(mixed.stderr, /1 problem and 1 warning in 2 files/);
+  Deno.removeSync(root, { recursive: true });
+  Deno.removeSync(both, { recursive: true });
+});
+
+Deno.test("aim check passes patterns that cannot backtrack catastrophically", async () => {
+  const root = fixture({
+    "ok.html": `${SCRIPT}
+<form id="f"><input name="slug" pattern="[a-z0-9]+(?:-[a-z0-9]+)*" required>
+<input name="ip" pattern="(\\d{1,3}\\.){3}\\d{1,3}"><input name="mail" pattern="[^\\s@]+@[^\\s@]+\\.[^\\s@]+"></form>
+<aim-action name="save" description="Save the entry" form="#f" input-example='{"slug":"a-b"}'></aim-action>
+<aim-action name="find" description="Find a request" input-pattern="req-[0-9]+" input-example="req-1"></aim-action>`,
+  });
+  const result = await runAim(["check", root]);
+  assert.equal(result.code, 0, result.stdout);
+  assert.equal(result.stdout, "");
   Deno.removeSync(root, { recursive: true });
 });

@@ -5,6 +5,7 @@ import { verifyPassword } from "../../bridge/mod.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { runAim } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 Deno.test("aim --version and --help work on every command", async () => {
   const version = await runAim(["--version"]);
@@ -59,10 +60,40 @@ Deno.test("aim manifest prints a page's public manifest offline, in JSON or TOON
   });
   const index = await runAim(["manifest", "demo/site/index.html"]);
   assert.equal(JSON.parse(index.stdout).page, "/");
+  assert.equal(json.stderr + toon.stderr + index.stderr, "");
+});
+
+Deno.test("aim manifest reports the declarations it leaves out and exits 1, as aim check does", async () => {
+  await using temp = await tempDir("aim-cli-");
+  const dir = temp.path;
+  const file = join(dir, "orders.html");
+  Deno.writeTextFileSync(
+    file,
+    `<title>Orders</title><script type="module" src="/__aim/elements.js"></script>
+<aim-action name="refresh" description="Reload the list of orders"></aim-action>
+<aim-action name="Bad Name" description="Cancel an order"></aim-action>
+<aim-action name="refresh" description="Reload again"></aim-action>
+`,
+  );
+  const result = await runAim(["manifest", file]);
+  assert.equal(result.code, 1);
+  // The manifest is still printed, with what could be read.
+  const ids = JSON.parse(result.stdout).actions.map((a: { id: string }) => a.id);
+  assert.deepEqual(ids.filter((id: string) => !["login", "logout", "disconnect"].includes(id)), [
+    "refresh",
+  ]);
+  const lines = result.stderr.split("\n");
+  assert.match(lines[0] ?? "", new RegExp(`^${file}:3:1: action "Bad Name" is not valid: id: `));
+  assert.equal(lines[1], `${file}:4:1: action "refresh" is declared twice`);
+  assert.equal(
+    lines[2],
+    `aim manifest: 2 declarations left out of the manifest; 'aim check ${file}' checks the page`,
+  );
 });
 
 Deno.test("aim manifest reports a missing file, a plain page and bad arguments", async () => {
-  const dir = Deno.makeTempDirSync();
+  await using temp = await tempDir("aim-cli-");
+  const dir = temp.path;
   Deno.writeTextFileSync(join(dir, "plain.html"), "<p>Nothing here</p>");
   const cases: [string[], number, RegExp][] = [
     [["manifest", join(dir, "nope.html")], 1, /nope\.html does not exist/],
@@ -76,7 +107,6 @@ Deno.test("aim manifest reports a missing file, a plain page and bad arguments",
     assert.equal(result.code, code, args.join(" "));
     assert.match(result.stderr, message);
   }
-  Deno.removeSync(dir, { recursive: true });
 });
 
 Deno.test("aim invoke prints the manifest and invokes actions as an agent", async () => {
@@ -110,7 +140,8 @@ Deno.test("aim invoke prints the manifest and invokes actions as an agent", asyn
   assert.deepEqual(JSON.parse(search.stdout).result, { found: "pending" });
   const comment = await runAim(
     ["invoke", page, "add_comment", '{"request_id":"req-3","text":"fine"}'],
-    { env: { AIM_TOKEN: token } },
+    // Pasted with a space before and a line break after: still the token.
+    { env: { AIM_TOKEN: ` ${token}\n` } },
   );
   assert.equal(comment.code, 0, comment.stderr);
   assert.deepEqual(JSON.parse(comment.stdout).result, { request_id: "req-3", text: "fine" });
@@ -148,6 +179,14 @@ Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges
     ],
     [["invoke"], {}, 2, /give URL/],
     [["invoke", page, "search", "x"], { AIM_TOKEN: "a\nb" }, 2, /the token holds characters/],
+    [
+      ["invoke", page, "search", "x"],
+      { AIM_TOKEN: "" },
+      2,
+      /^aim: AIM_TOKEN is empty: set it to the token the page shows in its Agent access panel \(export AIM_TOKEN=<token>\), or unset it to read the public manifest\n$/,
+    ],
+    [["invoke", page], { AIM_TOKEN: " " }, 2, /^aim: AIM_TOKEN is empty: /],
+    [["invoke", page, "search", "x", "--token", ""], { AIM_TOKEN: token }, 2, /--token is empty/],
   ];
   for (const [args, env, code, message] of cases) {
     const result = await runAim(args, { env });

@@ -68,3 +68,65 @@ Deno.test({
     await child.stderr.cancel();
   },
 });
+
+/** A DENO_DIR with every package of the real one but no downloaded runtime, and no network. */
+async function offlineWithoutRuntime(): Promise<{ env: Record<string, string>; dir: string }> {
+  const info = await new Deno.Command(Deno.execPath(), { args: ["info", "--json"] }).output();
+  const denoDir: string = JSON.parse(new TextDecoder().decode(info.stdout)).denoDir;
+  const dir = await Deno.makeTempDir({ prefix: "aim-deno-dir-" });
+  for await (const entry of Deno.readDir(denoDir)) {
+    if (entry.name !== "dl") await Deno.symlink(join(denoDir, entry.name), join(dir, entry.name));
+  }
+  const env = {
+    PATH: Deno.env.get("PATH") ?? "/usr/bin:/bin",
+    HOME: Deno.env.get("HOME") ?? "/root",
+    DENO_DIR: dir,
+    NO_COLOR: "1",
+    HTTP_PROXY: "http://127.0.0.1:9",
+    HTTPS_PROXY: "http://127.0.0.1:9",
+  };
+  return { env, dir };
+}
+
+async function compileWith(env: Record<string, string>): Promise<Deno.CommandOutput> {
+  return await new Deno.Command(Deno.execPath(), {
+    args: ["task", "compile"],
+    clearEnv: true,
+    env,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+}
+
+Deno.test("deno task compile without internet names DENORT_BIN and what to do", async () => {
+  const { env, dir } = await offlineWithoutRuntime();
+  try {
+    const offline = await compileWith(env);
+    const stderr = new TextDecoder().decode(offline.stderr);
+    assert.equal(offline.code, 1, stderr);
+    const version = Deno.version.deno;
+    assert.ok(
+      stderr.endsWith(
+        `aim compile: deno compile could not download Deno's runtime ` +
+          `(denort-${Deno.build.target}.zip, Deno ${version}); without internet, set DENORT_BIN ` +
+          `to a denort binary of Deno ${version} (that zip from ` +
+          `https://dl.deno.land/release/v${version}/, unzipped) and run 'deno task compile' ` +
+          `again, or use 'deno task install', which downloads nothing\n`,
+      ),
+      stderr,
+    );
+    const missing = join(dir, "no-such-denort");
+    const wrong = await compileWith({ ...env, DENORT_BIN: missing });
+    const said = new TextDecoder().decode(wrong.stderr);
+    assert.equal(wrong.code, 1, said);
+    assert.ok(
+      said.endsWith(
+        `aim compile: DENORT_BIN=${missing} did not work as Deno's runtime: it must be the ` +
+          `denort binary of Deno ${version} for ${Deno.build.target}\n`,
+      ),
+      said,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
+  }
+});

@@ -26,7 +26,7 @@ function command(args: string[], options: RunAimOptions): Deno.Command {
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1", ...options.env },
-    cwd: options.cwd,
+    ...(options.cwd === undefined ? {} : { cwd: options.cwd }),
   });
 }
 
@@ -49,8 +49,11 @@ export interface RunningAim extends AsyncDisposable {
   readonly process: Deno.ChildProcess;
   /** Lines printed so far on stdout. */
   readonly lines: string[];
-  /** Resolves with the first stdout line matching `pattern`, waiting for it. */
-  line(pattern: RegExp): Promise<string>;
+  /**
+   * Resolves with the first stdout line matching `pattern`, waiting for it up to `timeoutMs`
+   * (default 10 s): a line that never comes fails the test instead of hanging it.
+   */
+  line(pattern: RegExp, timeoutMs?: number): Promise<string>;
   /** Sends a signal and waits for the exit; returns the result. */
   stop(signal?: Deno.Signal): Promise<CliResult>;
 }
@@ -82,19 +85,37 @@ export async function startAim(args: string[], options: RunAimOptions = {}): Pro
       }
     }
   })();
-  const line = (pattern: RegExp) => {
+  const waitFor = (pattern: RegExp) => {
     const seen = lines.find((l) => pattern.test(l));
     if (seen) return Promise.resolve(seen);
     return new Promise<string>((resolve) => waiters.push({ pattern, resolve }));
   };
+  const line = async (pattern: RegExp, timeoutMs = 10_000) => {
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const late = new Promise<never>((_, reject) => {
+      timer = setTimeout(() => {
+        const waiter = waiters.find((w) => w.pattern === pattern);
+        if (waiter) waiters.splice(waiters.indexOf(waiter), 1);
+        reject(
+          new Error(`no line matching ${pattern} within ${timeoutMs} ms:\n${lines.join("\n")}`),
+        );
+      }, timeoutMs);
+    });
+    try {
+      return await Promise.race([waitFor(pattern), late]);
+    } finally {
+      clearTimeout(timer);
+    }
+  };
+  // Starting may take long on a busy machine; an exit before listening ends the wait.
   const started = await Promise.race([
-    line(/^aim: serving .* at (https?:\/\/\S+)$/),
+    waitFor(/^aim: serving .* at (https?:\/\/\S+)$/),
     child.status.then(async () => {
       await stderrDone;
       throw new Error(`aim exited before listening: ${stderr}`);
     }),
   ]);
-  const url = /at (https?:\/\/\S+)$/.exec(started)![1];
+  const url = /at (https?:\/\/\S+)$/.exec(started)![1]!;
   let result: Promise<CliResult> | undefined;
   const stop = (signal: Deno.Signal = "SIGTERM") => {
     result ??= (async () => {

@@ -1,8 +1,10 @@
 /**
  * @module A fake tab: a WebSocket client that speaks the channel protocol, for tests and the
- * benchmark. It answers invocations through handlers, like a page would.
+ * benchmark. It answers invocations through handlers, like a page would, and reads what the
+ * bridge sends with the channel's zod schemas: a message that breaks them fails the test.
  */
-import type { BridgeMessage } from "../../bridge/protocol/channel.ts";
+import { BridgeMessage } from "../../bridge/protocol/channel.ts";
+import { firstIssue } from "../../bridge/protocol/issue.ts";
 import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../../bridge/protocol/wire.ts";
 
 /**
@@ -53,6 +55,8 @@ export interface FakeTabOptions {
   origin?: string;
   /** Send hello on open. Default true. */
   hello?: boolean;
+  /** How long {@linkcode FakeTab.next} waits for a message before it fails. Default 10 s. */
+  waitMs?: number;
 }
 
 /** A tab that connected to a bridge. */
@@ -64,13 +68,35 @@ export class FakeTab implements AsyncDisposable {
   stateAfter?: (actionId: string, input: unknown) => Record<string, unknown>;
   /** Set to "decline" to decline every invocation. */
   answerWith: "handler" | "decline" | "never" = "handler";
+  /**
+   * How a session change the bridge waits for (`session` with `settle`) is answered: `settled`
+   * at once ("auto"), or by the test itself ("manual").
+   */
+  settle: "auto" | "manual" = "auto";
   readonly closed: Promise<CloseEvent>;
-  #waiters: { test: (m: BridgeMessage) => boolean; resolve: (m: BridgeMessage) => void }[] = [];
+  #waiters: {
+    test: (m: BridgeMessage) => boolean;
+    resolve: (m: BridgeMessage) => void;
+    reject: (error: Error) => void;
+    timer: ReturnType<typeof setTimeout>;
+  }[] = [];
+  #waitMs = 10_000;
   #unconsumed: BridgeMessage[] = [];
+  /** Set when the bridge sent a message that breaks the channel's schemas. */
+  #broken: Error | undefined;
 
   private constructor(socket: WebSocket) {
     this.socket = socket;
-    this.closed = new Promise((resolve) => socket.addEventListener("close", (e) => resolve(e)));
+    this.closed = new Promise((resolve) =>
+      socket.addEventListener("close", (e) => {
+        // Nothing more comes: whoever waits is told now, not at its deadline.
+        for (const waiter of this.#waiters.splice(0)) {
+          clearTimeout(waiter.timer);
+          waiter.reject(new Error(`the channel closed (${e.code} ${e.reason}) before the message`));
+        }
+        resolve(e);
+      })
+    );
     socket.addEventListener("message", (event) => this.#onMessage(event));
   }
 
@@ -84,6 +110,7 @@ export class FakeTab implements AsyncDisposable {
       headers: { Origin: options.origin ?? bridgeOrigin, ...options.headers },
     } as unknown as string[]);
     const tab = new FakeTab(socket);
+    tab.#waitMs = options.waitMs ?? tab.#waitMs;
     await new Promise<void>((resolve, reject) => {
       socket.addEventListener("open", () => resolve(), { once: true });
       socket.addEventListener("error", () => reject(new Error("the channel did not open")), {
@@ -124,11 +151,16 @@ export class FakeTab implements AsyncDisposable {
     this.send({ type: "state", state });
   }
 
-  /** The first message of `type` not yet taken by an earlier `next`, waiting for it if need be. */
+  /**
+   * The first message of `type` not yet taken by an earlier `next`, waiting for it if need be.
+   * Rejects when none comes within the tab's `waitMs` (a broken bridge fails a test, never
+   * hangs it), and once the bridge sent a message that breaks the channel's schemas.
+   */
   next<T extends BridgeMessage["type"]>(
     type: T,
     test: (m: Extract<BridgeMessage, { type: T }>) => boolean = () => true,
   ): Promise<Extract<BridgeMessage, { type: T }>> {
+    if (this.#broken) return Promise.reject(this.#broken);
     const match = (m: BridgeMessage) =>
       m.type === type && test(m as Extract<BridgeMessage, { type: T }>);
     const index = this.#unconsumed.findIndex(match);
@@ -137,9 +169,21 @@ export class FakeTab implements AsyncDisposable {
         this.#unconsumed.splice(index, 1)[0] as Extract<BridgeMessage, { type: T }>,
       );
     }
-    return new Promise((resolve) => {
-      this.#waiters.push({ test: match, resolve: resolve as (m: BridgeMessage) => void });
+    const message = new Promise<Extract<BridgeMessage, { type: T }>>((resolve, reject) => {
+      const waiter = {
+        test: match,
+        resolve: resolve as (m: BridgeMessage) => void,
+        reject,
+        timer: setTimeout(() => {
+          this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+          reject(new Error(`no "${type}" message came within ${this.#waitMs} ms`));
+        }, this.#waitMs),
+      };
+      this.#waiters.push(waiter);
     });
+    // A wait nobody awaits may fail unheard; one that is awaited still throws.
+    message.catch(() => {});
+    return message;
   }
 
   /** Whether a message of `type` has arrived at any time. */
@@ -148,16 +192,45 @@ export class FakeTab implements AsyncDisposable {
   }
 
   #onMessage(event: MessageEvent): void {
-    const message = JSON.parse(event.data) as BridgeMessage;
+    // Once the bridge broke the protocol, nothing it sends is taken as a message.
+    const message = this.#broken ? undefined : this.#parse(event.data);
+    if (!message) return;
     this.messages.push(message);
     const waiter = this.#waiters.find((w) => w.test(message));
     if (waiter) {
       this.#waiters.splice(this.#waiters.indexOf(waiter), 1);
+      clearTimeout(waiter.timer);
       waiter.resolve(message);
     } else {
       this.#unconsumed.push(message);
     }
     if (message.type === "invoke") this.#run(message);
+    if (message.type === "session" && message.settle && this.settle === "auto") {
+      this.send({ type: "settled", id: message.settle });
+    }
+  }
+
+  /** A message the bridge sent, checked against the channel's schemas; undefined if it fails. */
+  #parse(data: unknown): BridgeMessage | undefined {
+    let problem: string;
+    try {
+      const parsed = BridgeMessage.safeParse(JSON.parse(String(data)));
+      if (parsed.success) return parsed.data;
+      problem = firstIssue(parsed.error, "message");
+    } catch {
+      problem = "not JSON";
+    }
+    // Loud: every wait fails now and later, and so does closing the tab.
+    this.#broken ??= new Error(
+      `the bridge sent a message that breaks the channel's schemas (${problem}): ${
+        String(data).slice(0, 500)
+      }`,
+    );
+    for (const waiter of this.#waiters.splice(0)) {
+      clearTimeout(waiter.timer);
+      waiter.reject(this.#broken);
+    }
+    return undefined;
   }
 
   async #run(message: Extract<BridgeMessage, { type: "invoke" }>): Promise<void> {
@@ -190,10 +263,15 @@ export class FakeTab implements AsyncDisposable {
     }
   }
 
-  /** Closes the channel and waits for it to close. */
+  /**
+   * Closes the channel and waits for it to close.
+   *
+   * @throws {Error} when the bridge sent a message that breaks the channel's schemas.
+   */
   async close(): Promise<void> {
     if (this.socket.readyState < 2) this.socket.close();
     await this.closed;
+    if (this.#broken) throw this.#broken;
   }
 
   async [Symbol.asyncDispose](): Promise<void> {

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { CloseCode } from "../../bridge/protocol/channel.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
 
 /** Sends a raw WebSocket handshake and returns the status line and headers. */
@@ -32,6 +33,14 @@ Deno.test("the channel opens with the tab credential only, from the bridge's own
   const credential = credentials.get(token)!;
   const refused = /^HTTP\/1\.1 403[\s\S]*tab_credential_required/;
   assert.match(await handshake(bridge, { Origin: bridge.origin }), refused);
+  // The credential alone, without the channel's own subprotocol, opens nothing.
+  assert.match(
+    await handshake(bridge, {
+      Origin: bridge.origin,
+      "Sec-WebSocket-Protocol": `aim-credential.${credentials.get(token)}`,
+    }),
+    refused,
+  );
   assert.match(
     await handshake(bridge, { Origin: bridge.origin, Cookie: `aim_session=${token}` }),
     refused,
@@ -57,9 +66,9 @@ Deno.test("the channel opens with the tab credential only, from the bridge's own
   });
   assert.match(opened, /^HTTP\/1\.1 101/);
   assert.match(opened, /sec-websocket-protocol: aim-tab-v1\r\n/i);
-  const plain = await bridge.fetch("/__aim/tab");
-  assert.equal(plain.status, 426);
-  assert.equal((await plain.json()).error, "upgrade_required");
+  await expectError(await bridge.fetch("/__aim/tab"), 426, "upgrade_required", {
+    Upgrade: "websocket",
+  });
 });
 
 Deno.test("a second tab waits for the lease and gets it when the first closes", async () => {
@@ -100,23 +109,49 @@ Deno.test("a lease that is not renewed expires and passes to the waiting tab", a
   assert.equal((await second.next("lease", (m) => m.status === "granted")).status, "granted");
 });
 
-Deno.test("heartbeats keep the lease while a second tab waits", async () => {
-  await using bridge = startBridge({ leaseMs: 200 });
+Deno.test("heartbeats keep the lease past its first end while a second tab waits", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({ now: () => now, leaseMs: 1_000 });
   const token = await bridge.openSession("/control-panel");
   await using first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await first.next("lease");
+  await first.register([{ id: "search", handler: () => "from the first tab" }]);
   await using second = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await second.next("lease");
-  // Renew on each grant, five times, each well inside the lease.
-  for (let i = 0; i < 5; i++) {
+  const channel = bridge.served.bridge.core.sessions.find(token)!.tab;
+  // 0.6 of a lease between beats, three times: 1.8 leases in all, each beat inside the lease
+  // the one before it renewed.
+  for (let i = 0; i < 3; i++) {
+    now += 600;
     const renewed = first.next("lease", (m) => m.status === "granted");
     first.send({ type: "heartbeat" });
-    await renewed;
+    assert.equal(Date.parse((await renewed).expiresAt), now + 1_000);
   }
+  now += 600;
+  // The sweep runs at 2.4 s: long past the first lease, inside the last renewed one.
+  const owner = channel.holder;
+  channel.checkLease();
+  assert.equal(channel.holder, owner);
+  assert.ok(!first.has("lease", (m) => m.type === "lease" && m.status === "expired"));
   assert.ok(!second.has("lease", (m) => m.type === "lease" && m.status === "granted"));
+  assert.equal(first.socket.readyState, WebSocket.OPEN);
+  assert.equal(
+    (await (await bridge.invoke(token, "search", "x")).json()).result,
+    "from the first tab",
+  );
+  // A waiting tab's heartbeat renews nothing: it is told when the owner's lease ends, and
+  // once the owner stops beating, the lease ends then and passes to the waiting tab.
   const waiting = second.next("lease");
   second.send({ type: "heartbeat" });
-  assert.equal((await waiting).status, "waiting");
+  const answer = await waiting;
+  assert.equal(answer.status, "waiting");
+  assert.equal(Date.parse(answer.expiresAt), now - 600 + 1_000);
+  now += 400;
+  const granted = second.next("lease", (m) => m.status === "granted");
+  channel.checkLease();
+  assert.notEqual(channel.holder, owner);
+  assert.equal((await first.closed).code, CloseCode.LeaseExpired);
+  await granted;
 });
 
 Deno.test("a reload moves the session to the new page once the new tab owns it", async () => {
@@ -148,6 +183,11 @@ Deno.test("a malformed message closes only that channel, with a reason", async (
     [{ type: "result", id: "x", ok: false }, CloseCode.Malformed, /error/],
     [{ type: "hello", page: "/control-panel" }, CloseCode.Malformed, /already/],
     [{ type: "register", actions: "all" }, CloseCode.Malformed, /actions/],
+    [
+      { type: "register", actions: Array.from({ length: 201 }, (_, i) => ({ id: `a${i}` })) },
+      CloseCode.Malformed,
+      /actions/,
+    ],
     [
       '{"type":"register","actions":[{"id":"p","input_schema":{"type":"object","properties":{"__proto__":{"type":"string"}},"additionalProperties":false}}]}',
       CloseCode.Malformed,
@@ -181,7 +221,8 @@ Deno.test("a message before hello closes the channel", async () => {
   tab.send({ type: "heartbeat" });
   const closed = await tab.closed;
   assert.equal(closed.code, CloseCode.Malformed);
-  assert.match(closed.reason, /hello/);
+  // Said at once, not 10 s later when the bridge gives up waiting for a hello.
+  assert.equal(closed.reason, "send hello first");
 });
 
 Deno.test("an oversized message closes the channel with 1009; a large state is cut, not refused", async () => {
@@ -290,6 +331,127 @@ Deno.test("shutting the bridge down tells the tabs and closes them", async () =>
   assert.equal((await tab.closed).code, CloseCode.GoingAway);
 });
 
+Deno.test("shutting the bridge down answers the invocation under way before it ends the session", async () => {
+  const bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  let release!: () => void;
+  await tab.register([{
+    id: "search",
+    handler: () => new Promise((resolve) => release = () => resolve("finished")),
+  }]);
+  const pending = bridge.invoke(token, "search", "x");
+  await tab.next("invoke");
+  const ended = tab.next("ended");
+  const stopping = bridge[Symbol.asyncDispose]();
+  // The page answers after the shutdown began: the agent still gets the answer.
+  release();
+  const res = await pending;
+  assert.equal(res.status, 200);
+  assert.equal((await res.json()).result, "finished");
+  assert.equal((await ended).reason, "shutdown");
+  await stopping;
+});
+
+Deno.test("a session that expires while its tab is open tells the tab why and closes it", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({ now: () => now, idleMs: 60_000, leaseMs: 3_600_000 });
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  now += 60_001;
+  bridge.served.bridge.core.sessions.sweep();
+  assert.deepEqual(await tab.next("ended"), { type: "ended", reason: "expired" });
+  assert.equal((await tab.closed).code, CloseCode.SessionEnded);
+});
+
+Deno.test("only the owner's answer to the invocation in progress counts", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using owner = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await owner.next("lease");
+  await owner.register([{ id: "search" }]);
+  owner.answerWith = "never";
+  await using waiting = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await waiting.next("lease");
+  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const awaited: string[] = [];
+  const pending = bridge.served.bridge.core.invoke(session, { actionId: "search", input: "x" }, {
+    onAwaiting: (message) => awaited.push(message),
+  });
+  const { id } = await owner.next("invoke");
+  // A waiting tab answers, or says it asks the person: both ignored.
+  waiting.send({ type: "awaiting", id, message: "forged prompt" });
+  waiting.send({ type: "result", id, ok: true, result: "forged by the waiting tab" });
+  // The owner answers another id: ignored.
+  owner.send({ type: "result", id: "another-id", ok: true, result: "for another invocation" });
+  // Messages of one socket are handled in order: a heartbeat's answer comes after them.
+  for (const tab of [waiting, owner]) {
+    const answered = tab.next("lease");
+    tab.send({ type: "heartbeat" });
+    await answered;
+  }
+  assert.deepEqual(awaited, []);
+  owner.send({ type: "result", id, ok: true, result: "from the owner" });
+  assert.equal((await pending).result, "from the owner");
+});
+
+Deno.test("a registration and a state snapshot each replace the tab's previous one", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  tab.setState({ view: "list", filter: "pending" });
+  await tab.register([{ id: "search", handler: (q) => q }, { id: "export", handler: () => 1 }]);
+  tab.setState({ view: "detail" });
+  await tab.register([{ id: "search", handler: (q) => q }]);
+  const manifest = await (await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  })).json();
+  assert.deepEqual(manifest.actions.map((a: { id: string }) => a.id), [
+    "login",
+    "disconnect",
+    "search",
+  ]);
+  assert.deepEqual(manifest.state, { view: "detail", authenticated: false });
+  await expectError(await bridge.invoke(token, "export", "x"), 404, "unknown_action");
+});
+
+Deno.test("a session that ends tells every tab, waiting ones too, and closes each with 4001", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const tabs = [];
+  for (let i = 0; i < 3; i++) {
+    const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await tab.next("lease");
+    tabs.push(tab);
+  }
+  const res = await bridge.invoke(token, "disconnect", {});
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
+  for (const tab of tabs) {
+    assert.deepEqual(await tab.next("ended"), { type: "ended", reason: "disconnected" });
+    assert.equal((await tab.closed).code, CloseCode.SessionEnded);
+  }
+});
+
+Deno.test("a close reason is cut to the 123 bytes a WebSocket allows, whatever its characters", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  // zod names the unknown key in its complaint: 100 euro signs are 300 bytes of UTF-8.
+  tab.send(`{"type":"heartbeat","${"€".repeat(100)}":1}`);
+  const closed = await tab.closed;
+  assert.equal(closed.code, CloseCode.Malformed);
+  assert.match(closed.reason, /^malformed message/);
+  assert.ok(new TextEncoder().encode(closed.reason).length <= 123, closed.reason);
+  // The bridge goes on serving the session.
+  await using again = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  assert.equal((await again.next("lease")).status, "granted");
+});
+
 Deno.test("a tab that says the person must confirm gets the confirmation timeout, not the tab timeout", async () => {
   await using bridge = startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 10_000 });
   const token = await bridge.openSession("/control-panel");
@@ -326,6 +488,45 @@ Deno.test("a tab that says the person must confirm gets the confirmation timeout
   assert.deepEqual(awaited, ["Waiting for the person to approve pay"]);
 });
 
+Deno.test("a socket that opens after its session ended is told so and closed with 4001", async () => {
+  // The race between the handshake's check and the open, played on the core: the session
+  // ends first, the socket's port connects after.
+  await using bridge = startBridge();
+  const { core } = bridge.served.bridge;
+  const session = core.sessions.find(await bridge.openSession("/control-panel"))!;
+  core.sessions.end(session, "disconnected");
+  const sent: unknown[] = [];
+  const closed: number[] = [];
+  core.connectTab(session, {
+    send: (message) => sent.push(message),
+    close: (code) => closed.push(code),
+  });
+  assert.deepEqual(sent, [{ type: "ended", reason: "disconnected" }]);
+  assert.deepEqual(closed, [CloseCode.SessionEnded]);
+});
+
+Deno.test("a confirmation the person never gives ends in 504 tab_timeout, and the tab is told to withdraw it", async () => {
+  await using bridge = startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 300 });
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "pay", consequential: true }]);
+  tab.answerWith = "never";
+  // A bound on the wait, so that a bridge that waits for ever fails the test, not hangs it.
+  const pending = bridge.fetch("/__aim/invoke", {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+    body: JSON.stringify({ actionId: "pay", input: "x" }),
+    signal: AbortSignal.timeout(10_000),
+  });
+  const { id } = await tab.next("invoke");
+  tab.send({ type: "awaiting", id, message: "Waiting for the person to approve pay" });
+  const res = await pending;
+  const body = await expectError(res, 504, "tab_timeout");
+  assert.match(body.message, /300 ms/);
+  assert.equal((await tab.next("cancel")).id, id);
+});
+
 Deno.test("a tab that never said hello is closed when its session ends", async () => {
   await using bridge = startBridge();
   const token = await bridge.openSession("/control-panel");
@@ -354,13 +555,17 @@ Deno.test("channel limits count bytes, not characters", async () => {
   assert.match(closed.reason, /message over 4096 bytes/);
 });
 
-Deno.test("a hello for a page that is not on this site closes the channel", async () => {
+Deno.test("a hello for a page that is not on this site, or no page path at all, closes the channel", async () => {
   await using bridge = startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/does-not-exist/at/all" });
   const closed = await tab.closed;
   assert.equal(closed.code, CloseCode.Malformed);
   assert.match(closed.reason, /not an agent-enabled page/);
+  const invalid = await FakeTab.open(bridge.origin, { token, page: "/orders/../control-panel" });
+  const refused = await invalid.closed;
+  assert.equal(refused.code, CloseCode.Malformed);
+  assert.equal(refused.reason, "hello.page is not a valid page path");
   const res = await bridge.fetch("/control-panel.json", {
     headers: { Authorization: `Bearer ${token}` },
   });

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { expectError } from "../helpers/errors.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 
 const users = createUserStore([
@@ -39,16 +40,6 @@ async function connected(bridge: TestBridge): Promise<{ token: string; tab: Fake
   return { token, tab };
 }
 
-async function expectError(res: Response, status: number, code: string) {
-  assert.equal(res.status, status, `expected ${status} ${code}`);
-  assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
-  const body = await res.json();
-  assert.equal(body.error, code);
-  assert.equal(typeof body.message, "string");
-  assert.ok(body.message.length > 0);
-  return body;
-}
-
 Deno.test("invoke() runs a tab action and answers its result and the state after it", async () => {
   await using bridge = startBridge();
   const { token, tab } = await connected(bridge);
@@ -56,15 +47,43 @@ Deno.test("invoke() runs a tab action and answers its result and the state after
   tab.stateAfter = (_id, q) => ({ query: q });
   const res = await bridge.invoke(token, "search", "pending");
   assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), {
+  const { state_version, ...answer } = await res.json();
+  assert.ok(Number.isSafeInteger(state_version) && state_version > 0);
+  assert.deepEqual(answer, {
     ok: true,
     actionId: "search",
     result: { found: ["pending"] },
     state: { query: "pending", authenticated: false },
+    settled: true,
   });
   const activity = await tab.next("activity");
   assert.equal(activity.actionId, "search");
   assert.equal(activity.status, 200);
+});
+
+Deno.test("the owner's log hears of every invocation that names an action, refused ones and server actions too", async () => {
+  await using bridge = startBridge({ users });
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  await expectError(await bridge.invoke(token, "launch_rockets", "x"), 404, "unknown_action");
+  await expectError(await bridge.invoke(token, "search", 42), 400, "invalid_input");
+  await expectError(await bridge.invoke(token, "approve_request", "req-3"), 403, "login_required");
+  await expectError(
+    await bridge.invoke(token, "login", { username: "alice", password: "nope" }),
+    422,
+    "action_failed",
+  );
+  const seen = [];
+  for (let i = 0; i < 4; i++) {
+    const { actionId, status, outcome } = await tab.next("activity");
+    seen.push([actionId, status, outcome]);
+  }
+  assert.deepEqual(seen, [
+    ["launch_rockets", 404, "unknown_action"],
+    ["search", 400, "invalid_input"],
+    ["approve_request", 403, "login_required"],
+    ["login", 422, "action_failed"],
+  ]);
 });
 
 Deno.test("invoke() answers 400 bad_request for bodies that are not JSON or of the wrong shape", async () => {
@@ -130,12 +149,12 @@ Deno.test("invoke() answers 401 missing_token and invalid_token with WWW-Authent
     headers: { "Content-Type": "application/json" },
     body: '{"actionId":"search","input":"x"}',
   });
-  await expectError(none, 401, "missing_token");
-  assert.match(none.headers.get("www-authenticate") ?? "", /^Bearer/);
+  await expectError(none, 401, "missing_token", { "WWW-Authenticate": /^Bearer/ });
   for (const token of ["bogus", "A".repeat(43)]) {
     const res = await bridge.invoke(token, "search", "x");
-    await expectError(res, 401, "invalid_token");
-    assert.equal(res.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
+    await expectError(res, 401, "invalid_token", {
+      "WWW-Authenticate": 'Bearer error="invalid_token"',
+    });
   }
 });
 
@@ -280,7 +299,7 @@ Deno.test("failed logins are rate limited per session with 429 and Retry-After",
     username: "alice",
     password: "wonderland",
   });
-  await expectError(limited, 429, "too_many_requests");
+  await expectError(limited, 429, "too_many_requests", { "Retry-After": /^\d+$/ });
   const retry = Number(limited.headers.get("retry-after"));
   assert.ok(retry > 0 && retry <= 60);
 });
@@ -297,8 +316,7 @@ Deno.test("failed logins from one client are rate limited per account across its
   }
   const fresh = await bridge.openSession("/control-panel");
   const res = await bridge.invoke(fresh, "login", { username: "ALICE", password: "wonderland" });
-  await expectError(res, 429, "too_many_requests");
-  assert.ok(res.headers.get("retry-after"));
+  await expectError(res, 429, "too_many_requests", { "Retry-After": /^[1-9]\d*$/ });
 });
 
 Deno.test("a self-minted token gets 409 browser_not_connected for browser actions, server actions work", async () => {
@@ -380,11 +398,45 @@ Deno.test("invoke() answers 429 too_many_requests with Retry-After when too many
   const second = bridge.invoke(token, "search", "b");
   await tab.next("invoke");
   const third = await bridge.invoke(token, "search", "c");
-  await expectError(third, 429, "too_many_requests");
-  assert.equal(third.headers.get("retry-after"), "1");
+  await expectError(third, 429, "too_many_requests", { "Retry-After": "1" });
   release.shift()!();
   await tab.next("invoke");
   release.shift()!();
+  assert.equal((await first).status, 200);
+  assert.equal((await second).status, 200);
+});
+
+Deno.test("invoke() counts server actions against the invocations in flight of a session", async () => {
+  const held: (() => void)[] = [];
+  let running!: () => void;
+  const twoRunning = new Promise<void>((resolve) => running = resolve);
+  await using bridge = startBridge({
+    limits: { maxInFlight: 2 },
+    serverActions: [{
+      id: "slow",
+      description: "Hold the first two calls until the test lets them go",
+      input_schema: { type: "string" },
+      input_example: "x",
+      run: () => {
+        if (held.length >= 2) return "ran";
+        const done = new Promise((resolve) => held.push(() => resolve("held")));
+        if (held.length === 2) running();
+        return done;
+      },
+    }],
+  });
+  const token = await bridge.openSession("/control-panel");
+  const first = bridge.invoke(token, "slow", "a");
+  const second = bridge.invoke(token, "slow", "b");
+  await twoRunning;
+  try {
+    await expectError(await bridge.invoke(token, "slow", "c"), 429, "too_many_requests", {
+      "Retry-After": "1",
+    });
+  } finally {
+    // Pass or fail, the held calls end: the bridge shuts down only once they are answered.
+    held.forEach((release) => release());
+  }
   assert.equal((await first).status, 200);
   assert.equal((await second).status, 200);
 });
@@ -463,6 +515,78 @@ Deno.test("invoke() with an Idempotency-Key never runs an action twice", async (
   );
 });
 
+Deno.test("a request refused before it ran runs when retried with the same Idempotency-Key once it is allowed", async () => {
+  await using bridge = startBridge({ users });
+  const token = await bridge.openSession("/control-panel");
+  const search = { "Idempotency-Key": "search-1" };
+  const approve = { "Idempotency-Key": "approve-3" };
+  // No tab holds the session, and nobody signed in: both refused, nothing ran.
+  await expectError(
+    await bridge.invoke(token, "search", "pending", search),
+    409,
+    "browser_not_connected",
+  );
+  await expectError(
+    await bridge.invoke(token, "approve_request", "req-3", approve),
+    403,
+    "login_required",
+  );
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  let runs = 0;
+  await tab.register([
+    { id: "search", handler: (q) => ({ run: ++runs, q }) },
+    { id: "approve_request", protected: true, handler: (id) => ({ run: ++runs, approved: id }) },
+  ]);
+  // A tab holds the session now: the same key runs the search, once.
+  for (let i = 0; i < 2; i++) {
+    const found = await bridge.invoke(token, "search", "pending", search);
+    assert.equal(found.status, 200);
+    assert.deepEqual((await found.json()).result, { run: 1, q: "pending" });
+  }
+  // Still not signed in: refused again. Signed in: the same key runs it, once.
+  await expectError(
+    await bridge.invoke(token, "approve_request", "req-3", approve),
+    403,
+    "login_required",
+  );
+  const login = await bridge.invoke(token, "login", { username: "alice", password: "wonderland" });
+  assert.equal(login.status, 200);
+  await login.body?.cancel();
+  for (let i = 0; i < 2; i++) {
+    const approved = await bridge.invoke(token, "approve_request", "req-3", approve);
+    assert.equal(approved.status, 200);
+    assert.deepEqual((await approved.json()).result, { run: 2, approved: "req-3" });
+  }
+  assert.equal(runs, 2);
+});
+
+Deno.test("a session remembers its last 256 Idempotency-Keys: the 257th forgets the first", async () => {
+  let runs = 0;
+  await using bridge = startBridge({
+    serverActions: [{
+      id: "count",
+      description: "Count one run",
+      input_schema: { type: "string" },
+      input_example: "x",
+      run: () => ++runs,
+    }],
+  });
+  const token = await bridge.openSession("/control-panel");
+  const call = async (key: string) => {
+    const res = await bridge.invoke(token, "count", "x", { "Idempotency-Key": key });
+    assert.equal(res.status, 200);
+    return (await res.json()).result;
+  };
+  for (let i = 0; i <= 256; i++) assert.equal(await call(`key-${i}`), i + 1);
+  // The second key is still remembered: its first answer, no second run.
+  assert.equal(await call("key-1"), 2);
+  assert.equal(runs, 257);
+  // The first is forgotten: a retry with it is a new request, and runs.
+  assert.equal(await call("key-0"), 258);
+  assert.equal(bridge.served.bridge.core.sessions.find(token)!.idempotency.size, 256);
+});
+
 Deno.test("idempotency keys belong to one session", async () => {
   await using bridge = startBridge();
   const one = await connected(bridge);
@@ -503,8 +627,7 @@ Deno.test("invoke() refuses a cookie-authenticated request from another origin",
 Deno.test("invoke() answers 405 to other methods", async () => {
   await using bridge = startBridge();
   const res = await bridge.fetch("/__aim/invoke");
-  await expectError(res, 405, "method_not_allowed");
-  assert.equal(res.headers.get("allow"), "POST");
+  await expectError(res, 405, "method_not_allowed", { Allow: "POST" });
 });
 
 Deno.test("a tab cannot drop the protected or consequential flags its page's HTML declares", async () => {

@@ -40,7 +40,8 @@ Deno.test("manifest() without a token is the public catalog with empty state", a
   assert.equal(body.sitemap, `${bridge.origin}/sitemap.toon`);
   assert.equal(body.invoke_url, `${bridge.origin}/__aim/invoke`);
   assert.equal(body.invoke_method, "POST");
-  assert.deepEqual(body.invoke_example, { actionId: "approve_request", input: "req-3" });
+  // The example is one safe to try: not the consequential approve_request.
+  assert.deepEqual(body.invoke_example, { actionId: "search", input: "pending" });
   const actions = body.actions as { id: string }[];
   assert.deepEqual(actions.map((a) => a.id), [
     "approve_request",
@@ -207,11 +208,12 @@ Deno.test("sitemap lists every agent-enabled page in JSON and TOON", async () =>
   const body = Sitemap.parse(await json.json());
   assert.deepEqual(body.pages.map((p) => p.path), ["/", "/control-panel", "/orders"]);
   const panel = body.pages[1];
+  assert.ok(panel);
   assert.equal(panel.title, "Control panel");
   assert.equal(panel.manifest_json, `${bridge.origin}/control-panel.json`);
   assert.equal(panel.manifest_toon, `${bridge.origin}/control-panel.toon`);
   assert.deepEqual(panel.actions.slice(0, 2), ["approve_request", "search"]);
-  assert.equal(body.pages[0].description, "The home page");
+  assert.equal(body.pages[0]?.description, "The home page");
   const toon = await bridge.fetch("/sitemap.toon");
   assert.equal(toon.headers.get("content-type"), "text/toon; charset=utf-8");
   assert.deepEqual(decode(await toon.text()), body);
@@ -239,7 +241,7 @@ Deno.test("schema.json publishes the manifest's JSON Schema from the zod schemas
   // Every reference resolves from the document's root.
   const refs = [...JSON.stringify(body).matchAll(/"\$ref":"#\/\$defs\/([^"]+)"/g)].map((m) => m[1]);
   assert.ok(refs.length > 0);
-  for (const ref of refs) assert.ok(ref in body.$defs, ref);
+  for (const ref of refs) assert.ok(ref !== undefined && ref in body.$defs, ref);
   for (
     const field of [
       "protocol",
@@ -316,4 +318,21 @@ Deno.test("sitemap shows a page added while the bridge runs", async () => {
     now = await paths();
   }
   assert.ok(now.includes("/added"));
+});
+
+Deno.test("manifest() never offers disconnect or a consequential action as the example when a safe one exists", async () => {
+  await using bridge = startBridge({
+    site: {
+      "only-risky.html": `<aim-action name="pay" description="Pay the invoice now" consequential
+        input-example="inv-1"></aim-action>`,
+    },
+  });
+  const token = await bridge.openSession("/only-risky");
+  const signedOut = await (await bridge.fetch("/only-risky.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  })).json();
+  // Signed out with no tab: login and disconnect only; login is the example.
+  assert.equal(signedOut.invoke_example.actionId, "login");
+  const publicManifest = await (await bridge.fetch("/only-risky.json")).json();
+  assert.notEqual(publicManifest.invoke_example.actionId, "disconnect");
 });

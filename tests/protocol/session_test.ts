@@ -1,6 +1,8 @@
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";
+import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 function post(origin: string, body: unknown, headers: Record<string, string> = {}) {
   return fetch(`${origin}/__aim/session`, {
@@ -77,9 +79,8 @@ Deno.test("session() refuses another origin with 403 and sets no cookie", async 
   ];
   for (const headers of cases) {
     const res = await post(bridge.origin, { page: "/control-panel" }, headers);
-    assert.equal(res.status, 403);
     assert.equal(res.headers.get("set-cookie"), null);
-    assert.equal((await res.json()).error, "forbidden_origin");
+    await expectError(res, 403, "forbidden_origin");
   }
 });
 
@@ -98,25 +99,20 @@ Deno.test("session() answers 400 bad_request for bad bodies and 404 for unknown 
   ];
   for (const [body, headers, status] of cases) {
     const res = await post(bridge.origin, body, headers);
-    assert.equal(res.status, status, JSON.stringify(body));
-    const json = await res.json();
-    assert.equal(json.error, status === 400 ? "bad_request" : "not_found");
-    assert.equal(typeof json.message, "string");
+    await expectError(res, status, status === 400 ? "bad_request" : "not_found");
   }
   const big = await post(bridge.origin, { page: "/" + "a".repeat(70_000) });
-  assert.equal(big.status, 413);
-  assert.equal((await big.json()).error, "payload_too_large");
+  await expectError(big, 413, "payload_too_large");
   const get = await bridge.fetch("/__aim/session");
-  assert.equal(get.status, 405);
-  assert.equal(get.headers.get("allow"), "POST");
+  await expectError(get, 405, "method_not_allowed", { Allow: "POST" });
 });
 
 Deno.test("session() sets a __Host- cookie, Secure, behind HTTPS", async () => {
   // The bridge trusts the request's own URL; an HTTPS listener gives https: URLs.
   const { createBridge } = await import("../../bridge/mod.ts");
-  const root = Deno.makeTempDirSync();
-  Deno.writeTextFileSync(`${root}/index.html`, `<aim-state name="x"></aim-state>`);
-  const bridge = createBridge({ root, allowedHosts: null });
+  await using root = await tempDir("aim-site-");
+  Deno.writeTextFileSync(`${root.path}/index.html`, `<aim-state name="x"></aim-state>`);
+  const bridge = createBridge({ root: root.path, allowedHosts: null });
   try {
     const res = await bridge.fetch(
       new Request("https://aim.example/__aim/session", {
@@ -133,7 +129,6 @@ Deno.test("session() sets a __Host- cookie, Secure, behind HTTPS", async () => {
     assert.doesNotMatch(cookie, /Domain=/i);
   } finally {
     bridge.close();
-    Deno.removeSync(root, { recursive: true });
   }
 });
 
@@ -148,20 +143,42 @@ Deno.test("a session expires after its idle time and use renews it", async () =>
   now += 50_000;
   assert.equal((await read()).status, 200);
   now += 60_001;
-  const expired = await read();
-  assert.equal(expired.status, 401);
-  assert.equal((await expired.json()).error, "invalid_token");
+  await expectError(await read(), 401, "invalid_token");
 });
 
 Deno.test("a session's idle time is never over one hour", async () => {
   let now = Date.now();
   await using bridge = startBridge({ now: () => now, idleMs: 10 * 3600_000 });
   const token = await bridge.openSession("/control-panel");
+  const read = () =>
+    bridge.fetch("/control-panel.json", { headers: { Authorization: `Bearer ${token}` } });
+  // Used once: a session in use, past the short idle time of one nobody used.
+  const used = await read();
+  assert.equal(used.status, 200);
+  await used.body?.cancel();
   now += 3600_000 + 1;
+  await expectError(await read(), 401, "invalid_token");
+});
+
+Deno.test("a tab that connects gives its session the full idle time of a session in use", async () => {
+  let now = Date.now();
+  await using bridge = startBridge({
+    now: () => now,
+    freshIdleMs: 120_000,
+    idleMs: 600_000,
+    leaseMs: 3_600_000,
+  });
+  const token = await bridge.openSession("/control-panel");
+  now += 100_000;
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  // 200 s after opening: past the 120 s of a session nobody uses, inside 600 s from the tab.
+  now += 100_000;
   const res = await bridge.fetch("/control-panel.json", {
     headers: { Authorization: `Bearer ${token}` },
   });
-  assert.equal(res.status, 401);
+  assert.equal(res.status, 200);
+  await res.body?.cancel();
 });
 
 Deno.test("a tab heartbeat renews the session", async () => {
@@ -195,24 +212,20 @@ Deno.test("disconnect ends the session: its token answers 401 and the tab is tol
     headers: { Authorization: `Bearer ${token}` },
   });
   assert.equal(after.status, 401);
-  const invoke = await bridge.invoke(token, "disconnect", {});
-  assert.equal(invoke.status, 401);
-  assert.equal((await invoke.json()).error, "invalid_token");
+  await expectError(await bridge.invoke(token, "disconnect", {}), 401, "invalid_token");
 });
 
 Deno.test("no session survives a restart of the bridge", async () => {
-  const root = Deno.makeTempDirSync();
-  Deno.writeTextFileSync(`${root}/index.html`, `<aim-state name="x"></aim-state>`);
+  await using root = await tempDir("aim-site-");
+  Deno.writeTextFileSync(`${root.path}/index.html`, `<aim-state name="x"></aim-state>`);
   let token: string;
   {
-    await using first = startBridge({ root });
+    await using first = startBridge({ root: root.path });
     token = await first.openSession("/");
   }
-  await using second = startBridge({ root });
+  await using second = startBridge({ root: root.path });
   const res = await second.fetch("/index.json", { headers: { Authorization: `Bearer ${token}` } });
-  assert.equal(res.status, 401);
-  await res.body?.cancel();
-  Deno.removeSync(root, { recursive: true });
+  await expectError(res, 401, "invalid_token");
 });
 
 Deno.test("a token is kept only as a hash", async () => {
@@ -258,9 +271,7 @@ Deno.test("a full bridge refuses new sessions with 429 and never ends a live one
     await res.body?.cancel();
   }
   const refused = await post(bridge.origin, { page: "/control-panel" });
-  assert.equal(refused.status, 429);
-  assert.equal(refused.headers.get("retry-after"), "60");
-  assert.equal((await refused.json()).error, "too_many_requests");
+  await expectError(refused, 429, "too_many_requests", { "Retry-After": "60" });
   for (const token of tokens) {
     const res = await bridge.fetch("/control-panel.json", {
       headers: { Authorization: `Bearer ${token}` },

@@ -1,5 +1,7 @@
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";
+import { expectError } from "../helpers/errors.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 /** Sends a request with a raw request target, which fetch would normalize. */
 async function raw(port: number, target: string, host = `127.0.0.1:${port}`): Promise<string> {
@@ -46,14 +48,13 @@ Deno.test("static files are served with clean URLs and their content types", asy
 Deno.test("a path that does not exist answers 404 not_found", async () => {
   await using bridge = startBridge();
   for (const path of ["/missing", "/missing.css", "/orders/missing.html", "/.hidden"]) {
-    const res = await bridge.fetch(path);
-    assert.equal(res.status, 404, path);
-    assert.equal((await res.json()).error, "not_found");
+    await expectError(await bridge.fetch(path), 404, "not_found");
   }
 });
 
 Deno.test("paths are confined to the site root: dot segments, encoded dots and symlinks out", async () => {
-  const outside = Deno.makeTempDirSync({ prefix: "aim-outside-" });
+  await using dir = await tempDir("aim-outside-");
+  const outside = dir.path;
   Deno.writeTextFileSync(`${outside}/secret.txt`, "TOP SECRET");
   Deno.writeTextFileSync(
     `${outside}/secret.html`,
@@ -89,7 +90,6 @@ Deno.test("paths are confined to the site root: dot segments, encoded dots and s
   const sitemap = await (await bridge.fetch("/sitemap.json")).text();
   assert.ok(!sitemap.includes("linked-page"));
   assert.equal((await bridge.fetch("/style.css")).status, 200);
-  Deno.removeSync(outside, { recursive: true });
 });
 
 Deno.test("a loopback bridge refuses a Host that is not a loopback name", async () => {

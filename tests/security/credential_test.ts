@@ -9,6 +9,7 @@ import { encode as encodeToon } from "@toon-format/toon";
 import { requireSession } from "../../bridge/mod.ts";
 import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
 
 /** A raw WebSocket handshake to /__aim/tab; returns the status line and headers. */
@@ -109,7 +110,7 @@ Deno.test("no answer readable with the token carries the tab credential or the t
   assert.ok(encodeToon({}).length >= 0);
 });
 
-Deno.test("signing in and out rotates the tab credential and the tab key", async () => {
+Deno.test("signing in and out rotates the tab credential of every tab and the tab key of the owner only", async () => {
   await using bridge = startBridge({
     users: USERS,
     routes: (app, core) => {
@@ -121,10 +122,14 @@ Deno.test("signing in and out rotates the tab credential and the tab key", async
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
   const before = (await tab.next("session")).tabKey;
+  // A second tab of the session waits for the lease: it is told the new credential, never a key.
+  await using waiting = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  assert.equal((await waiting.next("lease")).status, "waiting");
   const apiWith = (key: string) => bridge.fetch("/api/me", { headers: { "X-Aim-Tab": key } });
   assert.equal((await apiWith(before)).status, 200);
 
   const rotated = tab.next("credential");
+  const told = waiting.next("credential");
   const signedIn = tab.next("session", (m) => m.authenticated);
   const login = await bridge.invoke(token, "login", { username: "alice", password: "wonderland" });
   assert.equal(login.status, 200);
@@ -133,10 +138,15 @@ Deno.test("signing in and out rotates the tab credential and the tab key", async
   const after = (await signedIn).tabKey;
   assert.notEqual(second, first);
   assert.notEqual(after, before);
+  assert.equal((await told).credential, second);
+  // Messages arrive in order: once the waiting tab has its answer to a heartbeat, it has
+  // everything the sign-in sent it, and no session message (no tab key) among them.
+  const answered = waiting.next("lease");
+  waiting.send({ type: "heartbeat" });
+  assert.equal((await answered).status, "waiting");
+  assert.ok(!waiting.has("session"), "a waiting tab was sent the tab key");
   // The old tab key and the old credential are worth nothing now; the new ones work.
-  const stale = await apiWith(before);
-  assert.equal(stale.status, 403);
-  assert.equal((await stale.json()).error, "tab_required");
+  await expectError(await apiWith(before), 403, "tab_required");
   assert.equal((await apiWith(after)).status, 200);
   const protocols = (c: string) => `aim-tab-v1, aim-credential.${c}`;
   const origin = { Origin: bridge.origin };
@@ -154,6 +164,28 @@ Deno.test("signing in and out rotates the tab credential and the tab key", async
   assert.equal(logout.status, 200);
   await logout.body?.cancel();
   assert.notEqual((await again).credential, second);
+});
+
+Deno.test("the tab key names the session at /__aim/invoke in place of the token, while its tab holds the lease", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  const { tabKey } = await tab.next("session");
+  await tab.register([{ id: "search", handler: (q) => ({ found: q }) }]);
+  const asPage = () =>
+    bridge.fetch("/__aim/invoke", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", "X-Aim-Tab": tabKey },
+      body: JSON.stringify({ actionId: "search", input: "x" }),
+    });
+  const res = await asPage();
+  assert.equal(res.status, 200);
+  assert.deepEqual((await res.json()).result, { found: "x" });
+  // No tab holds the lease now: the key names nothing, though the token still works.
+  await tab.close();
+  await expectError(await asPage(), 403, "tab_required");
+  await expectError(await bridge.invoke(token, "search", "x"), 409, "browser_not_connected");
 });
 
 Deno.test("session() never adopts a session by its cookie or its token alone", async () => {
@@ -198,7 +230,7 @@ Deno.test("two session cookies in one request are refused: one of them was plant
   const res = await bridge.fetch("/control-panel.json", {
     headers: { Cookie: `aim_session=${a}; aim_session=${b}` },
   });
-  assert.equal(res.status, 401);
-  assert.equal(res.headers.get("www-authenticate"), 'Bearer error="invalid_token"');
-  assert.equal((await res.json()).error, "invalid_token");
+  await expectError(res, 401, "invalid_token", {
+    "WWW-Authenticate": 'Bearer error="invalid_token"',
+  });
 });

@@ -8,6 +8,7 @@ import assert from "node:assert/strict";
 import { startDemo } from "../../demo/app.ts";
 import type { TestBridge } from "../helpers/bridge.ts";
 import { Agent, launchBrowser, NO_CHROMIUM, panelStatus, panelToken } from "../browser/harness.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 function asTestBridge(origin: string): TestBridge {
   return {
@@ -26,8 +27,8 @@ Deno.test({
   name: "a cookie planted from another port never hands the victim's session to the attacker",
   ignore: NO_CHROMIUM,
   async fn() {
-    const data = Deno.makeTempDirSync({ prefix: "aim-fixation-" });
-    await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
+    await using data = await tempDir("aim-fixation-");
+    await using demo = await startDemo({ data: data.path, port: 0, hostname: "127.0.0.1" });
     const bridge = asTestBridge(demo.served.url);
     // The attacker mints a session of its own, as any client can, and keeps the token.
     const minted = await (await bridge.fetch("/__aim/session", {
@@ -79,7 +80,6 @@ Deno.test({
     const approve = await attacker.invoke("approve_request", "req-3");
     assert.equal(approve.status, 403);
     assert.equal(approve.body.error, "login_required");
-    Deno.removeSync(data, { recursive: true });
   },
 });
 
@@ -87,8 +87,8 @@ Deno.test({
   name: "the demo publishes bounded rows whatever the comments, and its tab keeps the lease",
   ignore: NO_CHROMIUM,
   async fn() {
-    const data = Deno.makeTempDirSync({ prefix: "aim-comments-" });
-    await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
+    await using data = await tempDir("aim-comments-");
+    await using demo = await startDemo({ data: data.path, port: 0, hostname: "127.0.0.1" });
     const bridge = asTestBridge(demo.served.url);
     for (let i = 0; i < 400; i++) demo.store.comment("req-3", "x".repeat(900), "Mallory");
     await using browser = await launchBrowser();
@@ -107,6 +107,5 @@ Deno.test({
     assert.ok(row.last_comment.length <= 200);
     assert.equal(body.browser_connected, true);
     assert.ok(JSON.stringify(body.state).length < 20_000);
-    Deno.removeSync(data, { recursive: true });
   },
 });

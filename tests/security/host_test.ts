@@ -1,6 +1,8 @@
 /**
  * Finding 9: a malformed `Host` answers 400 before any URL is made from it, never 500; a body
- * that trickles in is cut off (408); both with the manifest headers of every error.
+ * that trickles in is cut off (408); both with the manifest headers of every error. And the
+ * client address per-client limits count: the last `X-Forwarded-For` hop behind a trusted
+ * proxy, the socket's peer otherwise.
  */
 import assert from "node:assert/strict";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
@@ -62,15 +64,41 @@ Deno.test("a body that takes too long to arrive answers 408 request_timeout", as
         `Content-Type: application/json\r\nContent-Length: 100\r\n\r\n{"page":`,
     ),
   );
-  // Nothing more is sent: the answer comes when the bridge stops waiting.
+  // Nothing more is sent: the answer comes when the bridge stops waiting, within 200 ms and
+  // long before this test gives up on it.
+  const giveUp = setTimeout(() => conn.close(), 5_000);
   let answer = "";
   const buffer = new Uint8Array(4096);
   while (!answer.includes("}")) {
-    const n = await conn.read(buffer);
+    const n = await conn.read(buffer).catch(() => null);
     if (!n) break;
     answer += new TextDecoder().decode(buffer.subarray(0, n));
   }
-  conn.close();
+  clearTimeout(giveUp);
+  try {
+    conn.close();
+  } catch {
+    // Closed by the deadline already.
+  }
   assert.match(answer, /^HTTP\/1\.1 408/);
   assert.match(answer, /"error":"request_timeout"/);
+});
+
+Deno.test("behind --trust-proxy the client is the last X-Forwarded-For hop; without it, the socket's peer", async () => {
+  const whoami = {
+    id: "whoami",
+    description: "Say which client address the bridge sees",
+    input_schema: { type: "string" as const },
+    input_example: "x",
+    run: (ctx: { client: string }) => ctx.client,
+  };
+  // The first hops are the client's to write; the last is the one the proxy added.
+  const forwarded = { "X-Forwarded-For": "203.0.113.7, 198.51.100.2" };
+  for (const [trustProxy, seen] of [[true, "198.51.100.2"], [false, "127.0.0.1"]] as const) {
+    await using bridge = startBridge({ trustProxy, serverActions: [whoami] });
+    const token = await bridge.openSession("/control-panel");
+    const res = await bridge.invoke(token, "whoami", "x", forwarded);
+    assert.equal(res.status, 200);
+    assert.equal((await res.json()).result, seen, `trustProxy: ${trustProxy}`);
+  }
 });

@@ -7,11 +7,16 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { createBridge } from "../../bridge/mod.ts";
 import { BASIC_SITE } from "../helpers/bridge.ts";
+import { type TempDir, tempDir } from "../helpers/temp.ts";
 
-const root = Deno.makeTempDirSync({ prefix: "aim-parsers-" });
-for (const [path, text] of Object.entries(BASIC_SITE)) {
-  Deno.mkdirSync(`${root}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
-  Deno.writeTextFileSync(`${root}/${path}`, text);
+/** A temporary copy of the basic site, removed on dispose. */
+async function site(): Promise<TempDir> {
+  const dir = await tempDir("aim-parsers-");
+  for (const [path, text] of Object.entries(BASIC_SITE)) {
+    Deno.mkdirSync(`${dir.path}/${path}`.replace(/\/[^/]*$/, ""), { recursive: true });
+    Deno.writeTextFileSync(`${dir.path}/${path}`, text);
+  }
+  return dir;
 }
 
 /** Header values a client can send: visible ASCII, spaces and tabs. */
@@ -36,7 +41,8 @@ async function answer(bridge: ReturnType<typeof createBridge>, request: Request)
 }
 
 Deno.test("request headers of any shape get a protocol answer, never a 500", async () => {
-  const bridge = createBridge({ root, allowedHosts: [] });
+  await using root = await site();
+  const bridge = createBridge({ root: root.path, allowedHosts: [] });
   try {
     await fc.assert(
       fc.asyncProperty(
@@ -63,7 +69,7 @@ Deno.test("request headers of any shape get a protocol answer, never a 500", asy
               headers: { "Content-Type": "application/json", ...headers },
               body: path.startsWith("/__aim/invoke") || path === "/__aim/session"
                 ? '{"page":"/"}'
-                : undefined,
+                : null,
             });
           } catch {
             return; // Not a request a client could send.
@@ -80,7 +86,8 @@ Deno.test("request headers of any shape get a protocol answer, never a 500", asy
 });
 
 Deno.test("bodies of any shape and depth get a protocol answer, never a 500", async () => {
-  const bridge = createBridge({ root, allowedHosts: [] });
+  await using root = await site();
+  const bridge = createBridge({ root: root.path, allowedHosts: [] });
   try {
     const minted = await (await bridge.fetch(
       new Request("http://127.0.0.1:8000/__aim/session", {

@@ -6,7 +6,9 @@
 import assert from "node:assert/strict";
 import { AuditLog } from "../../bridge/mod.ts";
 import { startBridge } from "../helpers/bridge.ts";
+import { expectError } from "../helpers/errors.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 async function status(res: Response): Promise<number> {
   await res.body?.cancel();
@@ -80,26 +82,26 @@ Deno.test("idempotent answers are kept within a byte budget; a retry past it is 
   // The newest answer is still there; the oldest was dropped: refused, and not run again.
   const kept = await call("d");
   assert.equal((await kept.json()).result.run, 4);
-  const dropped = await call("a");
-  assert.equal(dropped.status, 409);
-  assert.equal((await dropped.json()).error, "idempotency_key_expired");
+  await expectError(await call("a"), 409, "idempotency_key_expired");
   assert.equal(runs, 4);
+});
+
+/** An audit entry of session "s" at `at`. */
+const entry = (at: number) => ({
+  at: new Date(at),
+  sessionId: "s",
+  page: "/",
+  username: null,
+  actionId: "search",
+  input: "x",
+  status: 200,
+  outcome: "ok",
+  durationMs: 1,
 });
 
 Deno.test("the audit log deletes entries older than its retention", () => {
   let now = Date.parse("2026-01-01T00:00:00Z");
   using audit = new AuditLog(":memory:", { retentionDays: 30, now: () => now });
-  const entry = (at: number) => ({
-    at: new Date(at),
-    sessionId: "s",
-    page: "/",
-    username: null,
-    actionId: "search",
-    input: "x",
-    status: 200,
-    outcome: "ok",
-    durationMs: 1,
-  });
   audit.record(entry(now - 40 * 86_400_000));
   audit.record(entry(now - 10 * 86_400_000));
   assert.equal(audit.prune(), 1);
@@ -108,4 +110,19 @@ Deno.test("the audit log deletes entries older than its retention", () => {
   assert.equal(audit.prune(), 1);
   assert.equal(audit.forSession("s").length, 0);
   assert.throws(() => new AuditLog(":memory:", { retentionDays: 0 }), RangeError);
+});
+
+Deno.test("an audit log opened over entries past its retention deletes them at once", async () => {
+  await using dir = await tempDir("aim-audit-");
+  const file = `${dir.path}/audit.sqlite`;
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  {
+    using audit = new AuditLog(file, { retentionDays: 30, now: () => now });
+    audit.record(entry(now - 10 * 86_400_000));
+    audit.record(entry(now));
+  }
+  // 25 days later, the first entry is 35 days old: gone as soon as the log opens.
+  now += 25 * 86_400_000;
+  using reopened = new AuditLog(file, { retentionDays: 30, now: () => now });
+  assert.equal(reopened.forSession("s").length, 1);
 });

@@ -44,7 +44,9 @@ Deno.test("a password with any Unicode verifies, and a near miss does not", asyn
 
 Deno.test("a malformed hash verifies nothing and never throws", async () => {
   const good = await hashPassword("secret", FAST);
-  const [, N, r, p, salt, key] = good.split("$");
+  const parts = good.split("$");
+  assert.equal(parts.length, 6);
+  const [, N, r, p, salt, key] = parts as [string, string, string, string, string, string];
   const join = (...parts: string[]) => parts.join("$");
   const malformed = [
     "",
@@ -137,6 +139,18 @@ Deno.test("the limiter forgets a key on reset and after a quiet window", () => {
   t.advance(60_000);
   limiter.fail("k");
   assert.equal(limiter.retryAfter("k"), 1, "after a quiet window, counting starts again");
+  // A quiet window forgets a key even when its wait would have lasted longer.
+  const long = new AttemptLimiter({
+    max: 1,
+    windowMs: 5_000,
+    baseDelayMs: 60_000,
+    maxDelayMs: 60_000,
+    now: t.now,
+  });
+  long.fail("k");
+  assert.equal(long.retryAfter("k"), 60);
+  t.advance(5_000);
+  assert.equal(long.retryAfter("k"), 0);
 });
 
 Deno.test("the limiter takes back a failure counted ahead of a check that succeeded", () => {

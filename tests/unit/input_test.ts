@@ -147,6 +147,58 @@ Deno.test(`a string input wrapped in an object gets the hint "${WRAPPED_HINT}"`,
   assert.equal(error.details.hint, `${WRAPPED_HINT}: send "input": "req-3"`);
 });
 
+Deno.test("a wrapped string input never echoes a secret-looking value such as a pin or an otp", () => {
+  const spec = action({ type: "string", minLength: 1 }, "req-3");
+  for (const key of ["pin", "userPin", "otp", "card_number", "cvv", "ssn", "jwt", "pwd"]) {
+    const error = assertInvalid(spec, { [key]: "s3cr3t" });
+    assert.ok(!JSON.stringify(error.toJSON()).includes("s3cr3t"), key);
+    assert.equal(error.details.hint, `${WRAPPED_HINT}: send "input": "req-3"`);
+  }
+});
+
+Deno.test("a pattern mismatch names the field and the pattern, in object fields too", () => {
+  const spec = action({
+    type: "object",
+    properties: {
+      id: { type: "string", pattern: "^req-[0-9]+$" },
+      code: { type: "string", pattern: "^\\p{Lu}{3}$" },
+    },
+    required: ["id"],
+    additionalProperties: false,
+  }, { id: "req-1" });
+  assert.deepEqual(validateInput(spec, { id: "req-2", code: "ÉTÉ" }), { id: "req-2", code: "ÉTÉ" });
+  const error = assertInvalid(spec, { id: "req-x" });
+  assert.equal(error.details.hint, 'field "id": must match the pattern ^req-[0-9]+$');
+  const code = assertInvalid(spec, { id: "req-1", code: "été" });
+  assert.equal(code.details.hint, 'field "code": must match the pattern ^\\p{Lu}{3}$');
+});
+
+Deno.test("patterned fields accept exactly what RegExp with the u flag accepts", () => {
+  const patterns = ["^[a-z]+$", "^\\d{3}(-\\d{2})?$", "\\s", "^(?:é|e)+\\b", "^.$", "^[^\\s@]+@x$"];
+  fc.assert(
+    fc.property(
+      fc.constantFrom(...patterns),
+      fc.string({ unit: fc.constantFrom("a", "z", "1", "-", " ", "\n", "é", "@", "x", "😀") }),
+      (pattern, value) => {
+        const spec = action({
+          type: "object",
+          properties: { v: { type: "string", pattern } },
+          additionalProperties: false,
+        }, {});
+        const expected = new RegExp(pattern, "u").test(value);
+        let accepted = true;
+        try {
+          validateInput(spec, { v: value });
+        } catch (error) {
+          assert.ok(error instanceof AimError);
+          accepted = false;
+        }
+        assert.equal(accepted, expected, `${pattern} on ${JSON.stringify(value)}`);
+      },
+    ),
+  );
+});
+
 // ---------------------------------------------------------------------------------------------
 // Object inputs
 
@@ -185,8 +237,9 @@ function validInput(names: string[], required: string[]) {
     fc.array(fc.string({ maxLength: 4 }), { minLength: names.length, maxLength: names.length }),
   ).map(([optional, values]) => {
     const input: Record<string, string> = {};
+    // `values` has one item per name.
     names.forEach((n, i) => {
-      if (required.includes(n) || optional.includes(n)) input[n] = values[i];
+      if (required.includes(n) || optional.includes(n)) input[n] = values[i]!;
     });
     return input;
   });
@@ -229,7 +282,8 @@ Deno.test("an object with an unknown field or a field that is not a string is re
           const error = assertInvalid(spec, { ...input, [extra]: "v" });
           assert.match(error.details.hint as string, /^unknown field/);
         }
-        if (value !== undefined) assertInvalid(spec, { ...input, [names[0]]: value });
+        // A schema has at least one field.
+        if (value !== undefined) assertInvalid(spec, { ...input, [names[0]!]: value });
       },
     ),
   );

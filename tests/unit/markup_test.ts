@@ -286,6 +286,8 @@ interface ActionModel {
   json: string | null;
   otherScript: boolean;
   formRef: string | null;
+  /** A click= binding. */
+  click: string | null;
   formBefore: boolean;
   fields: FieldModel[];
 }
@@ -324,6 +326,7 @@ const actionModel: fc.Arbitrary<ActionModel> = fc.record({
   json: fc.option(jsonChild, { nil: null, freq: 2 }),
   otherScript: fc.boolean(),
   formRef: fc.oneof(fc.constant(null), fc.constantFrom("#order", "order", "#missing", "#", "")),
+  click: fc.option(fc.constantFrom("#go", ""), { nil: null, freq: 3 }),
   formBefore: fc.boolean(),
   fields: fc.array(fieldModel, { maxLength: 6 }),
 });
@@ -348,6 +351,7 @@ function pageTree(m: ActionModel): Node {
     ["input-max-length", m.maxLength],
     ["input-pattern", m.pattern],
     ["form", m.formRef],
+    ["click", m.click],
   ], scripts);
   const form = el("form", [["id", "order"]], m.fields.flatMap(fieldNodes));
   const body = el("body", [], m.formBefore ? [form, action] : [action, form]);
@@ -439,6 +443,29 @@ Deno.test("the consequential and protected flags map exactly, '=\"false\"' inclu
   );
 });
 
+Deno.test("an action with click= either takes nothing or is refused for ignoring its input", () => {
+  fc.assert(
+    fc.property(actionModel, (m) => {
+      const { el, doc } = fakeAction({ ...m, click: "#go" });
+      const result = check(read(el, doc));
+      const declared = [m.inputExample, m.inputDescription, m.minLength, m.maxLength, m.pattern]
+        .some((v) => v !== null) || m.json !== null || Boolean(m.formRef);
+      if (declared && m.name?.trim() && m.description?.trim()) {
+        assert.ok(result instanceof MarkupError);
+        assert.match(result.message, /click= ignores the input/);
+      } else if (!(result instanceof MarkupError)) {
+        assert.deepEqual(result.input_schema, {
+          type: "object",
+          properties: {},
+          required: [],
+          additionalProperties: false,
+        });
+      }
+    }),
+    RUNS,
+  );
+});
+
 const WHOLE = /^\s*\d{1,7}\s*$/;
 
 Deno.test("a string input carries its description, lengths and pattern through", () => {
@@ -465,6 +492,7 @@ Deno.test("a string input carries its description, lengths and pattern through",
         json: null,
         otherScript: false,
         formRef: null,
+        click: null,
         formBefore: false,
         fields: [],
       };
@@ -528,6 +556,7 @@ Deno.test("a string input without input-example gets an example that fits its le
         json: null,
         otherScript: false,
         formRef: null,
+        click: null,
         formBefore: false,
         fields: [],
       };
@@ -556,6 +585,7 @@ Deno.test("a form's input is exactly its named controls, without buttons, hidden
         json: null,
         otherScript: false,
         formRef: "#order",
+        click: null,
         formBefore: before,
         fields,
       };
@@ -598,7 +628,7 @@ Deno.test("a form's input is exactly its named controls, without buttons, hidden
         if (f.tag !== "select" || f.options.length === 0) continue;
         if (counted.filter((g) => g.name === f.name).length > 1) continue;
         // Every option of a select is among its field's allowed values.
-        const allowed = schema.properties[f.name!].enum ?? [];
+        const allowed = schema.properties[f.name!]?.enum ?? [];
         for (const o of f.options) {
           assert.ok(allowed.includes(o.value ?? o.text.replace(/\s+/g, " ").trim()));
         }
@@ -683,6 +713,26 @@ const KEYS = [
   "prototype",
   "toString",
   "__proto__",
+  // Secret words added for issue 9, and ordinary keys that share their letters.
+  "pwd",
+  "passcode",
+  "pin",
+  "userPin",
+  "PIN_CODE",
+  "otp",
+  "jwt",
+  "bearer",
+  "card_number",
+  "cardNumber",
+  "ssn",
+  "cvv",
+  "refresh",
+  "pinned",
+  "spinner",
+  "shipping",
+  "opinion",
+  "refreshed_at",
+  "className",
 ];
 
 const key = fc.oneof(fc.constantFrom(...KEYS), fc.string({ maxLength: 8 }));

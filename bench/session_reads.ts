@@ -1,0 +1,127 @@
+/**
+ * @module The session manifest paths of `deno task bench` (issue 11): a signed-in demo control
+ * panel read as JSON and as TOON, and the `304` an agent gets with `If-None-Match` when nothing
+ * changed, each against a bare `Deno.serve` answering the same status, bytes and headers in the
+ * same run. Goals: at least 0.8× the bare rate for session reads, 0.9× for the `304`. Printed,
+ * never failed on timing.
+ */
+import { BRIDGE_V8_FLAGS, Child, compareRates, type Comparison } from "./lib.ts";
+import { DEMO_PAGE } from "./demo_tab.ts";
+
+/** Goals of issue 11, as ratios to the bare server. */
+export const SESSION_GOALS = { read: 0.8, notModified: 0.9 } as const;
+
+/** How {@linkcode sessionReads} loads the servers. */
+export interface SessionReadsOptions {
+  connections: number;
+  seconds: number;
+  warmup: number;
+  rounds: number;
+  /** Records a verdict and a summary line. */
+  report: (name: string, ok: boolean, line: string) => void;
+}
+
+interface Captured {
+  status: number;
+  body: string;
+  headers: [string, string][];
+}
+
+/** The bridge's answer to `url` with `headers`, as the bare server is to repeat it. */
+async function capture(url: string, headers: Record<string, string>): Promise<Captured> {
+  const res = await fetch(url, { headers });
+  const body = await res.text();
+  return {
+    status: res.status,
+    body,
+    // The same headers, minus those the server computes itself.
+    headers: [...res.headers].filter(([k]) => k !== "date" && k !== "content-length"),
+  };
+}
+
+/** One comparison: a bare server started on `answer`, loaded against the bridge alike. */
+async function compareWith(
+  answer: Captured,
+  bridge: { url: string; pid: number },
+  requestHeaders: Record<string, string>,
+  options: SessionReadsOptions,
+): Promise<Comparison> {
+  const file = Deno.makeTempFileSync({ suffix: ".json" });
+  Deno.writeTextFileSync(file, JSON.stringify(answer));
+  const bare = Child.start("./bare_server.ts", [file], [...BRIDGE_V8_FLAGS]);
+  try {
+    const info = await bare.read<{ url: string; pid: number }>();
+    const path = new URL(bridge.url).pathname;
+    const check = await capture(info.url + path, requestHeaders);
+    if (check.status !== answer.status || check.body !== answer.body) {
+      throw new Error("the bare server does not answer the same status and bytes");
+    }
+    return await compareRates({ bare: { url: info.url + path, pid: info.pid }, bridge }, {
+      ...options,
+      status: answer.status,
+      headers: Object.entries(requestHeaders).map(([k, v]) => `${k}: ${v}`),
+    });
+  } finally {
+    await bare.stop();
+    Deno.removeSync(file);
+  }
+}
+
+function ratioLine(c: Comparison, goal: number): { ok: boolean; text: string } {
+  const ok = c.ratio >= goal && c.errors === 0;
+  const cpu = c.bareCpuUs !== null && c.bridgeCpuUs !== null
+    ? `; server CPU per request: bare ${c.bareCpuUs.toFixed(1)} µs, bridge ${
+      c.bridgeCpuUs.toFixed(1)
+    } µs`
+    : "";
+  const errors = c.errors ? `; ${c.errors} answers had another status` : "";
+  return {
+    ok,
+    text: `bridge ${c.bridgeRate.toFixed(0)} req/s, bare ${c.bareRate.toFixed(0)} req/s, ratio ${
+      c.ratio.toFixed(2)
+    } (goal >= ${goal}: ${ok ? "holds" : "MISSED"})${errors}${cpu}`,
+  };
+}
+
+/** Measures the session manifest reads and the `304` of a signed-in demo session. */
+export async function sessionReads(options: SessionReadsOptions): Promise<void> {
+  console.log(
+    `\n## Session manifests: the signed-in demo control panel vs bare Deno.serve ` +
+      `(${options.rounds} round(s) of ${options.seconds} s, ${options.connections} connections)`,
+  );
+  const demo = Child.start("./demo_server.ts", [], [...BRIDGE_V8_FLAGS]);
+  try {
+    const info = await demo.read<{ url: string; pid: number; token: string }>();
+    const auth = { Authorization: `Bearer ${info.token}` };
+    for (const format of ["json", "toon"] as const) {
+      const url = `${info.url}${DEMO_PAGE}.${format}`;
+      const answer = await capture(url, auth);
+      if (answer.status !== 200) {
+        throw new Error(`the bridge answered ${answer.status}: ${answer.body}`);
+      }
+      const bytes = new TextEncoder().encode(answer.body).length;
+      const etag = answer.headers.find(([k]) => k === "etag")?.[1];
+      console.log(`GET ${DEMO_PAGE}.${format} with the token: ${bytes} bytes, ETag ${etag}`);
+      const c = await compareWith(answer, { url, pid: info.pid }, auth, options);
+      const { ok, text } = ratioLine(c, SESSION_GOALS.read);
+      console.log(`session ${format}: ${text}`);
+      options.report(`session ${format} read ratio`, ok, `session ${format}: ${text}`);
+    }
+    // The 304: the agent already holds the current version.
+    const url = `${info.url}${DEMO_PAGE}.json`;
+    const etag = (await capture(url, auth)).headers.find(([k]) => k === "etag")?.[1];
+    if (!etag) throw new Error("the session manifest has no ETag");
+    const conditional = { ...auth, "If-None-Match": etag };
+    const answer = await capture(url, conditional);
+    if (answer.status !== 304 || answer.body !== "") {
+      throw new Error(`If-None-Match ${etag} answered ${answer.status}, not an empty 304`);
+    }
+    console.log(`GET ${DEMO_PAGE}.json with If-None-Match: ${etag}: 304, no body`);
+    const c = await compareWith(answer, { url, pid: info.pid }, conditional, options);
+    const { ok, text } = ratioLine(c, SESSION_GOALS.notModified);
+    console.log(`304: ${text}`);
+    options.report("304 ratio", ok, `304: ${text}`);
+  } finally {
+    await demo.stop();
+  }
+}

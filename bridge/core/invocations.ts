@@ -1,0 +1,395 @@
+/**
+ * @module Invocations: one agent request from its body to its answer. Idempotent retries, the
+ * in-flight limit, login and input checks, dispatch to a server action or to the tab, and the
+ * audit record of every outcome.
+ */
+import { AimError } from "../protocol/errors.ts";
+import type { ActionSpec } from "../protocol/action_spec.ts";
+import { firstIssue } from "../protocol/issue.ts";
+import { validateInput } from "../protocol/input.ts";
+import { redactSecrets } from "../protocol/markup.ts";
+import { InvokeRequest, type InvokeResult } from "../protocol/schemas.ts";
+import type { SiteCatalog } from "../site/catalog.ts";
+import type { ActionRegistry, FoundAction } from "./actions.ts";
+import type { Limits } from "./limits.ts";
+import { sessionState } from "./manifests.ts";
+import type { ServerAction, ServerActionContext } from "./server_actions.ts";
+import type { IdempotentEntry, Session, SessionStore } from "./sessions.ts";
+import type { TabOutcome } from "./tab.ts";
+
+/** One finished invocation, for an audit trail. */
+export interface InvocationRecord {
+  at: Date;
+  sessionId: string;
+  page: string;
+  username: string | null;
+  actionId: string;
+  /** The input with keys that look like secrets removed. */
+  input: unknown;
+  status: number;
+  outcome: string;
+  durationMs: number;
+}
+
+/** Options of {@linkcode Invocations.invoke}. */
+export interface InvokeOptions {
+  /** The requesting client's address, for per-client limits (login throttling). */
+  client?: string | undefined;
+  /** A retry with the same key in the same session gets the first answer. */
+  idempotencyKey?: string | undefined;
+  /** Called when the tab says the invocation waits for the person to confirm. */
+  onAwaiting?: ((message: string) => void) | undefined;
+  /** Cancels an invocation relayed to the tab (409 `cancelled`); a server action runs on. */
+  signal?: AbortSignal | undefined;
+  /**
+   * The `state_version` the agent decided on (`If-Match`): if the session changed since, the
+   * action does not run (409 `stale_state`).
+   */
+  ifMatch?: number;
+}
+
+/** What invocations need from the rest of the core. */
+export interface InvocationContext {
+  sessions: SessionStore;
+  catalog: SiteCatalog;
+  actions: ActionRegistry;
+  limits: Limits;
+  now: () => number;
+  /** How long an answer waits for the page to finish reacting, ms. */
+  settleTimeoutMs: number;
+  /**
+   * Gives the session a new tab credential and tab key (on sign-in and sign-out), telling the
+   * tab; with `settle`, the tab answers `settled` of that id once it has reacted.
+   */
+  rotate(session: Session, settle?: string): void;
+  /** Called after every invocation that reached an action. */
+  onInvocation?: ((record: InvocationRecord) => void) | undefined;
+}
+
+/** One call under way. */
+interface Call extends InvokeOptions {
+  /** Whether the action was started: only then is its answer kept for retries. */
+  dispatched: boolean;
+  /** The input once it passed the action's schema. */
+  input?: unknown;
+  /** Whether the page finished reacting before the answer (false: the settle timeout ran out). */
+  settled?: boolean;
+}
+
+function fingerprint(actionId: string, input: unknown): string {
+  return JSON.stringify([actionId, input ?? null]);
+}
+
+/** Answers of the tab, as the agent gets them. */
+const TAB_FAILURES: Record<
+  Exclude<TabOutcome, { ok: true }>["code"],
+  (spec: ActionSpec, message: string, session: Session) => AimError
+> = {
+  action_failed: (spec, message) =>
+    new AimError(422, "action_failed", message || `The page could not run "${spec.id}".`, {
+      details: { actionId: spec.id },
+    }),
+  declined: (spec, message) =>
+    new AimError(403, "declined", message || `The person declined "${spec.id}".`, {
+      details: { actionId: spec.id },
+    }),
+  tab_timeout: (_spec, message) => new AimError(504, "tab_timeout", message),
+  cancelled: (spec, message) =>
+    new AimError(409, "cancelled", message, { details: { actionId: spec.id } }),
+  too_many_requests: (_spec, message) =>
+    new AimError(429, "too_many_requests", message, { headers: { "Retry-After": "1" } }),
+  browser_not_connected: (_spec, message, session) =>
+    new AimError(409, "browser_not_connected", message, { details: { page: session.page } }),
+};
+
+/** The invocations of one bridge. */
+export class Invocations {
+  readonly #ctx: InvocationContext;
+  readonly #running = new Set<Promise<unknown>>();
+
+  constructor(ctx: InvocationContext) {
+    this.#ctx = ctx;
+  }
+
+  /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
+  async drain(timeoutMs: number): Promise<void> {
+    if (this.#running.size === 0) return;
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const timeout = new Promise<void>((resolve) => timer = setTimeout(resolve, timeoutMs));
+    await Promise.race([Promise.allSettled([...this.#running]), timeout]);
+    clearTimeout(timer);
+  }
+
+  /**
+   * Invokes an action for a session. A retry with the same `idempotencyKey` gets the first
+   * answer and never runs the action twice.
+   *
+   * @throws {AimError} every failure of an invocation (docs/protocol.md).
+   */
+  async invoke(
+    session: Session,
+    body: unknown,
+    options: InvokeOptions = {},
+  ): Promise<InvokeResult> {
+    const parsed = InvokeRequest.safeParse(body);
+    if (!parsed.success) {
+      throw new AimError(
+        400,
+        "bad_request",
+        `The body must be {"actionId": "<id>", "input": <input>}: ${
+          firstIssue(parsed.error, "body")
+        }.`,
+        { cause: parsed.error },
+      );
+    }
+    const request = parsed.data;
+    const call: Call = { ...options, dispatched: false };
+    const key = options.idempotencyKey;
+    if (key === undefined) return await this.#track(this.#record(session, request, call));
+    const print = fingerprint(request.actionId, request.input);
+    const seen = session.idempotency.get(key);
+    if (seen) {
+      if (seen.fingerprint !== print) {
+        throw new AimError(
+          422,
+          "idempotency_key_reused",
+          "This Idempotency-Key was used with another request; use a new key.",
+        );
+      }
+      if (seen.outcome) return await (seen.outcome as Promise<InvokeResult>);
+      throw new AimError(
+        409,
+        "idempotency_key_expired",
+        "The action ran once under this Idempotency-Key, but its answer is no longer kept; read the manifest for the current state.",
+      );
+    }
+    const outcome = this.#track(this.#record(session, request, call));
+    const entry: IdempotentEntry = { fingerprint: print, outcome, bytes: 0 };
+    session.idempotency.set(key, entry);
+    const keep = (answer: unknown) => {
+      if (session.idempotency.get(key) !== entry) return;
+      entry.bytes = JSON.stringify(answer)?.length ?? 0;
+      session.idempotencyBytes += entry.bytes;
+      this.#trim(session);
+    };
+    outcome.then(keep, (error) => {
+      // Only answers of an action that ran are kept; a refused request may be retried.
+      if (!call.dispatched) {
+        if (session.idempotency.get(key) === entry) session.idempotency.delete(key);
+      } else keep(error instanceof AimError ? error.toJSON() : null);
+    });
+    if (session.idempotency.size > this.#ctx.sessions.maxIdempotencyKeys) {
+      const [oldest, dropped] = session.idempotency.entries().next().value!;
+      session.idempotencyBytes -= dropped.outcome ? dropped.bytes : 0;
+      session.idempotency.delete(oldest);
+    }
+    return await outcome;
+  }
+
+  /**
+   * Keeps a session's idempotent answers within its byte budget: the oldest answers are
+   * dropped first, their keys kept, so that a retry is refused rather than run again.
+   */
+  #trim(session: Session): void {
+    for (const entry of session.idempotency.values()) {
+      if (session.idempotencyBytes <= this.#ctx.sessions.maxIdempotencyBytes) return;
+      if (!entry.outcome || entry.bytes === 0) continue;
+      entry.outcome = undefined;
+      session.idempotencyBytes -= entry.bytes;
+    }
+  }
+
+  #track<T>(promise: Promise<T>): Promise<T> {
+    this.#running.add(promise);
+    const done = () => this.#running.delete(promise);
+    promise.then(done, done);
+    return promise;
+  }
+
+  /** Runs the call and records its outcome, refused ones too; the tab's log shows it. */
+  async #record(session: Session, request: InvokeRequest, call: Call): Promise<InvokeResult> {
+    const started = performance.now();
+    let status = 200;
+    let outcome = "ok";
+    try {
+      return await this.#dispatch(session, request, call);
+    } catch (error) {
+      status = error instanceof AimError ? error.status : 500;
+      outcome = error instanceof AimError ? error.code : "server_error";
+      throw error;
+    } finally {
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      const at = new Date(this.#ctx.now());
+      const { actionId } = request;
+      session.tab.notify({
+        type: "activity",
+        at: at.toISOString(),
+        actionId,
+        status,
+        outcome,
+        durationMs,
+      });
+      this.#ctx.onInvocation?.({
+        at,
+        sessionId: session.id,
+        page: session.page,
+        username: session.identity?.username ?? null,
+        actionId,
+        // Only an input that passed its schema is kept, without its secret-looking keys: an
+        // input that did not (a password sent as a string, say) is not written anywhere.
+        input: call.input === undefined ? null : redactSecrets(call.input),
+        status,
+        outcome,
+        durationMs,
+      });
+    }
+  }
+
+  /**
+   * With no tab, the page's catalog still says what is a browser action (409 later); a tab
+   * that holds the lease registers what it offers, and nothing else is relayed.
+   */
+  async #fromCatalog(session: Session, actionId: string, error: unknown): Promise<FoundAction> {
+    if (session.tab.holder) throw error;
+    const info = await this.#ctx.catalog.agentPage(session.page);
+    const spec = info?.actions.find((a) => a.id === actionId);
+    if (!spec) throw error;
+    return { spec };
+  }
+
+  async #dispatch(session: Session, request: InvokeRequest, call: Call): Promise<InvokeResult> {
+    const { actionId } = request;
+    const { maxInFlight } = this.#ctx.limits;
+    if (session.inFlight >= maxInFlight) {
+      throw new AimError(
+        429,
+        "too_many_requests",
+        `At most ${maxInFlight} invocations may run at once in a session; retry shortly.`,
+        { headers: { "Retry-After": "1" } },
+      );
+    }
+    if (call.ifMatch !== undefined && call.ifMatch !== session.version) {
+      throw new AimError(
+        409,
+        "stale_state",
+        `The page changed since state_version ${call.ifMatch} (now ${session.version}); read the manifest again and decide on what it says now.`,
+        { details: { state_version: session.version } },
+      );
+    }
+    session.inFlight++;
+    try {
+      // Found at once when registered, so that an action starts in the same turn as its call.
+      let found: FoundAction;
+      try {
+        found = this.#ctx.actions.find(session, actionId);
+      } catch (error) {
+        found = await this.#fromCatalog(session, actionId, error);
+      }
+      const { spec, server } = found;
+      if (spec.protected && session.identity === null) {
+        throw new AimError(
+          403,
+          "login_required",
+          `"${actionId}" needs a signed-in session; invoke login first.`,
+        );
+      }
+      // An action that takes nothing may be invoked without "input".
+      const given = request.input === undefined && isNoInput(spec) ? {} : request.input;
+      const input = validateInput(spec, given);
+      call.input = input;
+      if (!server && !session.tab.holder) {
+        throw new AimError(
+          409,
+          "browser_not_connected",
+          "No browser tab holds this session; ask the person to open the page (a self-minted token has no tab).",
+          { details: { page: session.page } },
+        );
+      }
+      call.dispatched = true;
+      const result = server
+        ? await this.#runServer(session, server, input, call)
+        : await this.#runTab(session, spec, input, call);
+      return {
+        ok: true,
+        actionId,
+        result: (result ?? null) as InvokeResult["result"],
+        state: sessionState(session) as InvokeResult["state"],
+        state_version: session.version,
+        settled: call.settled ?? true,
+      };
+    } finally {
+      session.inFlight--;
+    }
+  }
+
+  async #runServer(
+    session: Session,
+    action: ServerAction,
+    input: unknown,
+    call: Call,
+  ): Promise<unknown> {
+    // The page reacts to a sign-in or sign-out (it loads what the person may now see): the
+    // answer waits until the tab holding the session says it is done, so that its state is
+    // the one after. With no tab, nothing reacts and nothing is waited for.
+    let settle = "";
+    let settled: Promise<boolean> | undefined;
+    const changed = () => {
+      if (settle) session.tab.settled(settle);
+      settle = session.tab.holder ? crypto.randomUUID() : "";
+      settled = settle ? session.tab.whenSettled(settle) : undefined;
+      // Signing in or out rotates what binds the tab: a credential or tab key seen before
+      // the change is worth nothing after it.
+      this.#ctx.rotate(session, settle || undefined);
+    };
+    const ctx: ServerActionContext = {
+      session,
+      client: call.client ?? "unknown",
+      signIn: (identity) => {
+        session.identity = { ...identity };
+        changed();
+      },
+      signOut: () => {
+        session.identity = null;
+        changed();
+      },
+      end: () => this.#ctx.sessions.end(session, "disconnected"),
+    };
+    try {
+      const result = await action.run(ctx, input);
+      if (settled) {
+        // Counted from the action's end: the tab cannot have reacted to what is not done.
+        const timer = setTimeout(() => session.tab.settled(settle), this.#ctx.settleTimeoutMs);
+        call.settled = await settled;
+        clearTimeout(timer);
+      }
+      return result;
+    } catch (error) {
+      if (settle) session.tab.settled(settle);
+      if (error instanceof AimError) throw error;
+      throw new AimError(
+        422,
+        "action_failed",
+        `"${action.id}" failed: ${error instanceof Error ? error.message : String(error)}`,
+        { cause: error },
+      );
+    }
+  }
+
+  async #runTab(session: Session, spec: ActionSpec, input: unknown, call: Call): Promise<unknown> {
+    const outcome = await session.tab.relay(spec.id, input, spec.consequential, {
+      onAwaiting: call.onAwaiting,
+      signal: call.signal,
+    });
+    if (outcome.ok) {
+      call.settled = outcome.settled ?? true;
+      return outcome.result;
+    }
+    throw TAB_FAILURES[outcome.code](spec, outcome.message, session);
+  }
+}
+
+/** Whether an action takes no input: an object schema with no fields. */
+function isNoInput(spec: ActionSpec): boolean {
+  const schema = spec.input_schema;
+  return schema.type === "object" && Object.keys(schema.properties).length === 0;
+}

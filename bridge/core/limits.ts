@@ -1,0 +1,58 @@
+/**
+ * @module Every size, count and time limit of the core, with its default, in one place
+ * (docs/security.md lists them for people).
+ */
+
+/** Size and count limits of requests, channel messages and invocations. */
+export interface Limits {
+  /** Largest request body, bytes. @default {64 KiB} */
+  maxBodyBytes: number;
+  /** Largest channel message, bytes. @default {1 MiB} */
+  maxMessageBytes: number;
+  /** Largest state snapshot kept whole, bytes of JSON; larger ones are cut. @default {256 KiB} */
+  maxStateBytes: number;
+  /** Invocations in flight per session. @default {8} */
+  maxInFlight: number;
+  /** How long a request body may take to arrive, ms. @default {10 s} */
+  bodyTimeoutMs: number;
+}
+
+/** The default {@linkcode Limits}. */
+export const DEFAULT_LIMITS: Readonly<Limits> = {
+  maxBodyBytes: 64 * 1024,
+  maxMessageBytes: 1024 * 1024,
+  maxStateBytes: 256 * 1024,
+  maxInFlight: 8,
+  bodyTimeoutMs: 10_000,
+};
+
+/** The defaults of the core's other limits and timings. */
+export const DEFAULTS = {
+  /** The longest a session may stay idle (seed 003). */
+  idleMs: 60 * 60 * 1000,
+  /** Idle time of a session no tab bound and nobody used. */
+  freshIdleMs: 2 * 60 * 1000,
+  /** Sessions held at once. */
+  maxSessions: 100_000,
+  /** Unused sessions one client address may hold. */
+  maxFreshPerClient: 1000,
+  /** `Idempotency-Key`s remembered per session. */
+  maxIdempotencyKeys: 256,
+  /** Bytes of idempotent answers kept per session. */
+  maxIdempotencyBytes: 1024 * 1024,
+  /** Tab lease; the tab heartbeats at a third of it. */
+  leaseMs: 15_000,
+  /** How long an invocation waits for the tab's answer. */
+  tabTimeoutMs: 30_000,
+  /** How long it waits once the tab says a person is asked. */
+  confirmTimeoutMs: 5 * 60 * 1000,
+  /**
+   * How long an answer waits for the page to finish reacting: the work a page action declares
+   * after its handler, the page's reaction to a sign-in or sign-out.
+   */
+  settleTimeoutMs: 3000,
+  /** How long a new channel may take to say hello. */
+  helloTimeoutMs: 10_000,
+  /** Sockets open at once for one session: a person's tabs, not a flood. */
+  maxTabs: 8,
+} as const;

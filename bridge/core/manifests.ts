@@ -1,0 +1,121 @@
+/**
+ * @module What agents read: a page's manifest (public, or a session's live view), the site map,
+ * and a session's state as the server vouches for it.
+ */
+import { AimError, notFound } from "../protocol/errors.ts";
+import { type ActionSpec, toManifestAction } from "../protocol/action_spec.ts";
+import { redactSecrets } from "../protocol/markup.ts";
+import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../protocol/schemas.ts";
+import type { SiteCatalog } from "../site/catalog.ts";
+import { manifestPath } from "../site/paths.ts";
+import type { ActionRegistry } from "./actions.ts";
+import type { Session } from "./sessions.ts";
+
+/** What manifests are made from. */
+export interface ManifestSources {
+  catalog: SiteCatalog;
+  actions: ActionRegistry;
+}
+
+/** The session's state: the tab's snapshot, then what the server says of login. */
+export function sessionState(session: Session): Record<string, unknown> {
+  const tab = session.tab.holder?.state ?? session.tab.lastState;
+  const state: Record<string, unknown> = { ...(redactSecrets(tab) as Record<string, unknown>) };
+  delete state.user;
+  state.authenticated = session.identity !== null;
+  if (session.identity) state.user = { ...session.identity };
+  return state;
+}
+
+/**
+ * The action an example shows: one that is safe to try. A page action that changes nothing
+ * important comes first; never `disconnect` (it would end the agent's own session), and a
+ * consequential one only when nothing else exists.
+ */
+export function exampleAction(specs: ActionSpec[], isServer: (id: string) => boolean): ActionSpec {
+  const safe = (a: ActionSpec) => !a.consequential && a.id !== "disconnect";
+  return specs.find((a) => safe(a) && !isServer(a.id)) ??
+    specs.find(safe) ??
+    specs.find((a) => a.id !== "disconnect") ??
+    specs[0]!;
+}
+
+/**
+ * The manifest of the page at `path` for `session` (or the public one, for null).
+ *
+ * @throws {AimError} 404 `not_found`, 409 `page_mismatch`.
+ */
+export async function buildManifest(
+  sources: ManifestSources,
+  path: string,
+  session: Session | null,
+  origin: string,
+): Promise<Manifest> {
+  const { catalog, actions } = sources;
+  const info = await catalog.agentPage(path);
+  if (!info) throw notFound(`No agent-enabled page at ${path}; see ${origin}/sitemap.json.`);
+  let specs: ActionSpec[];
+  let state: Record<string, unknown> = {};
+  let connected = false;
+  if (session) {
+    // Attached to another page, by its tab or when it was opened: never this page's data.
+    if (session.page !== info.page) throw pageMismatch(session, origin);
+    specs = actions.forSession(session);
+    state = sessionState(session);
+    connected = session.tab.holder !== null;
+  } else {
+    specs = [...info.actions.filter((a) => !actions.has(a.id)), ...actions.public()];
+  }
+  const example = exampleAction(specs, (id) => actions.has(id));
+  return {
+    protocol: PROTOCOL,
+    version: PROTOCOL_VERSION,
+    page: info.page,
+    sitemap: `${origin}/sitemap.toon`,
+    state_scope: session ? "session" : "public_schema_only",
+    browser_connected: connected,
+    invoke_url: `${origin}/__aim/invoke`,
+    invoke_method: "POST",
+    invoke_example: { actionId: example.id, input: example.input_example },
+    ...(session ? { mcp_url: `${origin}/__aim/mcp`, state_version: session.version } : {}),
+    state: state as Manifest["state"],
+    actions: specs.map(toManifestAction),
+  };
+}
+
+/** 409 `page_mismatch`: the session is attached to another page. */
+export function pageMismatch(session: Session, origin: string): AimError {
+  return new AimError(
+    409,
+    "page_mismatch",
+    `This session is attached to ${session.page}; read that page's manifest, or invoke disconnect and start a new session.`,
+    {
+      details: {
+        connected_page: session.page,
+        manifest_url: origin + manifestPath(session.page, "json"),
+      },
+    },
+  );
+}
+
+/** The site map: every agent-enabled page. */
+export async function buildSitemap(sources: ManifestSources, origin: string): Promise<Sitemap> {
+  const { catalog, actions } = sources;
+  const pages = await catalog.agentPages();
+  const server = actions.public().map((a) => a.id);
+  return {
+    protocol: PROTOCOL,
+    version: PROTOCOL_VERSION,
+    invoke_url: `${origin}/__aim/invoke`,
+    session_url: `${origin}/__aim/session`,
+    mcp_url: `${origin}/__aim/mcp`,
+    pages: pages.map((p) => ({
+      path: p.page,
+      title: p.title,
+      description: p.description,
+      manifest_json: origin + manifestPath(p.page, "json"),
+      manifest_toon: origin + manifestPath(p.page, "toon"),
+      actions: [...p.actions.map((a) => a.id).filter((id) => !actions.has(id)), ...server],
+    })),
+  };
+}

@@ -1,0 +1,239 @@
+/**
+ * @module TabMessages: what the bridge does with each message a tab sends over the channel,
+ * one handler per message type. A message that breaks a rule closes that channel only.
+ */
+import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
+import { firstIssue } from "../protocol/issue.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
+import { MarkupError, redactSecrets } from "../protocol/markup.ts";
+import { fitState } from "../protocol/state_limit.ts";
+import { type SessionMessage, TabMessage } from "../protocol/channel.ts";
+import { CloseCode } from "../protocol/wire.ts";
+import type { SiteCatalog } from "../site/catalog.ts";
+import { normalizePage } from "../site/paths.ts";
+import { type ActionRegistry, intern } from "./actions.ts";
+import { DEFAULTS, type Limits } from "./limits.ts";
+import type { Session, SessionStore } from "./sessions.ts";
+import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
+
+/** What the handlers need from the rest of the core. */
+export interface TabMessageContext {
+  sessions: SessionStore;
+  catalog: SiteCatalog;
+  actions: ActionRegistry;
+  limits: Limits;
+  /** Called for unexpected errors (bugs), without message data. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** Where one channel stands: whether it said hello. */
+export interface ChannelState {
+  hello: boolean;
+}
+
+/** One message being handled: its session, its tab, and how to close its channel. */
+interface Handling {
+  session: Session;
+  tab: TabConnection;
+  state: ChannelState;
+  close(code: number, reason: string): void;
+  /** Runs `work` after the tab's earlier registrations, in order; a failure closes the channel. */
+  then(work: () => Promise<void> | void): void;
+}
+
+type Handlers = {
+  [T in TabMessage["type"]]: (message: Extract<TabMessage, { type: T }>, h: Handling) => void;
+};
+
+/** Whether a string's UTF-8 form is over `limit` bytes, counting only when it has to. */
+function overBytes(text: string, limit: number): boolean {
+  // A UTF-16 unit takes 1 to 3 UTF-8 bytes.
+  if (text.length > limit) return true;
+  if (text.length * 3 <= limit) return false;
+  return new TextEncoder().encode(text).length > limit;
+}
+
+/**
+ * The `session` message a tab receives on grant and when its credential changes; `extra` adds
+ * the settle timeout and, when the bridge waits for the page to react, the `settle` id.
+ */
+export function sessionMessage(
+  session: Session,
+  limits: Limits,
+  extra: Pick<SessionMessage, "settleMs" | "settle"> = {},
+): SessionMessage {
+  const user = session.identity
+    ? {
+      username: session.identity.username,
+      ...(session.identity.name ? { name: session.identity.name } : {}),
+    }
+    : null;
+  return {
+    type: "session",
+    id: session.id,
+    page: session.page,
+    expiresAt: new Date(session.expiresAt).toISOString(),
+    authenticated: session.identity !== null,
+    user,
+    tabKey: session.tabKey,
+    maxStateBytes: limits.maxStateBytes,
+    ...extra,
+  };
+}
+
+/** The channel side of the core. */
+export class TabMessages {
+  readonly #ctx: TabMessageContext;
+  readonly #handlers: Handlers;
+
+  constructor(ctx: TabMessageContext) {
+    this.#ctx = ctx;
+    this.#handlers = {
+      hello: (message, h) => this.#hello(message.page, h),
+      heartbeat: (_message, h) => h.session.tab.heartbeat(h.tab),
+      // After the catalog is read, in order: a later registration never lands first.
+      register: (message, h) => h.then(() => this.#register(h.session, h.tab, message.actions)),
+      state: (message, h) => {
+        // A page whose state outgrows the limit keeps its session: the state is cut, with a
+        // marker the agent reads (the elements cut it themselves first, and warn the author).
+        const clean = redactSecrets(message.state) as Record<string, unknown>;
+        h.session.tab.setState(h.tab, fitState(clean, this.#ctx.limits.maxStateBytes).state);
+      },
+      awaiting: (message, h) => void h.session.tab.awaiting(h.tab, message.id, message.message),
+      result: (message, h) =>
+        void h.session.tab.answer(
+          h.tab,
+          message.id,
+          message.ok
+            ? { ok: true, result: message.result ?? null, settled: message.settled ?? true }
+            : { ok: false, code: message.error!.code, message: message.error!.message },
+        ),
+      // After the tab's earlier registrations, so that what it declared before counts.
+      settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),
+    };
+  }
+
+  /** A tab opened the channel with this session's credential. */
+  connect(session: Session, port: TabPort): TabConnection {
+    this.#ctx.sessions.bind(session);
+    const tab = new TabConnection(port, session.page);
+    if (session.ended) {
+      port.send({ type: "ended", reason: session.ended });
+      port.close(CloseCode.SessionEnded, `session ${session.ended}`);
+    } else if (!session.tab.connect(tab)) {
+      port.close(CloseCode.Malformed, `at most ${MAX_TABS} tabs may be open on one session`);
+    } else {
+      // A socket that never says hello holds nothing for long.
+      tab.helloTimer = setTimeout(() => {
+        port.close(CloseCode.Malformed, `no hello within ${DEFAULTS.helloTimeoutMs / 1000} s`);
+        session.tab.detach(tab);
+      }, DEFAULTS.helloTimeoutMs);
+    }
+    return tab;
+  }
+
+  /**
+   * Handles one channel message; a malformed or oversized one closes that channel only, and
+   * nothing a tab sends can throw out of here.
+   */
+  handle(session: Session, tab: TabConnection, data: unknown, state: ChannelState): void {
+    const close = (code: number, reason: string) => {
+      tab.port.close(code, reason.slice(0, 120));
+      session.tab.detach(tab);
+    };
+    const failed = (error: unknown) => {
+      this.#ctx.onError?.(error);
+      close(CloseCode.Malformed, "the bridge could not handle this message");
+    };
+    const then = (work: () => Promise<void> | void) => {
+      tab.registering = tab.registering.then(work).catch(failed);
+    };
+    try {
+      const message = this.#parse(data, close);
+      if (!message) return;
+      if (message.type !== "hello" && !state.hello) {
+        return close(CloseCode.Malformed, "send hello first");
+      }
+      const handler = this.#handlers[message.type] as (m: TabMessage, h: Handling) => void;
+      handler(message, { session, tab, state, close, then });
+    } catch (error) {
+      failed(error);
+    }
+  }
+
+  /** The message in `data`, or undefined once the channel is closed for it. */
+  #parse(data: unknown, close: Handling["close"]): TabMessage | undefined {
+    const { maxMessageBytes } = this.#ctx.limits;
+    const refuse = (code: number, reason: string) => void close(code, reason);
+    if (typeof data !== "string") return refuse(CloseCode.Malformed, "messages are JSON text");
+    if (overBytes(data, maxMessageBytes)) {
+      return refuse(CloseCode.TooLarge, `message over ${maxMessageBytes} bytes`);
+    }
+    const json = parseUntrustedJson(data);
+    if (!json.ok) {
+      const problem = jsonProblemMessage(json.problem, "it");
+      return refuse(CloseCode.Malformed, `malformed message: ${problem}`);
+    }
+    const parsed = TabMessage.safeParse(json.value);
+    if (!parsed.success) {
+      const problem = firstIssue(parsed.error, "message");
+      return refuse(CloseCode.Malformed, `malformed message: ${problem}`);
+    }
+    return parsed.data;
+  }
+
+  #hello(rawPage: string, { session, tab, state, close, then }: Handling): void {
+    if (state.hello) return close(CloseCode.Malformed, "hello was already sent");
+    if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
+    clearTimeout(tab.helloTimer);
+    const page = normalizePage(rawPage);
+    if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
+    state.hello = true;
+    tab.page = page;
+    // A tab shows a page of this site; anything else would label the session with a page whose
+    // manifest does not exist.
+    then(async () => {
+      const info = await this.#ctx.catalog.agentPage(page).catch(() => null);
+      if (!info) return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
+      tab.page = info.page;
+      if (!session.ended) session.tab.attach(tab);
+    });
+  }
+
+  /**
+   * Registers a tab's actions. Flags that the page's own HTML declares are a floor: a tab may
+   * add `protected` or `consequential`, never remove them (a script on the page could try).
+   */
+  async #register(session: Session, tab: TabConnection, actions: { id: string }[]): Promise<void> {
+    const page = await this.#ctx.catalog.agentPage(tab.page).catch(() => null);
+    const declared = page?.actions ?? [];
+    const accepted: ActionSpec[] = [];
+    const rejected: { id: string; reason: string }[] = [];
+    for (const raw of actions) {
+      const id = String(raw.id);
+      if (this.#ctx.actions.has(id)) {
+        rejected.push({ id, reason: `"${id}" is a server action of the bridge` });
+        continue;
+      }
+      if (accepted.some((a) => a.id === id)) {
+        rejected.push({ id, reason: `"${id}" is registered twice` });
+        continue;
+      }
+      try {
+        const spec = parseActionSpec({ protected: false, consequential: false, ...raw });
+        const floor = declared.find((a) => a.id === id);
+        if (floor) {
+          spec.protected ||= floor.protected;
+          spec.consequential ||= floor.consequential;
+        }
+        accepted.push(intern(spec));
+      } catch (error) {
+        if (!(error instanceof MarkupError)) throw error;
+        rejected.push({ id, reason: error.message });
+      }
+    }
+    if (session.ended) return;
+    session.tab.register(tab, accepted);
+    tab.port.send({ type: "registered", accepted: accepted.map((a) => a.id), rejected });
+  }
+}

@@ -1,0 +1,82 @@
+/**
+ * @module Who a request speaks for: an agent's token (Bearer or cookie), or the page's own tab
+ * (its tab key in `X-Aim-Tab`); and the guard an embedding app puts on its own routes.
+ *
+ * @example
+ * ```ts
+ * import { requireSession } from "./auth.ts";
+ *
+ * // In an embedding app's routes (see `routes` of createBridge):
+ * app.post("/api/orders/:id/cancel", (c) => {
+ *   const session = requireSession(c, core, { signedIn: true, tab: true });
+ *   return c.json({ cancelledBy: session.identity!.username });
+ * });
+ * ```
+ */
+import type { Context } from "hono";
+import type { BridgeCore } from "../core/bridge.ts";
+import type { Session } from "../core/sessions.ts";
+import { AimError } from "../protocol/errors.ts";
+import type { AppEnv } from "./env.ts";
+import { forbiddenOrigin, isCrossOrigin, readToken } from "./request.ts";
+
+/** Options of {@linkcode requireSession}. */
+export interface RequireSessionOptions {
+  /** Also require a signed-in identity (403 `login_required` otherwise). @default {false} */
+  signedIn?: boolean;
+  /**
+   * Answer the page's own tab only: the session is the one of the `X-Aim-Tab` key, which only
+   * the tab holding the lease gets (403 `tab_required` otherwise), never an agent's token.
+   * @default {false}
+   */
+  tab?: boolean;
+}
+
+/** The header a page sends its session's tab key in. */
+export const TAB_KEY_HEADER = "X-Aim-Tab";
+
+/**
+ * The session of a request: the tab key when the page sends one (`X-Aim-Tab`), else the token
+ * (Bearer, else the cookie).
+ *
+ * @throws {AimError} 401 without a valid token, 403 `tab_required` for a stale tab key.
+ */
+export function readSession(c: Context<AppEnv>, core: BridgeCore): Session {
+  const tabKey = c.req.header(TAB_KEY_HEADER);
+  if (tabKey !== undefined) return core.authenticateTab(tabKey);
+  return core.authenticate(readToken(c)?.token);
+}
+
+/**
+ * The session of a request to an app's own route, Origin checked for anything but GET and
+ * HEAD.
+ *
+ * @throws {AimError} 401 `missing_token`/`invalid_token`, 403 `forbidden_origin`,
+ * `tab_required` or `login_required`.
+ */
+export function requireSession(
+  c: Context<AppEnv>,
+  core: BridgeCore,
+  options: RequireSessionOptions = {},
+): Session {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD" && isCrossOrigin(c, c.var.origin)) {
+    throw forbiddenOrigin();
+  }
+  // The tab key alone names the page's session: a cookie planted by another origin cannot
+  // point the page's own requests at someone else's session. Without one, a request is
+  // still told first whether its token is any good (401).
+  const tabKey = c.req.header(TAB_KEY_HEADER);
+  if (options.tab && tabKey === undefined) {
+    core.authenticate(readToken(c)?.token);
+    core.authenticateTab(undefined);
+  }
+  const session = options.tab ? core.authenticateTab(tabKey) : readSession(c, core);
+  if (options.signedIn && !session.identity) {
+    throw new AimError(
+      403,
+      "login_required",
+      "Sign in first: invoke login with your username and password.",
+    );
+  }
+  return session;
+}

@@ -1,0 +1,83 @@
+/**
+ * @module The middleware every request goes through: the access log, who is asking (the
+ * bridge's own origin as the client sees it, and the client's address), the Host check
+ * against DNS rebinding, and `nosniff`.
+ */
+import type { MiddlewareHandler } from "hono";
+import { AimError, badRequest } from "../protocol/errors.ts";
+import type { AppEnv } from "./env.ts";
+import { clientAddress, isAllowedHost, type OriginOptions, requestOrigin } from "./request.ts";
+import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
+
+/** One answered request, for the log: never a token, cookie, body or query string. */
+export interface RequestLogEntry {
+  method: string;
+  path: string;
+  status: number;
+  ms: number;
+}
+
+/** Calls `log` once per answered request, refused ones included. */
+export function accessLog(log: (entry: RequestLogEntry) => void): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    const started = performance.now();
+    await next();
+    log({
+      method: c.req.method,
+      path: c.req.path,
+      status: c.res.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+  };
+}
+
+/** Options of {@linkcode identify}. */
+export interface IdentifyOptions extends OriginOptions {
+  /** When set, only loopback names and these host names may be in `Host`. */
+  allowedHosts?: readonly string[] | null;
+}
+
+/**
+ * Sets `c.var.origin` and `c.var.client`; refuses a malformed `Host` (400) and, when the
+ * Host check is on, a host name the bridge does not answer to (403 `forbidden_host`).
+ */
+export function identify(options: IdentifyOptions): MiddlewareHandler<AppEnv> {
+  const allowed = options.allowedHosts;
+  return async (c, next) => {
+    // A Host that is no host (`127.0.0.1:P.evil`, `a b`) is refused before any URL is made.
+    const origin = requestOrigin(c, options);
+    if (origin === null) {
+      return errorResponse(
+        badRequest("The Host header is not a valid host name and port."),
+        MANIFEST_HEADERS,
+      );
+    }
+    // HTTP/2 carries the host in :authority, which only the URL shows; an absolute request
+    // line names a host of its own, which the origin (and so every URL in a manifest) comes
+    // from: both must be allowed.
+    const authority = origin.slice(origin.indexOf("//") + 2);
+    if (
+      allowed &&
+      !(isAllowedHost(c.req.header("Host") ?? authority, allowed) &&
+        isAllowedHost(authority, allowed))
+    ) {
+      return errorResponse(
+        new AimError(403, "forbidden_host", "This bridge answers only to its own host names."),
+        MANIFEST_HEADERS,
+      );
+    }
+    c.set("origin", origin);
+    c.set("client", clientAddress(c, options));
+    await next();
+  };
+}
+
+/** `X-Content-Type-Options: nosniff` on every answer. */
+export function noSniff(): MiddlewareHandler<AppEnv> {
+  return async (c, next) => {
+    await next();
+    if (!c.res.headers.has("X-Content-Type-Options")) {
+      c.res.headers.set("X-Content-Type-Options", "nosniff");
+    }
+  };
+}

@@ -1,0 +1,169 @@
+/**
+ * @module The agent-facing routes of a session: opening one (`POST /__aim/session`), invoking
+ * an action (`POST /__aim/invoke`) and reading what it did (`GET /__aim/activity`).
+ */
+import { Hono } from "hono";
+import { setCookie } from "hono/cookie";
+import { streamSSE } from "hono/streaming";
+import type { BridgeCore } from "../core/bridge.ts";
+import type { Session } from "../core/sessions.ts";
+import { AimError, badRequest } from "../protocol/errors.ts";
+import { SessionRequest } from "../protocol/schemas.ts";
+import type { AuditEntry } from "../store/audit.ts";
+import { normalizePage } from "../site/paths.ts";
+import { readSession } from "./auth.ts";
+import type { AppEnv } from "./env.ts";
+import { forbiddenOrigin, isCrossOrigin, readBearer, readJson, SESSION_COOKIE } from "./request.ts";
+import { methodNotAllowed } from "./responses.ts";
+
+/**
+ * The `state_version` an `If-Match` names (`"v12"`, as a manifest's ETag); undefined for none or
+ * `*`.
+ *
+ * @throws {AimError} 400 `bad_request` for any other value.
+ */
+export function readIfMatch(header: string | undefined): number | undefined {
+  if (header === undefined || header.trim() === "*") return undefined;
+  const match = /^\s*(?:W\/)?"v(\d{1,15})"\s*$/.exec(header);
+  if (!match) {
+    throw badRequest('If-Match must be a manifest\'s ETag, such as "v12" (its state_version).');
+  }
+  return Number(match[1]);
+}
+
+/** Event streams one session may hold open. */
+export const MAX_STREAMS = 4;
+/** How often an idle event stream says it is alive, ms. */
+const KEEP_ALIVE_MS = 25_000;
+
+/** Options of {@linkcode sessionRoutes}. */
+export interface SessionRoutesOptions {
+  /** The audit entries of one session, newest first. */
+  activity?: ((session: Session) => AuditEntry[]) | undefined;
+}
+
+/** The routes of sessions and invocations. */
+export function sessionRoutes(
+  core: BridgeCore,
+  options: SessionRoutesOptions = {},
+): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  const body = (c: Parameters<typeof readJson>[0]) =>
+    readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs);
+
+  app.post("/__aim/session", async (c) => {
+    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    const parsed = SessionRequest.safeParse(await body(c));
+    if (!parsed.success) {
+      throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
+    }
+    const page = normalizePage(parsed.data.page);
+    if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
+    // Only the page's own tab credential, with its token, re-attaches its session: neither a
+    // cookie (another origin or port can plant one) nor an agent's token alone ever does.
+    const { resume } = parsed.data;
+    const resumeToken = resume === undefined ? undefined : readBearer(c);
+    const opened = await core.openSession(page, {
+      client: c.var.client,
+      ...(resume !== undefined && resumeToken !== undefined
+        ? { resume: { credential: resume, token: resumeToken } }
+        : {}),
+    });
+    const secure = c.var.origin.startsWith("https:");
+    setCookie(c, SESSION_COOKIE, opened.token, {
+      httpOnly: true,
+      sameSite: "Strict",
+      path: "/",
+      secure,
+      ...(secure ? { prefix: "host" as const } : {}),
+    });
+    c.header("Cache-Control", "no-store");
+    return c.json({
+      sessionToken: opened.token,
+      expiresAt: new Date(opened.session.expiresAt).toISOString(),
+      page: opened.session.page,
+      ...(opened.credential ? { tabCredential: opened.credential } : {}),
+      resumed: opened.reused,
+    });
+  });
+  app.all("/__aim/session", () => {
+    throw methodNotAllowed("POST");
+  });
+
+  app.post("/__aim/invoke", async (c) => {
+    c.header("Cache-Control", "no-store");
+    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    const session = readSession(c, core);
+    const key = c.req.header("Idempotency-Key");
+    if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
+      throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
+    }
+    const ifMatch = readIfMatch(c.req.header("If-Match"));
+    const request = await body(c);
+    // An agent that hangs up withdraws its invocation: never run what nobody waits for.
+    const result = await core.invoke(session, request, {
+      ...(key === undefined ? {} : { idempotencyKey: key }),
+      signal: c.req.raw.signal,
+      client: c.var.client,
+      ...(ifMatch === undefined ? {} : { ifMatch }),
+    });
+    return c.json(result);
+  });
+  app.all("/__aim/invoke", () => {
+    throw methodNotAllowed("POST");
+  });
+
+  // The session's changes as server-sent events: each `change` event holds the manifest of the
+  // session's page at that version, its id the `state_version`; `Last-Event-ID` resumes.
+  app.get("/__aim/events", (c) => {
+    const session = readSession(c, core);
+    if (session.streams >= MAX_STREAMS) {
+      throw new AimError(
+        429,
+        "too_many_requests",
+        `At most ${MAX_STREAMS} event streams may be open on one session.`,
+        { headers: { "Retry-After": "5" } },
+      );
+    }
+    const resumeFrom = Number(c.req.header("Last-Event-ID") ?? "0");
+    const origin = c.var.origin;
+    const signal = c.req.raw.signal;
+    c.header("Cache-Control", "no-store");
+    return streamSSE(c, async (stream) => {
+      session.streams++;
+      try {
+        let sent = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0;
+        while (!stream.aborted && !signal.aborted && !session.ended) {
+          if (session.version > sent) {
+            const manifest = await core.manifest(session.page, session, origin);
+            sent = manifest.state_version ?? session.version;
+            await stream.writeSSE({
+              id: String(sent),
+              event: "change",
+              data: JSON.stringify(manifest),
+            });
+          }
+          const changed = await session.waitForChange(sent, KEEP_ALIVE_MS, signal);
+          if (!changed && !session.ended && !signal.aborted) await stream.write(": keep-alive\n\n");
+        }
+        if (session.ended) {
+          await stream.writeSSE({
+            event: "ended",
+            data: JSON.stringify({ reason: session.ended }),
+          });
+        }
+      } finally {
+        session.streams--;
+      }
+    });
+  });
+
+  app.get("/__aim/activity", (c) => {
+    c.header("Cache-Control", "private, no-store");
+    c.header("Vary", "Cookie, Authorization");
+    const session = readSession(c, core);
+    return c.json({ entries: options.activity?.(session) ?? [], state_version: session.version });
+  });
+
+  return app;
+}

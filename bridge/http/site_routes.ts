@@ -1,0 +1,78 @@
+/**
+ * @module What the site serves: the site map, every page's manifest at `<page>.json` and
+ * `<page>.toon` (public ones from a cache), and the site's static files, confined to its root.
+ */
+import { Hono } from "hono";
+import { serveStatic } from "hono/deno";
+import type { BridgeCore } from "../core/bridge.ts";
+import { notFound } from "../protocol/errors.ts";
+import { decodePath, normalizePage } from "../site/paths.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
+import type { AppEnv } from "./env.ts";
+import { readToken } from "./request.ts";
+import { SessionManifests } from "./session_manifests.ts";
+import { bodyResponse, encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
+
+/** The site map's routes. */
+export function sitemapRoutes(core: BridgeCore): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  for (const format of ["json", "toon"] as const) {
+    app.get(
+      `/sitemap.${format}`,
+      async (c) =>
+        bodyResponse(await core.sitemap(c.var.origin), format, {
+          "Cache-Control": "public, max-age=60",
+        }),
+    );
+  }
+  return app;
+}
+
+/** The manifests at `<page>.json` and `<page>.toon`, then the static files. */
+export function siteRoutes(core: BridgeCore): Hono<AppEnv> {
+  const app = new Hono<AppEnv>();
+  // Serialized public manifests, per page scan, then per format and origin: a few origins
+  // per page at most, since Host names are the client's to choose.
+  const publicCache = new WeakMap<object, BoundedMap<string, string>>();
+  const sessions = new SessionManifests(core);
+
+  app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const match = /^(.*)\.(json|toon)$/.exec(c.req.path);
+    if (!match) return next();
+    const format = match[2] as "json" | "toon";
+    const decoded = decodePath(match[1]!);
+    const page = decoded === null
+      ? null
+      : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
+    const info = page ? await core.catalog.agentPage(page) : null;
+    if (!info) {
+      if (await core.catalog.root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
+        return next();
+      }
+      throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
+    }
+    const origin = c.var.origin;
+    const token = readToken(c);
+    if (token) {
+      return await sessions.answer(c, core.authenticate(token.token), info.page, format);
+    }
+    let cache = publicCache.get(info);
+    if (!cache) publicCache.set(info, cache = new BoundedMap(8));
+    const key = `${format} ${origin}`;
+    let text = cache.get(key);
+    if (text === undefined) {
+      text = encodeBody(await core.manifest(info.page, null, origin), format);
+      cache.set(key, text);
+    }
+    return textResponse(text, format, MANIFEST_HEADERS);
+  });
+
+  app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const decoded = decodePath(c.req.path);
+    const file = decoded === null ? null : await core.catalog.root.file(decoded);
+    if (!file) throw notFound(`Nothing is served at ${c.req.path}.`);
+    return serveStatic({ root: "/", path: file })(c, next);
+  });
+
+  return app;
+}

@@ -1,0 +1,99 @@
+/**
+ * @module A Lit `ReactiveController` that wires an element to the page's client: it updates the
+ * element when the client's status or actions change, keeps the agent's activity log, ticks
+ * while a countdown runs, and, while the element is connected, is where the person confirms
+ * consequential actions. Only the panel uses it, so it loads with the panel's chunk.
+ *
+ * @example An element that shows the client's status and asks the person itself
+ * ```ts
+ * import { html, LitElement } from "lit";
+ * import { ClientController } from "./client_controller.ts";
+ *
+ * class AgentStatus extends LitElement {
+ *   #client = new ClientController(this);
+ *   override render() {
+ *     const pending = this.#client.pending;
+ *     return pending
+ *       ? html`Run ${pending.actionId}? <button @click=${() => this.#client.answer(true)}>Approve</button>`
+ *       : html`${this.#client.client.status}`;
+ *   }
+ * }
+ * ```
+ */
+import type { ReactiveController, ReactiveElement } from "@lit/reactive-element";
+import { type Activity, type AimClient, client, type ConfirmRequest } from "./client.ts";
+
+/** A confirmation waiting for the person's answer. */
+export interface PendingConfirmation extends ConfirmRequest {
+  resolve(approved: boolean): void;
+}
+
+/** Subscribes its host to the page's {@linkcode AimClient} while the host is connected. */
+export class ClientController implements ReactiveController {
+  /** The page's client. */
+  readonly client: AimClient = client;
+  /** What the agent did, newest first (at most 50 entries). */
+  log: Activity[] = [];
+  /** The confirmation the person is asked now, if any. */
+  pending: PendingConfirmation | null = null;
+  readonly #host: ReactiveElement;
+  #timer: ReturnType<typeof setTimeout> | undefined;
+
+  constructor(host: ReactiveElement) {
+    this.#host = host;
+    host.addController(this);
+  }
+
+  #update = () => this.#host.requestUpdate();
+
+  #onActivity = (e: Event) => {
+    this.log = [(e as CustomEvent<Activity>).detail, ...this.log].slice(0, 50);
+    this.#update();
+  };
+
+  #confirmer = (request: ConfirmRequest, signal?: AbortSignal) =>
+    new Promise<boolean>((resolve) => {
+      // A new request means the bridge stopped waiting for the last one.
+      this.answer(false);
+      if (signal?.aborted) return resolve(false);
+      this.pending = { ...request, resolve };
+      // The bridge stopped waiting for this one: the prompt goes.
+      signal?.addEventListener(
+        "abort",
+        () => this.pending?.id === request.id && this.answer(false),
+      );
+      this.#update();
+      // The prompt takes focus, not a button, so that a stray Enter approves nothing.
+      this.#host.updateComplete.then(() =>
+        this.#host.renderRoot.querySelector<HTMLElement>("[tabindex]")?.focus()
+      );
+    });
+
+  /** Answers the pending confirmation (if any): true approves, false declines. */
+  answer(approved: boolean): void {
+    this.pending?.resolve(approved);
+    this.pending = null;
+    this.#update();
+  }
+
+  hostConnected(): void {
+    client.addEventListener("change", this.#update);
+    document.addEventListener("aim-activity", this.#onActivity);
+    client.confirmer = this.#confirmer;
+  }
+
+  hostDisconnected(): void {
+    client.removeEventListener("change", this.#update);
+    document.removeEventListener("aim-activity", this.#onActivity);
+    if (client.confirmer === this.#confirmer) client.confirmer = null;
+    // Gone from the page, the prompt cannot be answered: it declines.
+    this.answer(false);
+    clearTimeout(this.#timer);
+  }
+
+  hostUpdated(): void {
+    clearTimeout(this.#timer);
+    // A countdown (to the next reconnect) ticks once a second.
+    if (client.until > Date.now()) this.#timer = setTimeout(this.#update, 1000);
+  }
+}

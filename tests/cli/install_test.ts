@@ -1,0 +1,49 @@
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../../", import.meta.url));
+
+/** No network: every download goes to a proxy that refuses the connection. */
+const OFFLINE = {
+  NO_COLOR: "1",
+  HTTP_PROXY: "http://127.0.0.1:9",
+  HTTPS_PROXY: "http://127.0.0.1:9",
+};
+
+Deno.test("deno task install puts an aim command that works from any folder without network", async () => {
+  const home = await Deno.makeTempDir({ prefix: "aim-install-" });
+  try {
+    const env = { ...OFFLINE, DENO_INSTALL_ROOT: home, PATH: "/usr/bin:/bin" };
+    const install = await new Deno.Command(Deno.execPath(), {
+      args: ["task", "install"],
+      cwd: ROOT,
+      env,
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    const said = new TextDecoder().decode(install.stdout);
+    assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
+    const aim = join(home, "bin", "aim");
+    assert.match(said, new RegExp(`aim install: ${aim} runs ${join(ROOT, "main.ts")}`));
+    assert.match(said, /is not on your PATH; add it: export PATH=/);
+    // From another project's folder, with a deno.json of its own, as a person runs it.
+    const elsewhere = await Deno.makeTempDir({ dir: home });
+    await Deno.writeTextFile(
+      join(elsewhere, "deno.json"),
+      JSON.stringify({ imports: { zod: "npm:zod@3.0.0" } }),
+    );
+    const run = (args: string[]) =>
+      new Deno.Command(aim, { args, cwd: elsewhere, env, stdout: "piped", stderr: "piped" })
+        .output();
+    const version = await run(["--version"]);
+    assert.equal(version.code, 0, new TextDecoder().decode(version.stderr));
+    assert.equal(new TextDecoder().decode(version.stdout), "aim 0.1.0\n");
+    const manifest = await run(["manifest", join(ROOT, "demo/site/control-panel.html")]);
+    assert.equal(manifest.code, 0, new TextDecoder().decode(manifest.stderr));
+    assert.equal(JSON.parse(new TextDecoder().decode(manifest.stdout)).page, "/control-panel");
+    assert.equal(new TextDecoder().decode(manifest.stderr), "");
+  } finally {
+    await Deno.remove(home, { recursive: true });
+  }
+});

@@ -4,7 +4,7 @@
  */
 import { redactSecrets } from "../bridge/protocol/markup.ts";
 import { fitState } from "../bridge/protocol/state_limit.ts";
-import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
 import type { ConfirmRequest } from "./confirm_dialog.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { z } from "zod";
@@ -154,10 +154,7 @@ function store(value: StoredSession | null): void {
   }
 }
 
-/** The manifest path of a page, as the bridge names it. */
-export function manifestPath(page: string): string {
-  return `${page === "/" ? "/index" : page}.json`;
-}
+export { manifestPath };
 
 /**
  * A short tag of a token (FNV-1a, 32 bits): the name under which the tabs of one session talk

@@ -2,6 +2,7 @@
  * @module ACP's HTTP routes (`/ping`, `/agents`, `/runs`, `/sessions`): thin hono handlers over
  * the agent directory and the run store, answering errors in ACP's shape.
  */
+import { firstIssue } from "../protocol/issue.ts";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
@@ -48,11 +49,7 @@ function errorResponse(error: AcpHttpError): Response {
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  // zod reports at least one issue for a failed parse.
-  const issue = parsed.error.issues[0];
-  const path = issue?.path ?? [];
-  const where = path.length ? `${what}.${path.join(".")}` : what;
-  throw new AcpHttpError(422, "invalid_input", `${where}: ${issue?.message ?? "invalid"}`);
+  throw new AcpHttpError(422, "invalid_input", firstIssue(parsed.error, what, what));
 }
 
 function methodNotAllowed(allow: string): never {

@@ -2,6 +2,7 @@
  * @module `aim serve [ROOT]`: the bridge over a site folder, with request logs and a
  * graceful shutdown on SIGINT and SIGTERM.
  */
+import { firstIssue } from "../protocol/issue.ts";
 import { join } from "node:path";
 import { z } from "zod";
 import {
@@ -79,9 +80,8 @@ export async function loadUsers(file: string): Promise<UserRecord[]> {
   }
   const parsed = UsersFile.safeParse(json);
   if (!parsed.success) {
-    const issue = parsed.error.issues[0];
     throw new CliError(
-      `users file ${file}: ${issue?.path.join(".") || "top level"}: ${issue?.message} ` +
+      `users file ${file}: ${firstIssue(parsed.error, "top level")} ` +
         `(expected a list of {"username", "passwordHash"}; make hashes with 'aim hash-password')`,
     );
   }

@@ -3,6 +3,8 @@
  * including that its `input_example` is valid input, that its patterns can run on the
  * bridge's linear-time matcher, and that its id is not reserved.
  */
+import { OBJECT_NAMES } from "./wire.ts";
+import { firstIssue } from "./issue.ts";
 import type { z } from "zod";
 import {
   ActionSpec as ActionSpecSchema,
@@ -18,28 +20,6 @@ type ActionSpec = z.infer<typeof ActionSpecSchema>;
 
 /** The ids of the bridge's built-in server actions, which no page action may take. */
 export const BUILTIN_ACTION_IDS: readonly string[] = ["login", "logout", "disconnect"];
-
-/**
- * Names of `Object.prototype` (and `prototype`): an id that code might look up in a plain
- * object. Compared in lower case, as every reserved name is.
- */
-const OBJECT_NAMES: ReadonlySet<string> = new Set(
-  [
-    "__proto__",
-    "__defineGetter__",
-    "__defineSetter__",
-    "__lookupGetter__",
-    "__lookupSetter__",
-    "constructor",
-    "hasOwnProperty",
-    "isPrototypeOf",
-    "propertyIsEnumerable",
-    "prototype",
-    "toLocaleString",
-    "toString",
-    "valueOf",
-  ].map((name) => name.toLowerCase()),
-);
 
 /**
  * Whether `id` is one of `ids` regardless of case: action ids that differ only in case would
@@ -92,11 +72,7 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
     : "";
   const parsed = ActionSpecSchema.safeParse(declaration);
   if (!parsed.success) {
-    // zod reports at least one issue for a failed parse.
-    const issue = parsed.error.issues[0];
-    const path = issue?.path ?? [];
-    const where = path.length ? `${path.join(".")}: ` : "";
-    throw new MarkupError(`action "${id}" is not valid: ${where}${issue?.message ?? "invalid"}`);
+    throw new MarkupError(`action "${id}" is not valid: ${firstIssue(parsed.error, "")}`);
   }
   const spec = parsed.data;
   const reserved = reservedIdProblem(spec.id);
@@ -125,7 +101,7 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
   if (!example.success) {
     throw new MarkupError(
       `action "${spec.id}": input_example does not match input_schema (${
-        example.error.issues[0]?.message ?? "invalid"
+        firstIssue(example.error, "")
       })`,
     );
   }

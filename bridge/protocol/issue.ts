@@ -12,9 +12,14 @@
  */
 import type { z } from "zod";
 
-/** `path: message` of the first issue (`fallback: message` when it has no path). */
-export function firstIssue(error: z.ZodError, fallback = "value"): string {
+/**
+ * `path: message` of the first issue; `fallback: message` when it has no path (just the
+ * message when `fallback` is empty). A path under `root` reads `root.path`.
+ */
+export function firstIssue(error: z.ZodError, fallback = "value", root = ""): string {
   const issue = error.issues[0];
-  if (!issue) return `${fallback}: is not valid`;
-  return `${issue.path.join(".") || fallback}: ${issue.message}`;
+  const path = issue?.path.join(".") ?? "";
+  const where = path ? (root ? `${root}.${path}` : path) : fallback;
+  const message = issue?.message ?? "is not valid";
+  return where ? `${where}: ${message}` : message;
 }

@@ -1,9 +1,11 @@
 /**
  * @module How markup becomes a manifest action: the one reading of `<aim-action>` shared by
- * the browser elements and the bridge's HTML scan. No runtime imports, so it bundles small.
+ * the browser elements and the bridge's HTML scan. It imports only import-free modules, so it bundles small.
  */
 // Types only: erased from the browser bundle, which must carry no validator.
 import type { ActionSpec, ObjectSchema, StringSchema } from "./schemas.ts";
+import { parseUntrustedJson } from "./json.ts";
+import { OBJECT_NAMES } from "./wire.ts";
 
 /** The part of a DOM element this module reads; a browser `Element` is one. */
 export interface MarkupElement {
@@ -79,19 +81,17 @@ export function readJsonChild(el: MarkupElement): unknown {
       child.tagName.toUpperCase() === "SCRIPT" &&
       (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
     ) {
-      let value: unknown;
-      let proto = false;
-      try {
-        value = JSON.parse(child.textContent ?? "", (key, v) => {
-          if (key === "__proto__") proto = true;
-          return v;
-        });
-      } catch {
-        throw new MarkupError('the child <script type="application/json"> is not valid JSON');
-      }
+      const parsed = parseUntrustedJson(child.textContent ?? "");
+      if (parsed.ok) return parsed.value;
       // A "__proto__" key would silently vanish from the schema; say so instead.
-      if (proto) throw new MarkupError('the child JSON may not use the key "__proto__"');
-      return value;
+      if (parsed.problem === "proto") {
+        throw new MarkupError('the child JSON may not use the key "__proto__"');
+      }
+      throw new MarkupError(
+        parsed.problem === "depth"
+          ? 'the child <script type="application/json"> nests too deep'
+          : 'the child <script type="application/json"> is not valid JSON',
+      );
     }
   }
   return undefined;
@@ -135,7 +135,7 @@ export function readFormInput(form: MarkupElement, doc: MarkupDocument): ObjectI
     if (!FIELD_TAGS.has(tag) || !name) continue;
     const type = (field.getAttribute("type") ?? "text").toLowerCase();
     if (tag === "INPUT" && SKIPPED_INPUT_TYPES.has(type)) continue;
-    if (name === "__proto__" || name === "constructor" || name === "prototype") {
+    if (OBJECT_NAMES.has(name.toLowerCase())) {
       throw new MarkupError(`the form field name "${name}" is not allowed`);
     }
     const label = labelOf(field, doc, form);

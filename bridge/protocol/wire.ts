@@ -1,7 +1,35 @@
 /**
- * @module Constants of the tab channel that the browser bundle and the bridge share. No
- * imports, so that the elements carry no validator.
+ * @module What the browser bundle and the bridge share to agree on names: the tab channel's
+ * subprotocols and close codes, where a page's manifest is, and the names no key or action may
+ * take. No imports, so that the elements carry no validator.
  */
+
+/** The manifest path of a page: `/` → `/index.json`. */
+export function manifestPath(page: string, format: "json" | "toon" = "json"): string {
+  return `${page === "/" ? "/index" : page}.${format}`;
+}
+
+/**
+ * Names of `Object.prototype` (and `prototype`), in lower case: a key or an id that code might
+ * look up in a plain object, refused wherever a page names one.
+ */
+export const OBJECT_NAMES: ReadonlySet<string> = new Set(
+  [
+    "__proto__",
+    "__defineGetter__",
+    "__defineSetter__",
+    "__lookupGetter__",
+    "__lookupSetter__",
+    "constructor",
+    "hasOwnProperty",
+    "isPrototypeOf",
+    "propertyIsEnumerable",
+    "prototype",
+    "toLocaleString",
+    "toString",
+    "valueOf",
+  ].map((name) => name.toLowerCase()),
+);
 
 /** The subprotocol of the channel; the tab credential travels beside it. */
 export const TAB_PROTOCOL = "aim-tab-v1";

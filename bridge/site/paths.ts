@@ -25,10 +25,7 @@ function computePage(path: string): string | null {
   return segments(page) ? page : null;
 }
 
-/** The manifest path of a page: `/` → `/index.json`. */
-export function manifestPath(page: string, format: "json" | "toon"): string {
-  return `${page === "/" ? "/index" : page}.${format}`;
-}
+export { manifestPath } from "../protocol/wire.ts";
 
 /** The safe segments of a decoded path, or null when a segment is not allowed. */
 export function segments(path: string): string[] | null {

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { decode } from "@toon-format/toon";
 import type { Page } from "puppeteer-core";
 import { startDemo } from "../../demo/app.ts";
-import type { TestBridge } from "../helpers/bridge.ts";
+import { bridgeAt } from "../helpers/bridge.ts";
 import {
   Agent,
   clickPanelButton,
@@ -16,20 +16,6 @@ import {
   panelText,
   panelToken,
 } from "./harness.ts";
-
-/** The demo seen through the test helpers' bridge interface. */
-function asTestBridge(origin: string): TestBridge {
-  return {
-    origin,
-    fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
-    invoke: (token: string, actionId: string, input?: unknown) =>
-      fetch(origin + "/__aim/invoke", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ actionId, input }),
-      }),
-  } as unknown as TestBridge;
-}
 
 function statusOf(page: Page, id: string): Promise<string | null> {
   return page.evaluate((id) => {
@@ -45,7 +31,7 @@ Deno.test({
   async fn(t) {
     const data = Deno.makeTempDirSync({ prefix: "aim-demo-" });
     await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
-    const bridge = asTestBridge(demo.served.url);
+    const bridge = bridgeAt(demo.served.url);
     await using browser = await launchBrowser();
     await using context = await browser.context();
     const page = await context.newPage();

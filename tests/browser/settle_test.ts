@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { startDemo } from "../../demo/app.ts";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
-import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { bridgeAt, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { Agent, ELEMENTS, launchBrowser, NO_CHROMIUM, openPage, panelToken } from "./harness.ts";
 
 const users = createUserStore([
@@ -164,16 +164,7 @@ Deno.test({
     const data = Deno.makeTempDirSync({ prefix: "aim-demo-" });
     await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
     const origin = demo.served.url;
-    const bridge = {
-      origin,
-      fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
-      invoke: (token: string, actionId: string, input?: unknown) =>
-        fetch(origin + "/__aim/invoke", {
-          method: "POST",
-          headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-          body: JSON.stringify({ actionId, input }),
-        }),
-    } as unknown as TestBridge;
+    const bridge = bridgeAt(origin);
     await using browser = await launchBrowser();
     for (let run = 1; run <= 5; run++) {
       // A fresh context each time: a new person, a new session.

@@ -109,3 +109,45 @@ export function startBridge(options: StartBridgeOptions = {}): TestBridge {
   };
   return api;
 }
+
+/** Sends a raw WebSocket handshake for the tab channel; returns the status line and headers. */
+export async function tabHandshake(
+  bridge: TestBridge,
+  headers: Record<string, string>,
+): Promise<string> {
+  const { port } = bridge.served;
+  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
+  const lines = [
+    "GET /__aim/tab HTTP/1.1",
+    `Host: 127.0.0.1:${port}`,
+    "Connection: Upgrade",
+    "Upgrade: websocket",
+    "Sec-WebSocket-Version: 13",
+    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
+    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
+    "",
+    "",
+  ];
+  await conn.write(new TextEncoder().encode(lines.join("\r\n")));
+  const buffer = new Uint8Array(4096);
+  const n = await conn.read(buffer);
+  conn.close();
+  return new TextDecoder().decode(buffer.subarray(0, n ?? 0));
+}
+
+/**
+ * A bridge someone else started (the demo, a subprocess) seen through the parts of
+ * {@linkcode TestBridge} that need only its origin: `origin`, `fetch` and `invoke`.
+ */
+export function bridgeAt(origin: string): TestBridge {
+  return {
+    origin,
+    fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
+    invoke: (token: string, actionId: string, input?: unknown) =>
+      fetch(origin + "/__aim/invoke", {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+        body: JSON.stringify({ actionId, input }),
+      }),
+  } as unknown as TestBridge;
+}

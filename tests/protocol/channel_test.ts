@@ -1,30 +1,8 @@
 import assert from "node:assert/strict";
 import { CloseCode } from "../../bridge/protocol/channel.ts";
-import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { startBridge, tabHandshake } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
-
-/** Sends a raw WebSocket handshake and returns the status line and headers. */
-async function handshake(bridge: TestBridge, headers: Record<string, string>): Promise<string> {
-  const { port } = bridge.served;
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  const lines = [
-    "GET /__aim/tab HTTP/1.1",
-    `Host: 127.0.0.1:${port}`,
-    "Connection: Upgrade",
-    "Upgrade: websocket",
-    "Sec-WebSocket-Version: 13",
-    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-    "",
-    "",
-  ];
-  await conn.write(new TextEncoder().encode(lines.join("\r\n")));
-  const buffer = new Uint8Array(4096);
-  const n = await conn.read(buffer);
-  conn.close();
-  return new TextDecoder().decode(buffer.subarray(0, n ?? 0));
-}
 
 Deno.test("the channel opens with the tab credential only, from the bridge's own origin", async () => {
   await using bridge = startBridge();
@@ -32,21 +10,21 @@ Deno.test("the channel opens with the tab credential only, from the bridge's own
   const protocols = (credential: string) => `aim-tab-v1, aim-credential.${credential}`;
   const credential = credentials.get(token)!;
   const refused = /^HTTP\/1\.1 403[\s\S]*tab_credential_required/;
-  assert.match(await handshake(bridge, { Origin: bridge.origin }), refused);
+  assert.match(await tabHandshake(bridge, { Origin: bridge.origin }), refused);
   // The credential alone, without the channel's own subprotocol, opens nothing.
   assert.match(
-    await handshake(bridge, {
+    await tabHandshake(bridge, {
       Origin: bridge.origin,
       "Sec-WebSocket-Protocol": `aim-credential.${credentials.get(token)}`,
     }),
     refused,
   );
   assert.match(
-    await handshake(bridge, { Origin: bridge.origin, Cookie: `aim_session=${token}` }),
+    await tabHandshake(bridge, { Origin: bridge.origin, Cookie: `aim_session=${token}` }),
     refused,
   );
   assert.match(
-    await handshake(bridge, {
+    await tabHandshake(bridge, {
       Origin: bridge.origin,
       Authorization: `Bearer ${token}`,
       "Sec-WebSocket-Protocol": protocols(token),
@@ -54,13 +32,13 @@ Deno.test("the channel opens with the tab credential only, from the bridge's own
     refused,
   );
   assert.match(
-    await handshake(bridge, {
+    await tabHandshake(bridge, {
       Origin: "https://evil.example",
       "Sec-WebSocket-Protocol": protocols(credential),
     }),
     /^HTTP\/1\.1 403[\s\S]*forbidden_origin/,
   );
-  const opened = await handshake(bridge, {
+  const opened = await tabHandshake(bridge, {
     Origin: bridge.origin,
     "Sec-WebSocket-Protocol": protocols(credential),
   });

@@ -8,31 +8,9 @@ import assert from "node:assert/strict";
 import { encode as encodeToon } from "@toon-format/toon";
 import { requireSession } from "../../bridge/mod.ts";
 import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
-import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { startBridge, tabHandshake, type TestBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
-
-/** A raw WebSocket handshake to /__aim/tab; returns the status line and headers. */
-async function handshake(bridge: TestBridge, headers: Record<string, string>): Promise<string> {
-  const { port } = bridge.served;
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port });
-  const lines = [
-    "GET /__aim/tab HTTP/1.1",
-    `Host: 127.0.0.1:${port}`,
-    "Connection: Upgrade",
-    "Upgrade: websocket",
-    "Sec-WebSocket-Version: 13",
-    "Sec-WebSocket-Key: dGhlIHNhbXBsZSBub25jZQ==",
-    ...Object.entries(headers).map(([k, v]) => `${k}: ${v}`),
-    "",
-    "",
-  ];
-  await conn.write(new TextEncoder().encode(lines.join("\r\n")));
-  const buffer = new Uint8Array(4096);
-  const n = await conn.read(buffer);
-  conn.close();
-  return new TextDecoder().decode(buffer.subarray(0, n ?? 0));
-}
 
 /** Every way an agent holding only the token could try to be the tab. */
 function agentAttempts(bridge: TestBridge, token: string): Record<string, string>[] {
@@ -56,7 +34,7 @@ Deno.test("the agent's token, however it is sent, never opens the tab channel", 
   await using bridge = startBridge();
   const token = await bridge.openSession("/control-panel");
   for (const headers of agentAttempts(bridge, token)) {
-    const answer = await handshake(bridge, headers);
+    const answer = await tabHandshake(bridge, headers);
     assert.match(answer, /^HTTP\/1\.1 403/, JSON.stringify(headers));
     assert.match(answer, /tab_credential_required/);
   }
@@ -70,7 +48,7 @@ Deno.test("when the person's tab goes away, the agent still cannot take the leas
   const { tabKey } = await person.next("session");
   await person.close();
   for (const headers of agentAttempts(bridge, token)) {
-    assert.match(await handshake(bridge, headers), /^HTTP\/1\.1 403/);
+    assert.match(await tabHandshake(bridge, headers), /^HTTP\/1\.1 403/);
   }
   // Opening a session with the token gives a new session, never this one's credential.
   const res = await bridge.fetch("/__aim/session", {
@@ -151,11 +129,11 @@ Deno.test("signing in and out rotates the tab credential of every tab and the ta
   const protocols = (c: string) => `aim-tab-v1, aim-credential.${c}`;
   const origin = { Origin: bridge.origin };
   assert.match(
-    await handshake(bridge, { ...origin, "Sec-WebSocket-Protocol": protocols(first) }),
+    await tabHandshake(bridge, { ...origin, "Sec-WebSocket-Protocol": protocols(first) }),
     /^HTTP\/1\.1 403/,
   );
   assert.match(
-    await handshake(bridge, { ...origin, "Sec-WebSocket-Protocol": protocols(second) }),
+    await tabHandshake(bridge, { ...origin, "Sec-WebSocket-Protocol": protocols(second) }),
     /^HTTP\/1\.1 101/,
   );
 

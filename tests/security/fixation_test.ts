@@ -6,22 +6,9 @@
  */
 import assert from "node:assert/strict";
 import { startDemo } from "../../demo/app.ts";
-import type { TestBridge } from "../helpers/bridge.ts";
+import { bridgeAt } from "../helpers/bridge.ts";
 import { Agent, launchBrowser, NO_CHROMIUM, panelStatus, panelToken } from "../browser/harness.ts";
 import { tempDir } from "../helpers/temp.ts";
-
-function asTestBridge(origin: string): TestBridge {
-  return {
-    origin,
-    fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
-    invoke: (token: string, actionId: string, input?: unknown) =>
-      fetch(origin + "/__aim/invoke", {
-        method: "POST",
-        headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-        body: JSON.stringify({ actionId, input }),
-      }),
-  } as unknown as TestBridge;
-}
 
 Deno.test({
   name: "a cookie planted from another port never hands the victim's session to the attacker",
@@ -29,7 +16,7 @@ Deno.test({
   async fn() {
     await using data = await tempDir("aim-fixation-");
     await using demo = await startDemo({ data: data.path, port: 0, hostname: "127.0.0.1" });
-    const bridge = asTestBridge(demo.served.url);
+    const bridge = bridgeAt(demo.served.url);
     // The attacker mints a session of its own, as any client can, and keeps the token.
     const minted = await (await bridge.fetch("/__aim/session", {
       method: "POST",
@@ -89,7 +76,7 @@ Deno.test({
   async fn() {
     await using data = await tempDir("aim-comments-");
     await using demo = await startDemo({ data: data.path, port: 0, hostname: "127.0.0.1" });
-    const bridge = asTestBridge(demo.served.url);
+    const bridge = bridgeAt(demo.served.url);
     for (let i = 0; i < 400; i++) demo.store.comment("req-3", "x".repeat(900), "Mallory");
     await using browser = await launchBrowser();
     await using context = await browser.context();

@@ -67,8 +67,8 @@ export class Session {
    */
   version = 1;
   ended: EndReason | null = null;
-  /** Who waits for the next change (long polls, event streams). */
-  #waiters = new Set<() => void>();
+  /** Who waits for the next change (long polls, event streams); made on first use. */
+  #waiters: Set<() => void> | undefined;
   #idempotency: Map<string, IdempotentEntry> | undefined;
   /** Bytes of the answers kept for `Idempotency-Key` retries. */
   idempotencyBytes = 0;
@@ -80,6 +80,7 @@ export class Session {
   }
 
   #wake(): void {
+    if (!this.#waiters?.size) return;
     const waiters = [...this.#waiters];
     this.#waiters.clear();
     for (const wake of waiters) wake();
@@ -99,14 +100,15 @@ export class Session {
       return Promise.resolve(this.version > since);
     }
     return new Promise((resolve) => {
+      const waiters = this.#waiters ??= new Set();
       const done = () => {
         clearTimeout(timer);
-        this.#waiters.delete(done);
+        waiters.delete(done);
         signal?.removeEventListener("abort", done);
         resolve(this.version > since);
       };
       const timer = setTimeout(done, ms);
-      this.#waiters.add(done);
+      waiters.add(done);
       signal?.addEventListener("abort", done, { once: true });
     });
   }
@@ -160,7 +162,7 @@ export interface SessionStoreOptions
 
 /** SHA-256 of a token, hex. Only this is kept. */
 export function hashToken(token: string): string {
-  return createHash("sha256").update(token).digest("hex");
+  return createHash("sha256").update(token).digest("base64url");
 }
 
 /** A new token: 256 random bits, base64url. */

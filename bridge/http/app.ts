@@ -20,7 +20,7 @@ import { AimError, notFound } from "../protocol/errors.ts";
 import { publishedSchemas } from "../protocol/schemas.ts";
 import { mountAssets } from "./assets.ts";
 import type { AppEnv } from "./env.ts";
-import { accessLog, identify, noSniff, type RequestLogEntry } from "./middleware.ts";
+import { accessLog, identify, type RequestLogEntry } from "./middleware.ts";
 import type { OriginOptions } from "./request.ts";
 import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
 import { sessionRoutes } from "./session_routes.ts";
@@ -73,7 +73,6 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
 
   if (options.log) app.use(accessLog(options.log));
   app.use(identify(options));
-  app.use(noSniff());
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
   mountAssets(app);

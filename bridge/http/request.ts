@@ -78,6 +78,13 @@ export interface OriginOptions {
   trustProxy?: boolean | undefined;
 }
 
+const hostShapes = new BoundedMap<string, boolean>(256);
+
+/** Whether a `Host` header has the shape of one, remembered for the few a bridge sees. */
+function wellFormedHost(host: string): boolean {
+  return hostShapes.getOrSet(host, () => HOST_SHAPE.test(host));
+}
+
 /** A `Host` header's shape: a name or address, then an optional port. */
 const HOST_SHAPE = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/;
 
@@ -87,7 +94,7 @@ const HOST_SHAPE = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])
  */
 export function requestOrigin(c: Context, options: OriginOptions = {}): string | null {
   const hostHeader = c.req.header("Host");
-  if (hostHeader !== undefined && !HOST_SHAPE.test(hostHeader)) return null;
+  if (hostHeader !== undefined && !wellFormedHost(hostHeader)) return null;
   if (options.publicUrl) return new URL(options.publicUrl).origin;
   if (!options.trustProxy) {
     try {

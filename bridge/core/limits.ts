@@ -55,4 +55,6 @@ export const DEFAULTS = {
   helloTimeoutMs: 10_000,
   /** Sockets open at once for one session: a person's tabs, not a flood. */
   maxTabs: 8,
+  /** Requests one session may hold open waiting for a change: event streams and long polls. */
+  maxWaitingRequests: 4,
 } as const;

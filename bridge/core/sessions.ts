@@ -59,8 +59,8 @@ export class Session {
   /** True once an agent used the token (anything but the page's own opening request). */
   used = false;
   inFlight = 0;
-  /** Event streams open on the session (`GET /__aim/events`). */
-  streams = 0;
+  /** Requests held open waiting for a change: event streams and long polls. */
+  waiting = 0;
   /**
    * Increases on every change of what the session's manifest says: the tab's state and
    * actions, who holds the lease, the identity, the page.

@@ -6,7 +6,8 @@
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
-import { invalidToken } from "../protocol/errors.ts";
+import { AimError, invalidToken } from "../protocol/errors.ts";
+import { DEFAULTS } from "../core/limits.ts";
 import { createMergePatch } from "../protocol/merge_patch.ts";
 import type { Manifest } from "../protocol/schemas.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
@@ -88,7 +89,24 @@ export class SessionManifests {
     let version = session.version;
     if (held.any || held.versions.includes(version)) {
       // The agent has this version: wait for the next one if it asked to, else 304.
-      if (wait > 0) await session.waitForChange(version, wait * 1000, c.req.raw.signal);
+      if (wait > 0) {
+        // Held requests are bounded per session, as event streams are: one client cannot
+        // pile up waiting requests (and their timers) without end.
+        if (session.waiting >= DEFAULTS.maxWaitingRequests) {
+          throw new AimError(
+            429,
+            "too_many_requests",
+            `At most ${DEFAULTS.maxWaitingRequests} event streams and long polls may wait at once on one session.`,
+            { headers: { "Retry-After": "5" } },
+          );
+        }
+        session.waiting++;
+        try {
+          await session.waitForChange(version, wait * 1000, c.req.raw.signal);
+        } finally {
+          session.waiting--;
+        }
+      }
       if (session.ended) throw invalidToken();
       if (session.version === version) {
         return new Response(null, {

@@ -2,6 +2,7 @@
  * @module The agent-facing routes of a session: opening one (`POST /__aim/session`), invoking
  * an action (`POST /__aim/invoke`) and reading what it did (`GET /__aim/activity`).
  */
+import { DEFAULTS } from "../core/limits.ts";
 import { Hono } from "hono";
 import { setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
@@ -32,7 +33,7 @@ export function readIfMatch(header: string | undefined): number | undefined {
 }
 
 /** Event streams one session may hold open. */
-export const MAX_STREAMS = 4;
+export const MAX_STREAMS: number = DEFAULTS.maxWaitingRequests;
 /** How often an idle event stream says it is alive, ms. */
 const KEEP_ALIVE_MS = 25_000;
 
@@ -117,11 +118,11 @@ export function sessionRoutes(
   // session's page at that version, its id the `state_version`; `Last-Event-ID` resumes.
   app.get("/__aim/events", (c) => {
     const session = readSession(c, core);
-    if (session.streams >= MAX_STREAMS) {
+    if (session.waiting >= MAX_STREAMS) {
       throw new AimError(
         429,
         "too_many_requests",
-        `At most ${MAX_STREAMS} event streams may be open on one session.`,
+        `At most ${MAX_STREAMS} event streams and long polls may wait at once on one session.`,
         { headers: { "Retry-After": "5" } },
       );
     }
@@ -130,7 +131,7 @@ export function sessionRoutes(
     const signal = c.req.raw.signal;
     c.header("Cache-Control", "no-store");
     return streamSSE(c, async (stream) => {
-      session.streams++;
+      session.waiting++;
       try {
         let sent = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0;
         while (!stream.aborted && !signal.aborted && !session.ended) {
@@ -153,7 +154,7 @@ export function sessionRoutes(
           });
         }
       } finally {
-        session.streams--;
+        session.waiting--;
       }
     });
   });

@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
+import { expectError } from "../helpers/errors.ts";
 
 const USERS = createUserStore([
   { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }) },
@@ -226,4 +227,36 @@ Deno.test("the event stream delivers the session's changes in order and resumes 
   assert.ok(Number(third.id) > Number(second.id));
   assert.equal(JSON.parse(third.data).state.n, 2);
   resumed.close();
+});
+
+Deno.test("a session holds at most 4 waiting requests: the fifth long poll gets 429 with Retry-After", async () => {
+  await using bridge = startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "search", handler: () => 1 }]);
+  const current = await version(bridge, token);
+  const controller = new AbortController();
+  const poll = () =>
+    bridge.fetch("/control-panel.json", {
+      headers: {
+        Authorization: `Bearer ${token}`,
+        "If-None-Match": `"v${current}"`,
+        Prefer: "wait=30",
+      },
+      signal: controller.signal,
+    });
+  const held = [poll(), poll(), poll(), poll()];
+  const session = bridge.served.bridge.core.sessions.find(token)!;
+  // Held once the bridge counts them; no fixed wait: ask until it does.
+  while (session.waiting < 4) await (await bridge.fetch("/sitemap.json")).body?.cancel();
+  await expectError(await poll(), 429, "too_many_requests", { "retry-after": "5" });
+  // A change answers the held ones, and the place is free again.
+  tab.setState({ rows: ["new"] });
+  for (const res of await Promise.all(held)) {
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+  assert.equal(session.waiting, 0);
+  controller.abort();
 });

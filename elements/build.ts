@@ -70,26 +70,37 @@ try {
   }).output();
   if (!built.success) Deno.exit(built.code || 1);
 
-  // Each output file by its name: its code and its file name.
-  const files = new Map<string, { code: string; name: string }>();
+  // Each output file by its name. deno bundle's chunk names hash the build's absolute path, so
+  // they are replaced by ours before terser, whose short names follow character counts: the
+  // same sources then build to the same bytes wherever the checkout is.
+  const chunks = new Map<string, string>();
   for await (const entry of Deno.readDir(join(temp, "out"))) {
     const name = NAMES[entry.name.replace(/(-[A-Z0-9]+)?\.js$/, "")];
-    if (!name || [...files.values()].some((f) => f.name === name)) {
+    if (!name || [...chunks.values()].includes(name)) {
       throw new Error(
         `deno bundle made an unexpected chunk, ${entry.name}: give it a name in elements/build.ts ` +
           "and serve it in bridge/http/assets.ts",
       );
     }
-    const minified = await minify(await Deno.readTextFile(join(temp, "out", entry.name)), {
+    chunks.set(entry.name, name);
+  }
+  if (chunks.size !== Object.keys(NAMES).length) {
+    throw new Error(`deno bundle made ${[...chunks.keys()].join(", ")}: one is missing`);
+  }
+  const files = new Map<string, { code: string; name: string }>();
+  for (const [file, name] of chunks) {
+    const code = (await Deno.readTextFile(join(temp, "out", file))).replace(
+      /(["'])\.\/([\w.-]+\.js)\1/g,
+      (text, quote, dep) =>
+        chunks.has(dep) ? `${quote}./elements.${chunks.get(dep)}.js${quote}` : text,
+    );
+    const minified = await minify(code, {
       module: true,
       compress: { passes: 2 },
       format: { comments: false },
     });
-    if (minified.code === undefined) throw new Error(`terser produced no code for ${entry.name}`);
-    files.set(entry.name, { code: minified.code, name });
-  }
-  if (files.size !== Object.keys(NAMES).length) {
-    throw new Error(`deno bundle made ${[...files.keys()].join(", ")}: one is missing`);
+    if (minified.code === undefined) throw new Error(`terser produced no code for ${file}`);
+    files.set(`elements.${name}.js`, { code: minified.code, name });
   }
 
   // Each chunk's URL names its content, once the URLs it imports are in it: leaves first.

@@ -53,6 +53,39 @@ Deno.test("the committed build is exactly what `deno task bundle` builds from el
   }
 });
 
+Deno.test("the build is the same bytes wherever the checkout is", async () => {
+  // deno bundle names its chunks by a hash of the absolute path; CI checks out elsewhere.
+  await using temp = await tempDir("aim-checkout-");
+  const copy = `${temp.path}/a/deeper/checkout/`;
+  for (const path of ["deno.json", "deno.lock", "elements/", "bridge/protocol/"]) {
+    await copyTree(new URL(path, ROOT), `${copy}${path}`);
+  }
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "bundle"],
+    cwd: copy,
+    stdout: "piped",
+    stderr: "piped",
+  }).output();
+  assert.equal(built.code, 0, new TextDecoder().decode(built.stderr));
+  for (const file of FILES) {
+    const same = await Deno.readTextFile(`${copy}elements/${file}`) === await read(file);
+    assert.ok(same, `elements/${file} differs when built at another path`);
+  }
+});
+
+/** Copies a file, or a folder and everything in it. */
+async function copyTree(from: URL, to: string): Promise<void> {
+  if ((await Deno.stat(from)).isFile) {
+    await Deno.mkdir(to.replace(/[^/]+$/, ""), { recursive: true });
+    return await Deno.copyFile(from, to);
+  }
+  await Deno.mkdir(to, { recursive: true });
+  for await (const entry of Deno.readDir(from)) {
+    const name = entry.isDirectory ? `${entry.name}/` : entry.name;
+    await copyTree(new URL(name, from), `${to.replace(/\/?$/, "/")}${name}`);
+  }
+}
+
 Deno.test("the modules import only each other, by the URLs the bridge serves them at", async () => {
   const imported = new Set<string>();
   for (const file of FILES) {

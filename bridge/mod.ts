@@ -10,6 +10,8 @@ import { AuditLog } from "./store/audit.ts";
 import { InvocationStats } from "./acp/stats.ts";
 import type { RunStoreOptions } from "./acp/runs.ts";
 import { acpRoutes } from "./acp/routes.ts";
+import { a2aRoutes } from "./a2a/routes.ts";
+import type { A2ATasksOptions } from "./a2a/tasks.ts";
 import { McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
 
 export {
@@ -21,6 +23,7 @@ export {
 } from "./http/app.ts";
 export { readJson } from "./http/request.ts";
 export { MCP_PATH, McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
+export { A2A_PATH, AGENT_CARD_PATH } from "./a2a/routes.ts";
 export { READ_TOOL } from "./mcp/tools.ts";
 
 export {
@@ -74,6 +77,8 @@ export interface BridgeOptions extends BridgeCoreOptions {
   acpRuns?: RunStoreOptions;
   /** Limits of the MCP endpoint `/__aim/mcp` (docs/mcp.md). */
   mcp?: Omit<McpEndpointOptions, "onError">;
+  /** Limits of the A2A tasks at `/__aim/a2a` (docs/a2a.md); the defaults are ACP runs'. */
+  a2aTasks?: A2ATasksOptions;
 }
 
 /** The Host names a loopback bridge answers to: its own, and the public URL's behind a proxy. */
@@ -127,6 +132,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     protocols: [
       acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
       mcp.routes,
+      a2aRoutes(core, { tasks: options.a2aTasks }),
     ],
   });
   return {

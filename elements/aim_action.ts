@@ -1,8 +1,9 @@
 /**
  * @module `<aim-action>`: one action of the page, declared in markup and run by a handler,
- * an `aim-invoke` event, or a declarative `click=` / `form=` binding. Renders nothing.
+ * an `aim-invoke` event, or a declarative binding (`click=`, `check=`, `fill=`, `form=`, on
+ * the item an agent names with `items=`; see elements/bindings.ts). Renders nothing.
  */
-import { MarkupError, readAction } from "../bridge/protocol/markup.ts";
+import { actionItems, readAction } from "../bridge/protocol/markup.ts";
 import {
   type ActionSource,
   client,
@@ -33,35 +34,6 @@ export interface InvokeDetail {
   waitUntil: WaitUntil;
 }
 
-type Field = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
-
-/**
- * Fills a form's named fields the way typing does, so that frameworks see the values. The
- * bridge has checked the input against the form's fields: an object of strings.
- */
-function fill(form: HTMLFormElement, input: InputValue): void {
-  for (const [name, raw] of Object.entries(input)) {
-    const value = String(raw);
-    const item = form.elements.namedItem(name);
-    for (const field of (item instanceof RadioNodeList ? item : [item]) as Field[]) {
-      if (!field) continue;
-      if (field.type === "checkbox" || field.type === "radio") {
-        (field as HTMLInputElement).checked = field.type === "radio"
-          ? field.value === value
-          : value !== "";
-      } else {
-        // The prototype's setter: React and others track `value` on the instance.
-        Object.getOwnPropertyDescriptor(Object.getPrototypeOf(field), "value")?.set?.call(
-          field,
-          value,
-        );
-      }
-      field.dispatchEvent(new Event("input", { bubbles: true, composed: true }));
-      field.dispatchEvent(new Event("change", { bubbles: true }));
-    }
-  }
-}
-
 /**
  * `<aim-action>`: one action of the page. Its attributes, properties and events are in
  * docs/elements.md.
@@ -73,15 +45,31 @@ export class AimAction extends Declaration implements ActionSource {
   /** Runs the action; wins over the event and the declarative bindings. */
   declare handler: ActionHandler | undefined;
   protected readonly set = client.actions;
+  /** An `items=` action lists the keys present now: it registers again when they change. */
+  #items = new MutationObserver(() => this.changed());
+
+  override disconnectedCallback(): void {
+    super.disconnectedCallback();
+    this.#items.disconnect();
+  }
 
   /** The declaration read from the markup; null when hidden, disabled or invalid. */
   declaration(): Registered | null {
     if (this.hidden || this.disabled) return null;
+    const key = this.getAttribute("key-attribute");
+    if (this.getAttribute("items")) {
+      this.#items.observe(document.documentElement, {
+        childList: true,
+        subtree: true,
+        characterData: true,
+        ...(key && { attributeFilter: [key] }),
+      });
+    } else this.#items.disconnect();
     try {
-      return { ...readAction(this, document) };
+      return { ...readAction(this, document, { keys: true }) };
     } catch (error) {
-      if (!(error instanceof MarkupError)) throw error;
-      warn(`<aim-action name="${this.name}">: ${error.message}`, this);
+      // A MarkupError, or a selector the browser cannot read: the author's, said once.
+      warn(`<aim-action name="${this.name}">: ${(error as Error).message}`, this);
       return null;
     }
   }
@@ -117,24 +105,8 @@ export class AimAction extends Declaration implements ActionSource {
     this.dispatchEvent(event);
     if (response) return await response;
     if (event.defaultPrevented) throw new Error(`The page cancelled "${actionId}".`);
-    // The declarative bindings are the event's default action.
-    const click = this.getAttribute("click");
-    const formRef = this.getAttribute("form");
-    if (click) {
-      const el = document.querySelector<HTMLButtonElement>(click);
-      if (!el || el.disabled) throw new Error(`"${click}" is missing or disabled.`);
-      el.click();
-      return { clicked: click };
-    }
-    if (formRef) {
-      const form = document.getElementById(formRef.replace(/^#/, "")) as HTMLFormElement;
-      if (!form) throw new Error(`form="${formRef}" matches nothing on the page now.`);
-      fill(form, input);
-      const bad = [...form.elements].find((f) => (f as Field).checkValidity?.() === false);
-      if (bad) throw new Error(`"${(bad as Field).name}": ${(bad as Field).validationMessage}`);
-      form.requestSubmit();
-      return { submitted: formRef };
-    }
-    throw new Error(`"${actionId}" has no handler, aim-invoke listener, click= or form= here.`);
+    // The declarative bindings are the event's default action; their code loads on first use.
+    const items = () => actionItems(this, document) as [Element, string | null][];
+    return await (await import("./bindings.ts")).runBinding(this, input, items);
   }
 }

@@ -1,6 +1,7 @@
 /**
  * @module `<aim-state>`: one key of the page's published state, from a property, a `value`
- * attribute, a child JSON script or a source element (`from="#id"`). Renders nothing.
+ * attribute, a child JSON script or a source element (`from="#id"`, `items=`, `<aim-field>`).
+ * Renders nothing.
  */
 import { readJsonChild } from "../bridge/protocol/markup.ts";
 import { client, type StateSource, warn } from "./client.ts";
@@ -10,34 +11,8 @@ function text(el: Element): string {
   return (el.textContent ?? "").replace(/\s+/g, " ").trim();
 }
 
-/** A cell's text, or its number when it is written as one. */
-function cell(el: Element): unknown {
-  const value = text(el);
-  return /^-?(0|[1-9]\d*)(\.\d+)?$/.test(value) ? Number(value) : value;
-}
-
-/** A table as an array of row objects keyed by its header cells. */
-function readTable(table: HTMLTableElement): Record<string, unknown>[] {
-  const [first, ...rest] = table.rows;
-  const head = table.tHead?.rows[0] ??
-    ([...first?.cells ?? []].every((c) => c.tagName === "TH") ? first : undefined);
-  const keys = [...head?.cells ?? []].map((c, i) => text(c) || i);
-  return [first, ...rest]
-    .filter((row) => row && row !== head && row.parentElement !== table.tHead)
-    .map((row) => {
-      const out: Record<string, unknown> = {};
-      // The filter above dropped the missing first row of an empty table.
-      [...row!.cells].forEach((c, i) => out[keys[i] ?? i] = cell(c));
-      return out;
-    });
-}
-
-/**
- * What a source holds: a table's rows, a control's value (a checkbox's checkedness), or its
- * text. Undefined for a password field, which is never published.
- */
-function readSource(el: Element): unknown {
-  if (el instanceof HTMLTableElement) return readTable(el);
+/** A control's value (a checkbox's checkedness), or else the text; undefined for a password. */
+function control(el: Element): unknown {
   if (
     !(el instanceof HTMLInputElement || el instanceof HTMLSelectElement ||
       el instanceof HTMLTextAreaElement)
@@ -47,6 +22,10 @@ function readSource(el: Element): unknown {
     ? (el as HTMLInputElement).checked
     : el.value;
 }
+
+/** The structured reader (elements/state_reader.ts), once loaded. */
+let structured: typeof import("./state_reader.ts") | undefined;
+let loading: Promise<unknown> | undefined;
 
 /**
  * `<aim-state>`: one key of the page's state. Set `el.value` to publish any JSON value; its
@@ -89,16 +68,28 @@ export class AimState extends Declaration implements StateSource {
     const from = this.getAttribute("from");
     try {
       if (this.value !== null && this.value !== undefined) return this.value;
-      if (!from) return readJsonChild(this) ?? null;
-      const el = document.querySelector(from);
+      const items = this.hasAttribute("items");
+      if (!from && !items) return readJsonChild(this) ?? null;
+      const el = from ? document.querySelector(from) : document.documentElement;
       this.#watch(el ?? document.documentElement);
-      const value = el ? readSource(el) : null;
+      if (!el) return null;
+      if (
+        items || el instanceof HTMLTableElement || this.hasAttribute("invisible") ||
+        this.querySelector("aim-field")
+      ) {
+        // Published once the reader is loaded: until then, nothing.
+        loading ??= import("./state_reader.ts").then((m) => structured = m)
+          .catch((error) => warn(`the state reader did not load: ${error}`))
+          .finally(() => client.changed());
+        return structured ? structured.readStructured(this, el, warn) : undefined;
+      }
+      const value = control(el);
       if (value === undefined) {
         warn(`<aim-state name="${this.name}">: passwords are never published`);
       }
       return value;
     } catch (error) {
-      // A bad selector or a bad child script: the author's error.
+      // A bad selector, field or child script: the author's error.
       warn(`<aim-state name="${this.name}">: ${(error as Error).message}`, this);
       return null;
     }

@@ -9,7 +9,13 @@
  *   ReactiveElement), imported statically, so loaded up front;
  * - `elements.panel.js`: `<aim-panel>` with LitElement and lit-html, imported when an
  *   `<aim-panel>` is in the document;
- * - `elements.dialog.js`: the confirmation dialog, imported the first time it is needed.
+ * - `elements.dialog.js`: the confirmation dialog, imported the first time it is needed;
+ * - `elements.webmcp.js`: the page's actions as WebMCP tools, imported only where the browser
+ *   has `document.modelContext`;
+ * - `elements.bindings.js`: `<aim-action>`'s declarative bindings (click=, fill=, form=…),
+ *   imported the first time one runs;
+ * - `elements.state.js`: `<aim-state>`'s tables, `items=` and `<aim-field>`s, imported the
+ *   first time a page's state has one.
  *
  * Modules import each other as `./elements.<name>.js?v=<hash>`, `<hash>` being the first 16 hex
  * digits of the SHA-256 of the file's bytes; bridge/http/assets.ts serves each chunk at that
@@ -32,6 +38,9 @@ const NAMES: Record<string, string> = {
   chunk: "shared",
   aim_panel: "panel",
   confirm_dialog: "dialog",
+  webmcp: "webmcp",
+  bindings: "bindings",
+  state_reader: "state",
 };
 
 const ROOT = new URL("../", import.meta.url);

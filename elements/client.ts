@@ -1,6 +1,8 @@
 /**
  * @module The tab client, one per page: opens the session, holds the tab channel, registers
  * the page's actions and state, runs invocations, and tells the page and the panel how it is.
+ * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
+ * offers the same actions to agents in the browser.
  */
 import { redactSecrets } from "../bridge/protocol/markup.ts";
 import { fitState } from "../bridge/protocol/state_limit.ts";
@@ -37,6 +39,9 @@ export type WaitUntil = (work: unknown) => void;
 
 /** An action as the tab registers it (the bridge checks it again). */
 export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
+
+/** What the tab tells the bridge of a run by an agent in the browser (elements/webmcp.ts). */
+export type RunReport = Omit<Extract<TabMessage, { type: "run" }>, "type">;
 
 type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
 type Timer = ReturnType<typeof setTimeout> | undefined;
@@ -196,7 +201,7 @@ export class AimClient extends EventTarget {
    * someone signed in (`aim-session`). Null until this tab first held it, and once it ended.
    */
   session: SessionInfo | null = null;
-  /** The declarations last registered. */
+  /** The page's declarations now (a `change` event says when they change). */
   declarations: Declaration[] = [];
   /**
    * Asks the person before a consequential action runs: true, or a promise of true, is their
@@ -216,7 +221,11 @@ export class AimClient extends EventTarget {
   #retry: Timer;
   #attempts = 0;
   #sent = ["", ""];
+  /** The declarations' JSON text, to tell when they change. */
+  #declared = "[]";
   #queued = false;
+  /** The prompt the person sees now, if any: the next one waits for its answer. */
+  #prompts: Promise<unknown> = Promise.resolve();
   /** The tab credential: opens the channel; never shown, never sent anywhere else. */
   #credential = "";
   /** The other tabs of this session (see `takeOver`). */
@@ -232,6 +241,8 @@ export class AimClient extends EventTarget {
     addEventListener("pagehide", () => this.#close());
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
+    // Agents in the browser (WebMCP) get the same actions; without the API nothing loads.
+    if ("modelContext" in document) import("./webmcp.ts").then((m) => m.startWebMcp(this));
   }
 
   /**
@@ -452,6 +463,48 @@ export class AimClient extends EventTarget {
     return { result, settled: await work.done(this.settleMs) };
   }
 
+  /**
+   * Asks the person whether the agent may run a consequential action: true once they approve,
+   * false when they decline or `signal` aborts first (the agent stopped waiting: the prompt
+   * goes). Fail closed: only `no-confirm` on the page's own `<aim-action>` (not
+   * `no-confirm="false"`) skips asking. `onAsk` is called before the person is asked. One
+   * prompt at a time, whichever agent asks: a request waits for the answer to the one before.
+   */
+  async approve(
+    request: ConfirmRequest,
+    signal: AbortSignal,
+    onAsk?: () => void,
+  ): Promise<boolean> {
+    const el = [...this.actions].find((a) => a.name === request.actionId && a.declaration());
+    const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
+    if (optOut !== undefined && optOut !== "false") return true;
+    onAsk?.();
+    const turn = this.#prompts.then(async () => {
+      if (signal.aborted) return false;
+      // A panel on the page asks; while its module loads, wait for it, not for the modal.
+      if (!this.confirmer && document.querySelector("aim-panel")) {
+        await customElements.whenDefined("aim-panel");
+      }
+      return (this.confirmer
+        ? await this.confirmer(request, signal)
+        : await (await import("./confirm_dialog.ts")).confirmInDialog(
+          request,
+          String(el?.declaration()?.description ?? ""),
+          signal,
+        )) === true;
+    });
+    this.#prompts = turn.catch(() => {});
+    return await turn;
+  }
+
+  /**
+   * Tells the bridge that an agent in the browser ran one of the page's actions, when this tab
+   * holds a session: the bridge records it in the session's audit log (`/__aim/activity`).
+   */
+  reportRun(report: RunReport): void {
+    this.#send({ type: "run", ...report });
+  }
+
   async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {
     let answer: TabMessage;
     const withdrawn = new AbortController();
@@ -459,29 +512,13 @@ export class AimClient extends EventTarget {
     this.addEventListener("cancel", onCancel);
     this.#current = id;
     try {
-      // Fail closed: a consequential action waits for the person, unless the page's own element
-      // says `no-confirm` (not `no-confirm="false"`).
-      const el = consequential
-        ? [...this.actions].find((a) => a.name === actionId && a.declaration())
-        : undefined;
-      const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
-      let approved = true;
-      if (consequential && (optOut === undefined || optOut === "false")) {
-        // The person may take longer than the tab timeout: the bridge then waits longer.
-        this.#send({ type: "awaiting", id, message: "Asking the person." });
-        // A panel on the page asks; while its module loads, wait for it, not for the modal.
-        if (!this.confirmer && document.querySelector("aim-panel")) {
-          await customElements.whenDefined("aim-panel");
-        }
-        const request = { id, actionId, input };
-        approved = (this.confirmer
-          ? await this.confirmer(request, withdrawn.signal)
-          : await (await import("./confirm_dialog.ts")).confirmInDialog(
-            request,
-            String(el?.declaration()?.description ?? ""),
-            withdrawn.signal,
-          )) === true;
-      }
+      // The person may take longer than the tab timeout: the bridge then waits longer.
+      const approved = !consequential ||
+        await this.approve(
+          { id, actionId, input },
+          withdrawn.signal,
+          () => this.#send({ type: "awaiting", id, message: "Asking the person." }),
+        );
       if (approved) {
         // The state goes after the work the action declared, or once the bridge would give up.
         const { result, settled } = await this.run(actionId, input);
@@ -521,17 +558,22 @@ export class AimClient extends EventTarget {
   #flush(actions?: boolean): void {
     if (actions) {
       this.#queued = false;
-      this.declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
+      const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
+      const text = JSON.stringify(declarations);
+      if (text !== this.#declared) {
+        this.#declared = text;
+        this.declarations = declarations;
+        // The panel's instructions and the WebMCP tools follow the actions, bridge or not.
+        this.dispatchEvent(new Event("change"));
+      }
     }
     [
-      actions && `{"type":"register","actions":${JSON.stringify(this.declarations)}}`,
+      actions && `{"type":"register","actions":${this.#declared}}`,
       `{"type":"state","state":${JSON.stringify(this.snapshot())}}`,
     ].forEach((text, i) => {
       if (!text || text === this.#sent[i] || this.#socket?.readyState !== 1) return;
       this.#sent[i] = text;
       this.#socket.send(text);
-      // The panel's instructions take their example from the actions.
-      if (!i) this.dispatchEvent(new Event("change"));
     });
   }
 

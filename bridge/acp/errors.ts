@@ -3,6 +3,7 @@
  * AIM error becomes one (AIM's own code and details kept in `data`).
  */
 import { AimError, type ErrorCode as AimErrorCode } from "../protocol/errors.ts";
+import { RunProblem } from "../runs/run.ts";
 import type { AcpError, ErrorCode } from "./schemas.ts";
 
 /** An error answered in ACP's shape, with an HTTP status. */
@@ -74,9 +75,16 @@ export function acpCode(aimCode: AimErrorCode): ErrorCode {
   return ACP_CODES[aimCode];
 }
 
-/** A failed run's `error` for whatever an invocation threw. */
+/** A failed run's `error` for whatever an invocation threw, or for a problem of the run. */
 export function runError(error: unknown): AcpError {
   if (error instanceof AcpHttpError) return error.toJSON();
+  if (error instanceof RunProblem) {
+    return {
+      code: "server_error",
+      message: error.message,
+      data: { error: error.code, status: error.status, ...error.details },
+    };
+  }
   if (error instanceof AimError) {
     return {
       code: acpCode(error.code),

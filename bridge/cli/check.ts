@@ -8,12 +8,14 @@ import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 export const CHECK_USAGE = `Usage: aim check [ROOT|FILE...] [--format text|json] [--strict]
 
 Checks the <aim-action> and <aim-state> declarations of every HTML page in ROOT (default: the
-current folder) or of the given files: unique action ids, schemas of the allowed shape, an
-input-example valid against its schema, descriptions, form=/click=/from= selectors that match,
-a click= that would ignore a declared input, patterns the bridge cannot run or that backtrack
-catastrophically in a backtracking regex engine, and the elements script tag. Prints
-file:line:col: message; exits 1 when it finds a problem. Warnings (such as no-confirm on a
-consequential action) print as file:line:col: warning: message and fail only with --strict.
+current folder) or of the given files: unique action ids, schemas of the allowed shape and types,
+an input-example valid against its schema, descriptions, form= that matches a form, a click= that
+would ignore a declared input, items=/key=/fill= bindings and <aim-field>s (duplicate or
+secret-looking names, types that do not fit their control), patterns the bridge cannot run or
+that backtrack catastrophically in a backtracking regex engine, and the elements script tag.
+Selectors that match nothing in the static HTML (click=, from=, items=, fields) are warnings, since
+a script may render what they name. Prints file:line:col: message; exits 1 when it finds a
+problem. Warnings print as file:line:col: warning: message and fail only with --strict.
 
 Options:
   --format F   text (default) or json (every problem with "severity": "error" or "warning")

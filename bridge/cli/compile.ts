@@ -28,6 +28,8 @@ export const COMPILE_ARGS = [
   "elements/elements.panel.js",
   "--include",
   "elements/elements.dialog.js",
+  "--include",
+  "elements/elements.bindings.js",
   "--output",
   "dist/aim",
   "main.ts",

@@ -68,7 +68,10 @@ export interface BridgeCoreOptions {
   loginAttempts?: AttemptLimiterOptions;
   /** Size and count limits; see {@linkcode DEFAULT_LIMITS}. */
   limits?: Partial<Limits>;
-  /** Called after every invocation that reached an action. */
+  /**
+   * Called after every invocation that reached an action, and for every run by an agent in the
+   * browser that a tab reports (`via: "webmcp"`).
+   */
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
   /** Called for unexpected errors (bugs), without request data. */
   onError?: ((error: unknown) => void) | undefined;
@@ -150,7 +153,12 @@ export class BridgeCore {
       rotate: (session, settle) => this.#rotate(session, settle),
       onInvocation: options.onInvocation,
     });
-    this.#tabs = new TabMessages({ ...parts, onError: options.onError });
+    this.#tabs = new TabMessages({
+      ...parts,
+      onError: options.onError,
+      onInvocation: options.onInvocation,
+      now,
+    });
   }
 
   /** Ends every session: tabs are told, waiting invocations answered. */

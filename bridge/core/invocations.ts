@@ -29,6 +29,11 @@ export interface InvocationRecord {
   status: number;
   outcome: string;
   durationMs: number;
+  /**
+   * `"webmcp"` for a run by an agent in the browser, through the page's WebMCP tools, that
+   * the tab reported; absent for an agent's invocation through the bridge (HTTP, MCP, ACP).
+   */
+  via?: "webmcp";
 }
 
 /** Options of {@linkcode Invocations.invoke}. */

@@ -5,13 +5,15 @@
 import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
 import { firstIssue } from "../protocol/issue.ts";
 import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
+import { validateInput } from "../protocol/input.ts";
 import { MarkupError, redactSecrets } from "../protocol/markup.ts";
 import { fitState } from "../protocol/state_limit.ts";
-import { type SessionMessage, TabMessage } from "../protocol/channel.ts";
+import { RUN_STATUS, type SessionMessage, TabMessage } from "../protocol/channel.ts";
 import { CloseCode } from "../protocol/wire.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";
+import type { InvocationRecord } from "./invocations.ts";
 import { DEFAULTS, type Limits } from "./limits.ts";
 import type { Session, SessionStore } from "./sessions.ts";
 import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
@@ -24,6 +26,10 @@ export interface TabMessageContext {
   limits: Limits;
   /** Called for unexpected errors (bugs), without message data. */
   onError?: ((error: unknown) => void) | undefined;
+  /** Called for each run by an agent in the browser that a tab reports (the audit log). */
+  onInvocation?: ((record: InvocationRecord) => void) | undefined;
+  /** The clock. @default {Date.now} */
+  now?: () => number;
 }
 
 /** Where one channel stands: whether it said hello. */
@@ -110,6 +116,7 @@ export class TabMessages {
         ),
       // After the tab's earlier registrations, so that what it declared before counts.
       settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),
+      run: (message, h) => this.#ran(message, h),
     };
   }
 
@@ -197,6 +204,37 @@ export class TabMessages {
       if (!info) return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
       tab.page = info.page;
       if (!session.ended) session.tab.attach(tab);
+    });
+  }
+
+  /**
+   * Records a run by an agent in the browser (WebMCP) that the tab reports, as an invocation
+   * `via: "webmcp"`. The status is the bridge's for the outcome, not the tab's word; the input is
+   * kept only when it passes the schema the tab registered for the action, without its
+   * secret-looking keys, as for an agent's invocation.
+   */
+  #ran(message: Extract<TabMessage, { type: "run" }>, { session, tab }: Handling): void {
+    if (session.ended) return;
+    const spec = tab.actions.find((a) => a.id === message.actionId);
+    let input: unknown = null;
+    if (spec && message.input !== undefined && message.outcome !== "invalid_input") {
+      try {
+        input = redactSecrets(validateInput(spec, message.input));
+      } catch {
+        input = null;
+      }
+    }
+    this.#ctx.onInvocation?.({
+      at: new Date((this.#ctx.now ?? Date.now)()),
+      sessionId: session.id,
+      page: tab.page,
+      username: session.identity?.username ?? null,
+      actionId: message.actionId,
+      input,
+      status: RUN_STATUS[message.outcome],
+      outcome: message.outcome,
+      durationMs: Math.round(message.durationMs * 100) / 100,
+      via: "webmcp",
     });
   }
 

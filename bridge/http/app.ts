@@ -23,6 +23,7 @@ import type { AppEnv } from "./env.ts";
 import { accessLog, identify, type RequestLogEntry } from "./middleware.ts";
 import type { OriginOptions } from "./request.ts";
 import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
+import { SessionManifests } from "./session_manifests.ts";
 import { sessionRoutes } from "./session_routes.ts";
 import { sitemapRoutes, siteRoutes } from "./site_routes.ts";
 import { tabRoutes } from "./tab_socket.ts";
@@ -76,12 +77,14 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
   mountAssets(app);
-  app.route("/", sessionRoutes(core, { activity: options.activity }));
+  // One cache of encoded session manifests: reads and invoke answers' change documents share it.
+  const manifests = new SessionManifests(core);
+  app.route("/", sessionRoutes(core, { activity: options.activity, manifests }));
   app.route("/", tabRoutes(core));
   app.route("/", sitemapRoutes(core));
   options.routes?.(app, core);
   for (const routes of options.protocols ?? []) app.route("/", routes);
   // Last: the catch-alls, manifests then static files.
-  app.route("/", siteRoutes(core));
+  app.route("/", siteRoutes(core, manifests));
   return app;
 }

@@ -21,6 +21,9 @@ import bundle from "../../elements/elements.bundle.js" with { type: "text" };
 import shared from "../../elements/elements.shared.js" with { type: "text" };
 import panel from "../../elements/elements.panel.js" with { type: "text" };
 import dialog from "../../elements/elements.dialog.js" with { type: "text" };
+import webmcp from "../../elements/elements.webmcp.js" with { type: "text" };
+import bindings from "../../elements/elements.bindings.js" with { type: "text" };
+import state from "../../elements/elements.state.js" with { type: "text" };
 
 /** The first 16 hex digits of the SHA-256 of `bytes`, as elements/build.ts versions chunks. */
 function contentHash(bytes: Uint8Array): string {
@@ -47,10 +50,11 @@ export interface ElementsChunk {
 
 /**
  * The chunks, by URL (`/__aim/elements.<name>.js?v=<hash>`, as modules import them): `shared`
- * (imported by the entry, so loaded up front), `panel` and `dialog` (imported on demand).
+ * (imported by the entry, so loaded up front), `panel`, `dialog`, `webmcp`, `bindings` and
+ * `state` (imported on demand).
  */
 export const ELEMENTS_CHUNKS: ReadonlyMap<string, ElementsChunk> = new Map(
-  Object.entries({ shared, panel, dialog }).map(([name, code]) => {
+  Object.entries({ shared, panel, dialog, webmcp, bindings, state }).map(([name, code]) => {
     const bytes = new TextEncoder().encode(code);
     const chunk = { path: `/__aim/elements.${name}.js`, hash: contentHash(bytes), bytes };
     return [`${chunk.path}?v=${chunk.hash}`, chunk];

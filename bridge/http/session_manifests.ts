@@ -71,6 +71,26 @@ export class SessionManifests {
   }
 
   /**
+   * What changed in the session's manifest since version `base`, as a merge patch, and the
+   * version it brings the agent to; undefined when the bridge no longer knows `base` (or the
+   * agent is ahead of it). The manifest now is kept, so that it can be the next base.
+   */
+  async changesSince(
+    session: Session,
+    base: number,
+    origin: string,
+  ): Promise<{ patch: unknown; version: number } | undefined> {
+    const page = session.page;
+    const now = await this.#manifest(session, page, origin);
+    const version = now.manifest.state_version ?? session.version;
+    if (base > version) return undefined;
+    if (base === version) return { patch: {}, version };
+    const earlier = this.#earlier(session, page, origin, base);
+    const patch = earlier && createMergePatch(earlier.manifest, now.manifest);
+    return patch === undefined ? undefined : { patch, version };
+  }
+
+  /**
    * The answer to a session's read of `page`'s manifest.
    *
    * @throws {AimError} 409 `page_mismatch`, 401 when the session ends while it waits.

@@ -15,7 +15,8 @@ import { normalizePage } from "../site/paths.ts";
 import { readSession } from "./auth.ts";
 import type { AppEnv } from "./env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson, SESSION_COOKIE } from "./request.ts";
-import { methodNotAllowed } from "./responses.ts";
+import { encodeBody, JSON_TYPE, methodNotAllowed, TOON_TYPE } from "./responses.ts";
+import { SessionManifests } from "./session_manifests.ts";
 
 /**
  * The `state_version` an `If-Match` names (`"v12"`, as a manifest's ETag); undefined for none or
@@ -41,6 +42,18 @@ const KEEP_ALIVE_MS = 25_000;
 export interface SessionRoutesOptions {
   /** The audit entries of one session, newest first. */
   activity?: ((session: Session) => AuditEntry[]) | undefined;
+  /** The session manifests the invoke answers' change documents are computed from. */
+  manifests?: SessionManifests | undefined;
+}
+
+/**
+ * What an invoke answer holds besides the result (RFC 7240 `Prefer: return=…`): the state
+ * (the default), nothing more (`minimal`), or what changed in the manifest since the version
+ * the agent decided on (`changes`, with `If-Match`).
+ */
+function preferredReturn(header: string | undefined): "minimal" | "changes" | undefined {
+  const match = /(?:^|[,;\s])return=(minimal|changes)(?:$|[,;\s])/i.exec(header ?? "");
+  return match?.[1]?.toLowerCase() as "minimal" | "changes" | undefined;
 }
 
 /** The routes of sessions and invocations. */
@@ -49,6 +62,7 @@ export function sessionRoutes(
   options: SessionRoutesOptions = {},
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
+  const manifests = options.manifests ?? new SessionManifests(core);
   const body = (c: Parameters<typeof readJson>[0]) =>
     readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs);
 
@@ -108,7 +122,19 @@ export function sessionRoutes(
       client: c.var.client,
       ...(ifMatch === undefined ? {} : { ifMatch }),
     });
-    return c.json(result);
+    const format = /\btext\/toon\b/i.test(c.req.header("Accept") ?? "") ? "toon" : "json";
+    const wanted = preferredReturn(c.req.header("Prefer"));
+    const changes = wanted === "changes" && ifMatch !== undefined
+      ? await manifests.changesSince(session, ifMatch, c.var.origin)
+      : undefined;
+    let answer: Record<string, unknown> = result;
+    if (wanted === "minimal" || changes) {
+      const { state: _state, ...rest } = result;
+      c.header("Preference-Applied", `return=${wanted}`);
+      answer = changes ? { ...rest, state_version: changes.version, changes: changes.patch } : rest;
+    }
+    c.header("Content-Type", format === "toon" ? TOON_TYPE : JSON_TYPE);
+    return c.body(encodeBody(answer, format));
   });
   app.all("/__aim/invoke", () => {
     throw methodNotAllowed("POST");

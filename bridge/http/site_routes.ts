@@ -29,12 +29,14 @@ export function sitemapRoutes(core: BridgeCore): Hono<AppEnv> {
 }
 
 /** The manifests at `<page>.json` and `<page>.toon`, then the static files. */
-export function siteRoutes(core: BridgeCore): Hono<AppEnv> {
+export function siteRoutes(
+  core: BridgeCore,
+  sessions: SessionManifests = new SessionManifests(core),
+): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
   // Serialized public manifests, per page scan, then per format and origin: a few origins
   // per page at most, since Host names are the client's to choose.
   const publicCache = new WeakMap<object, BoundedMap<string, string>>();
-  const sessions = new SessionManifests(core);
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const match = /^(.*)\.(json|toon)$/.exec(c.req.path);

@@ -39,11 +39,6 @@ export interface McpEndpointOptions {
   maxPerSession?: number;
   /** MCP sessions held in all; past it, the oldest is closed. @default 4096 */
   maxSessions?: number;
-  /**
-   * How often the tools of sessions that have an MCP client are compared with what those
-   * clients were last told, ms: the longest a `list_changed` notification waits. @default 200
-   */
-  watchMs?: number;
   /** Called for errors that are not protocol errors (bugs). */
   onError?: ((error: unknown) => void) | undefined;
 }
@@ -69,7 +64,12 @@ interface SessionGroup {
   actions: readonly ActionSpec[];
   /** The session's `state_version` when its actions were last compared. */
   version: number;
+  /** Stops following the session's changes once its last client is gone. */
+  readonly stop: AbortController;
 }
+
+/** The longest one wait for a session's next change lasts before it is renewed, ms. */
+const FOLLOW_MS = 60_000;
 
 const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
@@ -116,8 +116,8 @@ function opensSession(body: unknown): boolean {
 }
 
 /**
- * The MCP endpoint of a bridge: its routes, the MCP sessions they hold, and the watch that
- * tells clients when a session's tools change.
+ * The MCP endpoint of a bridge: its routes, the MCP sessions they hold, and, per aim session
+ * with clients, a follower of its changes that tells them when its tools change.
  */
 export class McpEndpoint {
   /** The route group to mount on the bridge's app. */
@@ -127,15 +127,12 @@ export class McpEndpoint {
   readonly #groups = new Map<Session, SessionGroup>();
   readonly #maxPerSession: number;
   readonly #maxSessions: number;
-  readonly #watchMs: number;
   readonly #onError: ((error: unknown) => void) | undefined;
-  #timer: ReturnType<typeof setInterval> | undefined;
 
   constructor(core: BridgeCore, options: McpEndpointOptions = {}) {
     this.#core = core;
     this.#maxPerSession = options.maxPerSession ?? 8;
     this.#maxSessions = options.maxSessions ?? 4096;
-    this.#watchMs = options.watchMs ?? 200;
     this.#onError = options.onError;
     this.routes = new Hono<AppEnv>();
     this.routes.all(MCP_PATH, (c) => this.#handle(c));
@@ -146,11 +143,10 @@ export class McpEndpoint {
     return this.#byId.size;
   }
 
-  /** Closes every MCP session (their streams end) and stops the watch. */
+  /** Closes every MCP session: their streams end, and no session is followed any more. */
   async close(): Promise<void> {
     const all = [...this.#byId.values()];
     await Promise.all(all.map((entry) => this.#drop(entry)));
-    this.#stopWatch();
   }
 
   async #handle(c: Context<AppEnv>): Promise<Response> {
@@ -364,8 +360,10 @@ export class McpEndpoint {
         members: new Set(),
         actions: this.#core.sessionActions(session),
         version: session.version,
+        stop: new AbortController(),
       };
       this.#groups.set(session, group);
+      void this.#follow(session, group).catch((error) => this.#onError?.(error));
     }
     group.members.add(entry);
     this.#byId.set(entry.id!, entry);
@@ -374,7 +372,6 @@ export class McpEndpoint {
       void this.#drop(group.members.values().next().value!);
     }
     if (this.#byId.size > this.#maxSessions) void this.#drop(this.#byId.values().next().value!);
-    this.#startWatch();
   }
 
   async #drop(entry: McpSession): Promise<void> {
@@ -382,34 +379,32 @@ export class McpEndpoint {
     this.#byId.delete(entry.id);
     const group = this.#groups.get(entry.session);
     group?.members.delete(entry);
-    if (group?.members.size === 0) this.#groups.delete(entry.session);
-    if (this.#byId.size === 0) this.#stopWatch();
+    if (group?.members.size === 0) {
+      this.#groups.delete(entry.session);
+      group.stop.abort();
+    }
     // Closing the server closes its transport: the client's streams end.
     await entry.server.close().catch((error) => this.#onError?.(error));
   }
 
-  #startWatch(): void {
-    if (this.#timer !== undefined) return;
-    this.#timer = setInterval(() => this.#watch(), this.#watchMs);
-    Deno.unrefTimer(this.#timer as unknown as number);
-  }
-
-  #stopWatch(): void {
-    clearInterval(this.#timer);
-    this.#timer = undefined;
-  }
-
   /**
-   * Compares each watched session's actions with what its clients last listed, and tells them
-   * when they differ; closes the MCP sessions of aim sessions that ended.
+   * Follows one session's changes while it has MCP clients: on each new version, compares its
+   * actions with what the clients last listed and tells them when they differ; closes the MCP
+   * sessions once the aim session ends. Woken by the change itself, not by polling.
    */
-  #watch(): void {
-    for (const [session, group] of [...this.#groups]) {
+  async #follow(session: Session, group: SessionGroup): Promise<void> {
+    const { signal } = group.stop;
+    while (!signal.aborted) {
+      await session.waitForChange(group.version, FOLLOW_MS, signal);
+      if (signal.aborted) return;
       if (session.ended) {
-        for (const entry of [...group.members]) void this.#drop(entry);
-        continue;
+        // After the task that ended it: a `disconnect` called over MCP gets its answer first.
+        setTimeout(() => {
+          for (const entry of [...group.members]) void this.#drop(entry);
+        }, 0);
+        return;
       }
-      // Nothing the session shows changed since the last look: its actions did not either.
+      // Nothing the session shows changed: its actions did not either.
       if (session.version === group.version) continue;
       group.version = session.version;
       const actions = this.#core.sessionActions(session);

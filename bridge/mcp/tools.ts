@@ -59,7 +59,7 @@ export function titleOf(id: string): string {
   return lower.charAt(0).toUpperCase() + lower.slice(1);
 }
 
-/** The tool's input schema: an object input as it is, a string input wrapped in `input`. */
+/** The tool's input schema: an object input as it is, any other wrapped in `input`. */
 export function toolInputSchema(spec: ActionSpec): McpTool["inputSchema"] {
   if (spec.input_schema.type === "object") return { ...spec.input_schema };
   return {
@@ -72,7 +72,7 @@ export function toolInputSchema(spec: ActionSpec): McpTool["inputSchema"] {
 
 /** The tool's example arguments: the action's `input_example`, wrapped like its schema. */
 export function toolExample(spec: ActionSpec): unknown {
-  return spec.input_schema.type === "string" ? { input: spec.input_example } : spec.input_example;
+  return spec.input_schema.type === "object" ? spec.input_example : { input: spec.input_example };
 }
 
 /** The MCP tool of one action. */
@@ -130,11 +130,11 @@ export interface Unwrapped {
 
 /**
  * The action input of a tool call's `arguments`: an object action takes them as they are; a
- * string action takes `arguments.input` when the arguments are exactly `{"input": …}`, and
- * otherwise the arguments themselves, which the action's validation then refuses with its hint.
+ * string (or number, boolean) action takes `arguments.input` when the arguments are exactly
+ * `{"input": …}`, and otherwise the arguments themselves, which its validation then refuses.
  */
 export function unwrapArguments(spec: ActionSpec | undefined, args: unknown): Unwrapped {
-  if (spec?.input_schema.type !== "string") return { input: args ?? {}, wrapped: true };
+  if (!spec || spec.input_schema.type === "object") return { input: args ?? {}, wrapped: true };
   if (
     typeof args === "object" && args !== null && !Array.isArray(args) &&
     Object.keys(args).length === 1 && Object.hasOwn(args, "input")
@@ -164,14 +164,15 @@ export function errorResult(
   wrapped = true,
 ): McpToolResult {
   let out = body;
-  if (body.error === "invalid_input" && spec?.input_schema.type === "string") {
+  if (body.error === "invalid_input" && spec && spec.input_schema.type !== "object") {
     out = { ...body, input_schema: toolInputSchema(spec), input_example: toolExample(spec) };
     if (!wrapped) {
-      const hint = `call ${spec.id} with {"input": <the string>}, for example ${
+      const hint = `call ${spec.id} with {"input": <the ${spec.input_schema.type}>}, for example ${
         JSON.stringify(toolExample(spec))
       }`;
       out.hint = hint;
-      out.message = `Arguments for "${spec.id}" must be {"input": <string>}: ${hint}.`;
+      out.message =
+        `Arguments for "${spec.id}" must be {"input": <${spec.input_schema.type}>}: ${hint}.`;
     }
   }
   const hint = typeof out.hint === "string" && !String(out.message).includes(out.hint)

@@ -54,11 +54,11 @@ function reservedIdProblem(id: string): string | undefined {
 }
 
 /** The string schemas of an input schema, each with where it is. */
-function stringFields(schema: InputSchema): [string, StringSchema][] {
-  if (schema.type === "string") return [["input_schema", schema]];
-  return Object.entries(schema.properties).map((
-    [name, field],
-  ) => [`input_schema.properties.${name}`, field]);
+export function stringFields(schema: InputSchema): [string, StringSchema][] {
+  if (schema.type !== "object") return schema.type === "string" ? [["input_schema", schema]] : [];
+  return Object.entries(schema.properties).flatMap(([name, field]) =>
+    field.type === "string" ? [[`input_schema.properties.${name}`, field]] : []
+  );
 }
 
 /**

@@ -68,6 +68,46 @@ export const SettledMessage = z.strictObject({
   id: z.string().min(1).max(100),
 });
 
+/**
+ * How a run by an agent in the browser ended: `ok`, or the error code it was answered with.
+ * The bridge records the status each code has everywhere else (see {@linkcode RUN_STATUS}).
+ */
+export const RUN_OUTCOMES = [
+  "ok",
+  "invalid_input",
+  "login_required",
+  "declined",
+  "unknown_action",
+  "cancelled",
+  "action_failed",
+] as const;
+
+/** The HTTP status recorded for each outcome of a run, as `POST /__aim/invoke` answers it. */
+export const RUN_STATUS: Record<typeof RUN_OUTCOMES[number], number> = {
+  ok: 200,
+  invalid_input: 400,
+  login_required: 403,
+  declined: 403,
+  unknown_action: 404,
+  cancelled: 409,
+  action_failed: 422,
+};
+
+/**
+ * An agent in the browser ran one of this tab's actions through WebMCP
+ * (`document.modelContext`), not through the bridge: the bridge records it in the session's
+ * audit log (`/__aim/activity`) with `"via": "webmcp"`. `input` only once it passed the
+ * action's schema; the bridge removes secret-looking keys, as for every invocation.
+ */
+export const RunMessage = z.strictObject({
+  type: z.literal("run"),
+  via: z.literal("webmcp"),
+  actionId: z.string().min(1).max(200),
+  input: InputValue.optional(),
+  outcome: z.enum(RUN_OUTCOMES),
+  durationMs: z.number().min(0).max(24 * 60 * 60 * 1000),
+});
+
 /** Everything a tab may send. */
 export const TabMessage = z.discriminatedUnion("type", [
   HelloMessage,
@@ -77,6 +117,7 @@ export const TabMessage = z.discriminatedUnion("type", [
   ResultMessage,
   AwaitingMessage,
   SettledMessage,
+  RunMessage,
 ]);
 export type TabMessage = z.infer<typeof TabMessage>;
 
@@ -147,7 +188,10 @@ export const CancelMessage = z.strictObject({
   id: z.string(),
 });
 
-/** What an agent did, for the panel's log. */
+/**
+ * What an agent did, for the panel's log. The elements fire the same as `aim-activity` for a
+ * run by an agent in the browser, with `"via": "webmcp"`; the bridge sends it without `via`.
+ */
 export const ActivityMessage = z.strictObject({
   type: z.literal("activity"),
   at: z.iso.datetime(),
@@ -155,6 +199,7 @@ export const ActivityMessage = z.strictObject({
   status: z.int(),
   outcome: z.string(),
   durationMs: z.number(),
+  via: z.literal("webmcp").optional(),
 });
 
 /** Why a session ended: the `disconnect` action, idle expiry, or the bridge stopping. */

@@ -8,7 +8,14 @@ import { z } from "zod";
 import { RE2JS } from "re2js";
 import { AimError } from "./errors.ts";
 import { SECRET_KEY } from "./markup.ts";
-import type { ActionSpec, InputSchema, ObjectSchema, StringSchema } from "./schemas.ts";
+import type {
+  ActionSpec,
+  FieldSchema,
+  InputSchema,
+  NumberSchema,
+  ObjectSchema,
+  StringSchema,
+} from "./schemas.ts";
 
 /**
  * Validators by schema text: every tab registers its own copies of the same schemas, and one
@@ -52,13 +59,33 @@ function stringValidator(schema: StringSchema): z.ZodType<string> {
   return out;
 }
 
+/**
+ * A number, exactly as JSON Schema says: `integer` refuses 1.5 (and any string, "1" too);
+ * `minimum` and `maximum` are inclusive.
+ */
+function numberValidator(schema: NumberSchema): z.ZodType<number> {
+  let out = schema.type === "integer" ? z.int() : z.number();
+  if (schema.minimum !== undefined) out = out.min(schema.minimum);
+  if (schema.maximum !== undefined) out = out.max(schema.maximum);
+  return out;
+}
+
+/** The validator of one field, or of an input that is not an object. */
+function fieldValidator(schema: FieldSchema): z.ZodType {
+  if (schema.type === "string") return stringValidator(schema);
+  if (schema.type === "boolean") return z.boolean();
+  return numberValidator(schema);
+}
+
 function objectValidator(schema: ObjectSchema): z.ZodType {
   const required = new Set(schema.required ?? []);
   const shape: Record<string, z.ZodType> = {};
   const patterned: [string, string][] = [];
   for (const [name, field] of Object.entries(schema.properties)) {
-    shape[name] = required.has(name) ? stringValidator(field) : stringValidator(field).optional();
-    if (field.pattern !== undefined) patterned.push([name, field.pattern]);
+    shape[name] = required.has(name) ? fieldValidator(field) : fieldValidator(field).optional();
+    if (field.type === "string" && field.pattern !== undefined) {
+      patterned.push([name, field.pattern]);
+    }
   }
   const fields = z.strictObject(shape);
   if (patterned.length < 2) return fields;
@@ -93,7 +120,7 @@ export function inputValidator(schema: InputSchema): z.ZodType {
   const key = JSON.stringify(schema);
   const cached = compiled.get(key);
   if (cached) return cached;
-  const validator = schema.type === "string" ? stringValidator(schema) : objectValidator(schema);
+  const validator = schema.type === "object" ? objectValidator(schema) : fieldValidator(schema);
   if (compiled.size >= MAX_COMPILED) compiled.delete(compiled.keys().next().value!);
   compiled.set(key, validator);
   return validator;
@@ -106,6 +133,41 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object" : `a ${typeof value}`;
 }
 
+/** What a field of each type must be, in words. */
+const KINDS: Record<FieldSchema["type"], string> = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+};
+
+/** Whether `value` has the JSON type of `schema` (an integer is a number here). */
+function ofType(schema: FieldSchema, value: unknown): boolean {
+  const type: string = typeof value;
+  return type === (schema.type === "integer" ? "number" : schema.type);
+}
+
+/** Why `value` is not a valid `schema` value, when its type is the reason. */
+function wrongType(where: string, schema: FieldSchema, value: unknown): string {
+  // A missing field is required; a missing input is not of the type.
+  if (value === undefined && where !== "input") return `${where} is required`;
+  const kind = KINDS[schema.type];
+  if (schema.type === "integer" && typeof value === "number") {
+    return `${where} must be an integer, not ${value}`;
+  }
+  // "3" for 3: the commonest slip of an agent that sends every value as text.
+  const number = typeof value === "string" && schema.type !== "string" && value.trim() !== ""
+    ? Number(value)
+    : NaN;
+  const send = schema.type === "boolean" && (value === "true" || value === "false")
+    ? value
+    : Number.isFinite(number) && ofType(schema, number)
+    ? String(number)
+    : undefined;
+  return `${where} must be ${kind}, not ${describe(value)}` +
+    (send === undefined ? "" : `: send ${send}, not ${JSON.stringify(value)}`);
+}
+
 /** A hint for the commonest mistakes, such as wrapping a string input in an object. */
 export function inputHint(
   schema: InputSchema,
@@ -113,21 +175,21 @@ export function inputHint(
   issues: z.core.$ZodIssue[],
   example?: unknown,
 ): string {
-  if (schema.type === "string") {
+  if (schema.type !== "object") {
     if (typeof input === "object" && input !== null && !Array.isArray(input)) {
       // The agent's own value shows the fix best, unless its key says it is a secret.
-      const own = Object.entries(input).find(([k, v]) =>
-        typeof v === "string" && !SECRET_KEY.test(k)
-      );
-      return 'input must be the string itself, not an object: send "input": ' +
+      const own = Object.entries(input).find(([k, v]) => ofType(schema, v) && !SECRET_KEY.test(k));
+      const noun = KINDS[schema.type].replace(/^an? /, "");
+      return `input must be the ${noun} itself, not an object: send "input": ` +
         JSON.stringify(own?.[1] ?? example ?? "…");
     }
-    if (typeof input !== "string") return `input must be a string, not ${describe(input)}`;
+    if (!ofType(schema, input)) return wrongType("input", schema, input);
   } else if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    const fields = Object.keys(schema.properties).join(", ");
-    return `input must be an object with the string fields ${fields || "(none)"}, not ${
-      describe(input)
-    }`;
+    const entries = Object.entries(schema.properties);
+    const fields = entries.every(([, field]) => field.type === "string")
+      ? `the string fields ${entries.map(([name]) => name).join(", ") || "(none)"}`
+      : `the fields ${entries.map(([name, field]) => `${name} (${KINDS[field.type]})`).join(", ")}`;
+    return `input must be an object with ${fields}, not ${describe(input)}`;
   }
   const issue = issues[0];
   if (!issue) return "input does not match input_schema";
@@ -147,11 +209,12 @@ export function inputHint(
       : undefined),
     input,
   );
-  if (issue.code === "invalid_type") {
-    return value === undefined
-      ? `${where} is required`
-      : `${where} must be a string, not ${describe(value)}`;
-  }
+  const field = schema.type === "object"
+    ? Object.hasOwn(schema.properties, String(issue.path[0]))
+      ? schema.properties[String(issue.path[0])]
+      : undefined
+    : schema;
+  if (issue.code === "invalid_type" && field) return wrongType(where, field, value);
   return `${where}: ${issue.message}`;
 }
 

@@ -1,9 +1,17 @@
 /**
- * @module How markup becomes a manifest action: the one reading of `<aim-action>` shared by
- * the browser elements and the bridge's HTML scan. It imports only import-free modules, so it bundles small.
+ * @module How markup becomes a manifest action: the one reading of `<aim-action>` (and its
+ * `<aim-field>` children) shared by the browser elements and the bridge's HTML scan. It imports
+ * only import-free modules, so it bundles small.
  */
 // Types only: erased from the browser bundle, which must carry no validator.
-import type { ActionSpec, ObjectSchema, StringSchema } from "./schemas.ts";
+import type {
+  ActionSpec,
+  FieldSchema,
+  FieldValue,
+  InputSchema,
+  ObjectSchema,
+  StringSchema,
+} from "./schemas.ts";
 import { parseUntrustedJson } from "./json.ts";
 import { OBJECT_NAMES } from "./wire.ts";
 
@@ -13,18 +21,28 @@ export interface MarkupElement {
   getAttribute(name: string): string | null;
   readonly children: ArrayLike<MarkupElement>;
   readonly textContent: string | null;
+  /** The first descendant matching a CSS selector; a tree without it has no item keys. */
+  querySelector?(selectors: string): MarkupElement | null;
 }
 
 /** The part of a document this module reads; a browser `Document` is one. */
 export interface MarkupDocument {
   getElementById(id: string): MarkupElement | null;
   readonly documentElement: MarkupElement | null;
+  /**
+   * Every element matching a CSS selector, in document order; a tree without it finds no
+   * controls for `fill=` (its inputs stay strings) and no items.
+   */
+  querySelectorAll?(selectors: string): ArrayLike<MarkupElement>;
 }
 
 /** A string input or string field, as JSON Schema: the wire schema's type. */
 export type StringInput = StringSchema;
 
-/** A flat object of string fields, as JSON Schema: the wire schema's type. */
+/** One field of an object input, or an input that is not an object: the wire schema's type. */
+export type FieldInput = FieldSchema;
+
+/** A flat object of fields, as JSON Schema: the wire schema's type. */
 export type ObjectInput = ObjectSchema;
 
 /**
@@ -37,6 +55,17 @@ export type ActionDeclaration = Omit<ActionSpec, "input_example" | "read_only"> 
   read_only?: boolean;
 };
 
+/** Options of {@linkcode readAction}. */
+export interface ReadActionOptions {
+  /**
+   * List the keys of the items present now as the `enum` of an `items=` action's key, and take
+   * its example from them: the tab's reading, for the session manifest. The static HTML's
+   * reading (the public manifest) leaves them out, since scripts render most lists.
+   * @default false
+   */
+  keys?: boolean;
+}
+
 /** A declaration that cannot become an action; the message names the attribute at fault. */
 export class MarkupError extends Error {
   constructor(message: string) {
@@ -47,13 +76,17 @@ export class MarkupError extends Error {
 
 const FIELD_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
 const SKIPPED_INPUT_TYPES = new Set(["submit", "button", "reset", "image", "file", "hidden"]);
+/** The most keys an `items=` action lists as its key's enum, and the longest key listed. */
+const MAX_KEYS = 100;
+const MAX_KEY_LENGTH = 200;
 
 function flag(el: MarkupElement, name: string): boolean {
   const value = el.getAttribute(name);
   return value !== null && value.trim().toLowerCase() !== "false";
 }
 
-function text(el: MarkupElement | null): string {
+/** An element's text, whitespace collapsed: what a key, a label or an item reads as. */
+export function textOf(el: MarkupElement | null): string {
   return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
 }
 
@@ -66,6 +99,10 @@ function integer(el: MarkupElement, name: string): number | undefined {
   return Number(raw);
 }
 
+function tagOf(el: MarkupElement): string {
+  return el.tagName.toUpperCase();
+}
+
 function* descendants(el: MarkupElement): Generator<MarkupElement> {
   const children = Array.from(el.children);
   for (const child of children) {
@@ -74,27 +111,34 @@ function* descendants(el: MarkupElement): Generator<MarkupElement> {
   }
 }
 
+/** The child JSON script of an element, when it has one. */
+function jsonScript(el: MarkupElement): MarkupElement | undefined {
+  return Array.from(el.children).find((child) =>
+    tagOf(child) === "SCRIPT" &&
+    (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
+  );
+}
+
 /** The child `<script type="application/json">` of an element, parsed, or undefined. */
 export function readJsonChild(el: MarkupElement): unknown {
-  for (const child of Array.from(el.children)) {
-    if (
-      child.tagName.toUpperCase() === "SCRIPT" &&
-      (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
-    ) {
-      const parsed = parseUntrustedJson(child.textContent ?? "");
-      if (parsed.ok) return parsed.value;
-      // A "__proto__" key would silently vanish from the schema; say so instead.
-      if (parsed.problem === "proto") {
-        throw new MarkupError('the child JSON may not use the key "__proto__"');
-      }
-      throw new MarkupError(
-        parsed.problem === "depth"
-          ? 'the child <script type="application/json"> nests too deep'
-          : 'the child <script type="application/json"> is not valid JSON',
-      );
-    }
+  const child = jsonScript(el);
+  if (!child) return undefined;
+  const parsed = parseUntrustedJson(child.textContent ?? "");
+  if (parsed.ok) return parsed.value;
+  // A "__proto__" key would silently vanish from the schema; say so instead.
+  if (parsed.problem === "proto") {
+    throw new MarkupError('the child JSON may not use the key "__proto__"');
   }
-  return undefined;
+  throw new MarkupError(
+    parsed.problem === "depth"
+      ? 'the child <script type="application/json"> nests too deep'
+      : 'the child <script type="application/json"> is not valid JSON',
+  );
+}
+
+/** The `<aim-field>` children of an element. */
+export function fieldsOf(el: MarkupElement): MarkupElement[] {
+  return Array.from(el.children).filter((child) => tagOf(child) === "AIM-FIELD");
 }
 
 function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput, "type"> {
@@ -114,41 +158,102 @@ function labelOf(field: MarkupElement, doc: MarkupDocument, form: MarkupElement)
   const id = field.getAttribute("id");
   if (id) {
     for (const el of descendants(doc.documentElement ?? form)) {
-      if (el.tagName.toUpperCase() === "LABEL" && el.getAttribute("for") === id) return text(el);
+      if (tagOf(el) === "LABEL" && el.getAttribute("for") === id) return textOf(el);
     }
   }
   // A label that wraps the field.
   for (const el of descendants(form)) {
-    if (el.tagName.toUpperCase() !== "LABEL") continue;
-    for (const inner of descendants(el)) if (inner === field) return text(el);
+    if (tagOf(el) !== "LABEL") continue;
+    for (const inner of descendants(el)) if (inner === field) return textOf(el);
   }
   return field.getAttribute("aria-label") ?? field.getAttribute("placeholder") ?? "";
 }
 
-/** The flat object of string fields that a form's named controls make. */
-export function readFormInput(form: MarkupElement, doc: MarkupDocument): ObjectInput {
-  const properties: Record<string, StringInput> = {};
+/** The values a `<select>` offers. */
+function optionValues(select: MarkupElement): string[] {
+  return [...descendants(select)]
+    .filter((o) => tagOf(o) === "OPTION")
+    .map((o) => o.getAttribute("value") ?? textOf(o));
+}
+
+/** The type of an `<input>` (`text` when it has none), in lower case. */
+export function controlType(control: MarkupElement): string {
+  return (control.getAttribute("type") ?? "text").toLowerCase();
+}
+
+/**
+ * The schema of one field (`<aim-field>`, prefix "") or of an action's single input
+ * (`<aim-action>`, prefix "input-"): the declared `type` (a string by default, a boolean for a
+ * checkbox), with the lengths and pattern of a string or the bounds of a number, and the
+ * values of a `<select>` or radio buttons it is filled into. `aim check` reports what does not
+ * fit (a number filled into a checkbox, `minimum` on a string).
+ */
+function fieldSchema(el: MarkupElement, prefix: string, controls: MarkupElement[]): FieldInput {
+  const control = controls[0];
+  const kind = control ? tagOf(control) === "SELECT" ? "select" : controlType(control) : "";
+  const attr = (name: string) => el.getAttribute(prefix + name);
+  const type = attr("type")?.trim().toLowerCase() || (kind === "checkbox" ? "boolean" : "string");
+  const schema = { type } as FieldInput;
+  if (schema.type === "string") {
+    Object.assign(schema, stringConstraints(el, prefix));
+    const choices = kind === "select"
+      ? optionValues(control!)
+      : kind === "radio"
+      ? controls.map((c) => c.getAttribute("value") ?? "on")
+      : [];
+    if (choices.length) schema.enum = [...new Set(choices)];
+  } else if (schema.type !== "boolean") {
+    // Not a number (NaN) is refused by the wire schema, and `aim check` names the attribute.
+    for (const bound of ["minimum", "maximum"] as const) {
+      const raw = attr(bound);
+      if (raw !== null) schema[bound] = Number(raw);
+    }
+  }
+  // The control's own words where the markup has none (a label would cost a walk of the page).
+  const description = attr("description") ?? control?.getAttribute("aria-label") ??
+    control?.getAttribute("placeholder");
+  if (description) schema.description = description;
+  return schema;
+}
+
+/** A field name that code might look up on a plain object is never one. */
+function checkName(name: string, what: string): string {
+  if (OBJECT_NAMES.has(name.toLowerCase())) {
+    throw new MarkupError(`the ${what} name "${name}" is not allowed`);
+  }
+  return name;
+}
+
+/**
+ * The flat object of fields that a form's named controls make: strings, unless an
+ * `<aim-field name type>` of `types` (the action's) gives a field of the form another type.
+ */
+export function readFormInput(
+  form: MarkupElement,
+  doc: MarkupDocument,
+  types: MarkupElement[] = [],
+): ObjectInput {
+  const properties: Record<string, FieldInput> = {};
+  const controls: Record<string, MarkupElement[]> = {};
   const required: string[] = [];
   for (const field of descendants(form)) {
-    const tag = field.tagName.toUpperCase();
+    const tag = tagOf(field);
     const name = field.getAttribute("name");
     if (!FIELD_TAGS.has(tag) || !name) continue;
-    const type = (field.getAttribute("type") ?? "text").toLowerCase();
+    const type = controlType(field);
     if (tag === "INPUT" && SKIPPED_INPUT_TYPES.has(type)) continue;
-    if (OBJECT_NAMES.has(name.toLowerCase())) {
-      throw new MarkupError(`the form field name "${name}" is not allowed`);
-    }
+    checkName(name, "form field");
+    (controls[name] ??= []).push(field);
     const label = labelOf(field, doc, form);
     const schema: StringInput = { type: "string" };
     if (label) schema.description = label;
     if (tag === "SELECT") {
-      const values = [...descendants(field)]
-        .filter((o) => o.tagName.toUpperCase() === "OPTION")
-        .map((o) => o.getAttribute("value") ?? text(o));
+      const values = optionValues(field);
       if (values.length) schema.enum = [...new Set(values)];
     } else if (type === "radio" || type === "checkbox") {
       const value = field.getAttribute("value") ?? "on";
-      const previous = properties[name]?.enum ?? (type === "checkbox" ? [""] : []);
+      const previous = (properties[name] as StringInput | undefined)?.enum ??
+        (type === "checkbox" ? [""] : []);
       schema.enum = [...new Set([...previous, value])];
     } else {
       Object.assign(schema, stringConstraints(field, ""));
@@ -159,10 +264,19 @@ export function readFormInput(form: MarkupElement, doc: MarkupDocument): ObjectI
   if (Object.keys(properties).length === 0) {
     throw new MarkupError("the form has no named fields to fill");
   }
+  // A name the form lacks changes nothing here; `aim check` reports it.
+  for (const field of types) {
+    const name = field.getAttribute("name") ?? "";
+    const own = controls[name];
+    if (!own) continue;
+    const label = properties[name]!.description;
+    const schema = properties[name] = fieldSchema(field, "", own);
+    if (label && !schema.description) schema.description = label;
+  }
   return { type: "object", properties, required, additionalProperties: false };
 }
 
-function normalizeSchema(raw: unknown): StringInput | ObjectInput {
+function normalizeSchema(raw: unknown): InputSchema {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new MarkupError("the JSON schema must be an object");
   }
@@ -170,7 +284,7 @@ function normalizeSchema(raw: unknown): StringInput | ObjectInput {
   if (schema.type === "object" && schema.additionalProperties === undefined) {
     return { ...schema, additionalProperties: false } as unknown as ObjectInput;
   }
-  return schema as unknown as StringInput | ObjectInput;
+  return schema as unknown as InputSchema;
 }
 
 /** A declared length, when it is one the wire schema allows; parseActionSpec reports others. */
@@ -181,7 +295,17 @@ function length(value: unknown): number | undefined {
     : undefined;
 }
 
-function exampleFor(schema: StringInput): string | undefined {
+function exampleFor(schema: FieldInput): FieldValue | undefined {
+  if (schema.type === "boolean") return true;
+  if (schema.type !== "string") {
+    // 1 where it fits, else the bound nearest to it (a JSON schema may declare anything:
+    // parseActionSpec names what is wrong with it).
+    const { minimum: min = -Infinity, maximum: max = Infinity } = schema;
+    const value = Math.min(Math.max(1, min), max);
+    return Number.isFinite(value) && (schema.type === "number" || Number.isInteger(value))
+      ? value
+      : undefined;
+  }
   if (schema.enum) return schema.enum[0];
   if (schema.pattern) return undefined;
   const base = "example";
@@ -192,9 +316,9 @@ function exampleFor(schema: StringInput): string | undefined {
   return padded.slice(0, max);
 }
 
-function synthesizeExample(schema: StringInput | ObjectInput): unknown {
-  if (schema.type === "string") return exampleFor(schema);
-  const example: Record<string, string> = {};
+function synthesizeExample(schema: InputSchema): unknown {
+  if (schema.type !== "object") return exampleFor(schema);
+  const example: Record<string, FieldValue> = {};
   // `required` of a JSON schema may be anything; parseActionSpec names what is wrong with it.
   for (const name of Array.isArray(schema.required) ? schema.required : []) {
     const field = schema.properties?.[name];
@@ -205,47 +329,120 @@ function synthesizeExample(schema: StringInput | ObjectInput): unknown {
   return example;
 }
 
-/** The attributes that declare an `<aim-action>`'s string input. */
-const INPUT_ATTRIBUTES = [
+/** The attributes that declare an `<aim-action>`'s single input. */
+export const INPUT_ATTRIBUTES = [
   "input-example",
   "input-description",
+  "input-type",
   "input-min-length",
   "input-minlength",
   "input-max-length",
   "input-maxlength",
   "input-pattern",
+  "input-minimum",
+  "input-maximum",
 ];
 
-/** Whether an `<aim-action>` declares an input: input-* attributes, a JSON schema or form=. */
+/** Whether an `<aim-action>` declares an input: input-*, a JSON schema, fields, fill= or form=. */
 function declaresInput(el: MarkupElement): boolean {
   return INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null) ||
-    Boolean(el.getAttribute("form")) ||
-    Array.from(el.children).some((child) =>
-      child.tagName.toUpperCase() === "SCRIPT" &&
-      (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
-    );
+    Boolean(el.getAttribute("form") || el.getAttribute("fill")) ||
+    fieldsOf(el).length > 0 || jsonScript(el) !== undefined;
 }
 
-/** The input schema an `<aim-action>` declares. */
-export function readInputSchema(el: MarkupElement, doc: MarkupDocument): StringInput | ObjectInput {
+/** The key of one item of an `items=` action (`key=`, `key-attribute=`); null when it has none. */
+export function itemKey(action: MarkupElement, item: MarkupElement): string | null {
+  const key = action.getAttribute("key");
+  const attribute = action.getAttribute("key-attribute");
+  const el = key ? item.querySelector?.(key) : item;
+  // A password field's value attribute never reaches a manifest, as a key or otherwise.
+  if (!el || controlType(el) === "password") return null;
+  return attribute ? el.getAttribute(attribute) : textOf(el);
+}
+
+/** The items of an `items=` action now, each with its key. */
+export function actionItems(
+  action: MarkupElement,
+  doc: MarkupDocument,
+): [MarkupElement, string | null][] {
+  return Array.from(doc.querySelectorAll?.(action.getAttribute("items") ?? "") ?? [])
+    .map((item) => [item, itemKey(action, item)]);
+}
+
+/**
+ * The input schema an `<aim-action>` declares.
+ *
+ * @throws {MarkupError} naming what does not fit.
+ */
+export function readInputSchema(
+  el: MarkupElement,
+  doc: MarkupDocument,
+  options: ReadActionOptions = {},
+): InputSchema {
+  return readInput(el, doc, options).schema;
+}
+
+/** The input schema an `<aim-action>` declares, and the first key of its items now, if any. */
+function readInput(
+  el: MarkupElement,
+  doc: MarkupDocument,
+  options: ReadActionOptions,
+): { schema: InputSchema; first?: string | undefined } {
   const formRef = el.getAttribute("form");
   const json = readJsonChild(el);
-  if (json !== undefined) return normalizeSchema(json);
+  if (json !== undefined) return { schema: normalizeSchema(json) };
+  const fields = fieldsOf(el);
   if (formRef) {
     const id = formRef.replace(/^#/, "");
     const form = doc.getElementById(id);
     if (!form) throw new MarkupError(`form="${formRef}" matches no element`);
-    return readFormInput(form, doc);
+    return { schema: readFormInput(form, doc, fields) };
   }
-  const description = el.getAttribute("input-description");
-  if (!INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null)) {
-    // An action that takes nothing: an empty object.
-    return { type: "object", properties: {}, required: [], additionalProperties: false };
+  const fill = el.getAttribute("fill");
+  const controls = (selector: string | null, item?: MarkupElement | undefined) =>
+    !selector
+      ? []
+      : item
+      ? [item.querySelector?.(selector)].filter((c) => c) as MarkupElement[]
+      : Array.from(doc.querySelectorAll?.(selector) ?? []);
+  const object = (properties: Record<string, FieldInput>, required: string[]): ObjectInput => ({
+    type: "object",
+    properties,
+    required,
+    additionalProperties: false,
+  });
+  if (el.getAttribute("items")) {
+    const items = options.keys ? actionItems(el, doc) : [];
+    const keys = [...new Set(items.map(([, key]) => key).filter((key) => key))] as string[];
+    const key: StringInput = {
+      type: "string",
+      description: (!fill && el.getAttribute("input-description")) ||
+        "The key of the item to act on",
+    };
+    if (keys.length && keys.length <= MAX_KEYS && keys.every((k) => k.length <= MAX_KEY_LENGTH)) {
+      key.enum = keys;
+    }
+    const value = fill && fieldSchema(el, "input-", controls(fill, items[0]?.[0]));
+    return {
+      schema: value ? object({ item: key, value }, ["item", "value"]) : key,
+      first: keys[0],
+    };
   }
-  const schema: StringInput = { type: "string" };
-  if (description) schema.description = description;
-  Object.assign(schema, stringConstraints(el, "input-"));
-  return schema;
+  if (fields.length) {
+    const properties: Record<string, FieldInput> = {};
+    for (const field of fields) {
+      const name = checkName(field.getAttribute("name") ?? "", "field");
+      properties[name] = fieldSchema(field, "", controls(field.getAttribute("fill")));
+    }
+    const required = fields.filter((f) => flag(f, "required")).map((f) => f.getAttribute("name")!);
+    return { schema: object(properties, required) };
+  }
+  return {
+    schema: fill || INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null)
+      ? fieldSchema(el, "input-", controls(fill))
+      // An action that takes nothing: an empty object.
+      : object({}, []),
+  };
 }
 
 /**
@@ -253,33 +450,46 @@ export function readInputSchema(el: MarkupElement, doc: MarkupDocument): StringI
  *
  * @throws {MarkupError} when the markup cannot make an action.
  */
-export function readAction(el: MarkupElement, doc: MarkupDocument): ActionDeclaration {
+export function readAction(
+  el: MarkupElement,
+  doc: MarkupDocument,
+  options: ReadActionOptions = {},
+): ActionDeclaration {
   const id = (el.getAttribute("name") ?? "").trim();
   if (!id) throw new MarkupError("the name attribute is missing");
   const description = (el.getAttribute("description") ?? "").trim();
   if (!description) throw new MarkupError(`action "${id}" has no description attribute`);
-  // A click= binding runs whatever the input (the elements click the button first), so a
-  // declared input would be advertised to the agent as if it mattered.
-  if (el.getAttribute("click") && declaresInput(el)) {
+  // A click= (check=, uncheck=) binding runs whatever the input (the elements click first), so
+  // a declared input would be advertised to the agent as if it mattered. On the item an agent
+  // names (items=), the input is the item's key.
+  const click = ["click", "check", "uncheck"].find((name) => el.getAttribute(name));
+  if (click && !el.getAttribute("items") && declaresInput(el)) {
     throw new MarkupError(
-      `action "${id}": click= ignores the input; remove the input-* attributes, or run the ` +
+      `action "${id}": ${click}= ignores the input; remove the input-* attributes, or run the ` +
         "action with a handler",
     );
   }
-  const input_schema = readInputSchema(el, doc);
-  const rawExample = el.getAttribute("input-example");
+  const { schema: input_schema, first } = readInput(el, doc, options);
+  // An items= action's example is a key (of those present, in the session): never the markup's.
+  const rawExample = el.getAttribute("items") ? null : el.getAttribute("input-example");
   let input_example: unknown;
   if (rawExample === null) {
     input_example = synthesizeExample(input_schema);
+    // An items= action's key: the first one now, listed or not (100 keys are, at most).
+    if (first) {
+      input_example = input_schema.type === "object" ? { ...input_example!, item: first } : first;
+    }
     if (input_example === undefined) {
       throw new MarkupError(`action "${id}" needs an input-example`);
     }
-  } else if (input_schema.type === "object") {
+  } else if (input_schema.type !== "string") {
     try {
       input_example = JSON.parse(rawExample);
     } catch {
       throw new MarkupError(
-        `action "${id}": input-example must be a JSON object for object inputs`,
+        `action "${id}": input-example must be ${
+          input_schema.type === "object" ? "a JSON object" : "JSON"
+        } for ${input_schema.type} inputs`,
       );
     }
   } else {

@@ -55,11 +55,41 @@ export const StringSchema = z.strictObject({
 );
 export type StringSchema = z.infer<typeof StringSchema>;
 
-/** A flat object of string fields. */
+/** A number or integer input or field: `minimum` and `maximum` are inclusive. */
+export const NumberSchema = z.strictObject({
+  type: z.enum(["number", "integer"]),
+  description: z.string().max(2000).optional(),
+  minimum: z.number().optional(),
+  maximum: z.number().optional(),
+}).refine(
+  (s) => s.minimum === undefined || s.maximum === undefined || s.minimum <= s.maximum,
+  "minimum is greater than maximum",
+);
+export type NumberSchema = z.infer<typeof NumberSchema>;
+
+/** A boolean input or field. */
+export const BooleanSchema = z.strictObject({
+  type: z.literal("boolean"),
+  description: z.string().max(2000).optional(),
+});
+export type BooleanSchema = z.infer<typeof BooleanSchema>;
+
+/**
+ * One field of an object input, or a whole input that is not an object: a string (the
+ * default everywhere), or a number, an integer or a boolean where the markup says so.
+ */
+export const FieldSchema = z.discriminatedUnion("type", [
+  StringSchema,
+  NumberSchema,
+  BooleanSchema,
+]);
+export type FieldSchema = z.infer<typeof FieldSchema>;
+
+/** A flat object of fields. */
 export const ObjectSchema = z.strictObject({
   type: z.literal("object"),
   description: z.string().max(2000).optional(),
-  properties: z.record(FieldName, StringSchema).refine(
+  properties: z.record(FieldName, FieldSchema).refine(
     (p) => Object.keys(p).length <= 100,
     "An object input has at most 100 fields",
   ),
@@ -71,12 +101,21 @@ export const ObjectSchema = z.strictObject({
 );
 export type ObjectSchema = z.infer<typeof ObjectSchema>;
 
-/** An action's `input_schema`: a string, or a flat object of string fields. */
-export const InputSchema = z.union([StringSchema, ObjectSchema]);
+/** An action's `input_schema`: a string, number, integer or boolean, or a flat object of them. */
+export const InputSchema = z.discriminatedUnion("type", [
+  StringSchema,
+  NumberSchema,
+  BooleanSchema,
+  ObjectSchema,
+]);
 export type InputSchema = z.infer<typeof InputSchema>;
 
-/** An input value of the allowed shapes: a string or a flat object of strings. */
-export const InputValue = z.union([z.string(), z.record(z.string(), z.string())]);
+/** A value of one field: a string, a (finite) number or a boolean. */
+export const FieldValue = z.union([z.string(), z.number(), z.boolean()]);
+export type FieldValue = z.infer<typeof FieldValue>;
+
+/** An input value of the allowed shapes: a field value, or a flat object of them. */
+export const InputValue = z.union([FieldValue, z.record(z.string(), FieldValue)]);
 export type InputValue = z.infer<typeof InputValue>;
 
 /** One action as a manifest lists it (seed 000). */
@@ -158,7 +197,13 @@ export const InvokeResult = z.strictObject({
   ok: z.literal(true),
   actionId: ActionId,
   result: z.json(),
-  state: z.record(z.string(), z.json()),
+  /** The session's state after the action; left out under `Prefer: return=minimal|changes`. */
+  state: z.record(z.string(), z.json()).optional(),
+  /**
+   * Under `Prefer: return=changes` with `If-Match`: a JSON Merge Patch (RFC 7396) from the
+   * session manifest at the `If-Match` version to the one at `state_version`.
+   */
+  changes: z.json().optional(),
   /** The session's `state_version` once the action was answered (see the manifest's). */
   state_version: z.int().positive().optional(),
   /**

@@ -6,6 +6,7 @@ import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Document, Element, isTag } from "domhandler";
 import { textContent } from "domutils";
+import { selectAll, selectOne } from "css-select";
 import {
   type MarkupDocument,
   type MarkupElement,
@@ -35,6 +36,15 @@ export interface PageInfo {
   agentEnabled: boolean;
 }
 
+/** A CSS selector query; one that is not a selector is the markup's error, as in a browser. */
+function select<T>(selectors: string, query: () => T): T {
+  try {
+    return query();
+  } catch {
+    throw new MarkupError(`"${selectors}" is not a valid selector`);
+  }
+}
+
 /** A domhandler element seen through the {@linkcode MarkupElement} interface. */
 class ParsedElement implements MarkupElement {
   readonly node: Element | Document;
@@ -54,6 +64,10 @@ class ParsedElement implements MarkupElement {
   }
   get textContent(): string {
     return textContent(this.node);
+  }
+  querySelector(selectors: string): MarkupElement | null {
+    const found = select(selectors, () => selectOne<AnyNode, Element>(selectors, this.node));
+    return found ? this.#view.wrap(found) : null;
   }
 }
 
@@ -84,6 +98,13 @@ class ParsedView implements MarkupDocument {
   getElementById(id: string): MarkupElement | null {
     const node = this.#ids.get(id);
     return node ? this.wrap(node) : null;
+  }
+  querySelectorAll(selectors: string): MarkupElement[] {
+    return select(
+      selectors,
+      () => selectAll<AnyNode, Element>(selectors, this.documentElement.node),
+    )
+      .map((node) => this.wrap(node));
   }
 }
 

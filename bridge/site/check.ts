@@ -3,12 +3,16 @@
  * line and column it is at, and warnings about what is allowed but risky.
  */
 import { parseDocument } from "htmlparser2";
-import { type AnyNode, type Element, isTag } from "domhandler";
-import { selectOne } from "css-select";
+import { type AnyNode, type Document, type Element, isTag } from "domhandler";
+import { selectAll, selectOne } from "css-select";
+import { textContent } from "domutils";
 import { scanPage } from "./catalog.ts";
-import { BUILTIN_ACTION_IDS } from "../protocol/action_spec.ts";
+import { BUILTIN_ACTION_IDS, stringFields } from "../protocol/action_spec.ts";
 import { parsePattern, PatternError, type PatternNode } from "../protocol/input.ts";
 import type { InputSchema } from "../protocol/schemas.ts";
+import { INPUT_ATTRIBUTES, type MarkupElement, SECRET_KEY } from "../protocol/markup.ts";
+import { OBJECT_NAMES } from "../protocol/wire.ts";
+import { readStateSpec, type StateField, typed } from "../protocol/state_markup.ts";
 
 /** One problem found by {@linkcode checkPage}. */
 export interface CheckProblem {
@@ -325,14 +329,456 @@ export function backtrackingRisk(pattern: string): BacktrackingRisk | undefined 
 
 /** Every pattern of an input schema, with where it is. */
 function patternsOf(schema: InputSchema): [string, string][] {
-  if (schema.type === "string") {
-    return schema.pattern === undefined ? [] : [["input_schema.pattern", schema.pattern]];
-  }
-  return Object.entries(schema.properties).flatMap(([name, field]) =>
-    field.pattern === undefined
-      ? []
-      : [[`input_schema.properties.${name}.pattern`, field.pattern] as [string, string]]
+  return stringFields(schema).flatMap(([where, field]) =>
+    field.pattern === undefined ? [] : [[`${where}.pattern`, field.pattern] as [string, string]]
   );
+}
+
+// ---------------------------------------------------------------------------------------------
+// <aim-state>: its items= and <aim-field> children, read against the static HTML as the
+// element would read the page (a script may render more, so what matches nothing only warns).
+
+type AddProblem = (el: Element, message: string, severity?: CheckProblem["severity"]) => void;
+
+/** Attributes of an `<aim-action>`'s `<aim-field>`, which mean nothing in an `<aim-state>`. */
+const ACTION_FIELD_ATTRIBUTES = ["fill", "required", "minimum", "maximum"];
+
+/** A domhandler element seen through the MarkupElement interface of the shared readings. */
+function markupOf(el: Element): MarkupElement {
+  return {
+    tagName: el.name.toUpperCase(),
+    getAttribute: (name) => el.attribs[name.toLowerCase()] ?? null,
+    get children() {
+      return el.children.filter(isTag).map(markupOf);
+    },
+    get textContent() {
+      return textContent(el);
+    },
+  };
+}
+
+/** What `root.querySelectorAll(selector)` finds in a browser; throws on a bad selector. */
+function inside(selector: string, root: AnyNode, doc: Document): Element[] {
+  if (!selector.trim()) throw new SyntaxError("empty selector");
+  return selectAll<AnyNode, Element>(selector, doc).filter((el) => {
+    for (let up = el.parent; up; up = up.parent) if (up === root) return true;
+    return false;
+  });
+}
+
+const CONTROLS = ["input", "select", "textarea"];
+
+/** What a field reads from one element in the static HTML, or undefined when that is unknown. */
+function staticReading(el: Element, field: StateField): string | null | undefined {
+  if (field.attribute) return el.attribs[field.attribute.toLowerCase()] ?? null;
+  const box = el.name === "input" && /^(checkbox|radio)$/i.test(el.attribs.type ?? "");
+  const read = field.read ?? (box ? "checked" : CONTROLS.includes(el.name) ? "value" : "text");
+  if (read === "text") return textContent(el).replace(/\s+/g, " ").trim();
+  // A select's value depends on its options, and checkedness is no text.
+  if (read === "checked" || el.name === "select") return undefined;
+  return el.name === "input" ? el.attribs.value ?? "" : textContent(el);
+}
+
+/** Warnings about one field, read in each of `items` (rows, cells or list items). */
+function checkField(field: StateField, items: Element[], doc: Document): string[] {
+  const targets = field.from
+    ? items.flatMap((item) => inside(field.from!, item, doc).slice(0, 1))
+    : items;
+  if (!targets.length) return [`from="${field.from}" matches nothing in the static items`];
+  const out: string[] = [];
+  const target = targets[0]!;
+  const type = (target.attribs.type ?? "").toLowerCase();
+  if (target.name === "input" && type === "password") {
+    out.push("reads a password field, which is never published");
+  } else if (field.read === "checked" && !/^(checkbox|radio)$/.test(type)) {
+    out.push(`read="checked" reads a <${target.name}>, which has no checkedness`);
+  } else if (field.read === "value" && !CONTROLS.includes(target.name)) {
+    out.push(`read="value" reads a <${target.name}>, which has no value`);
+  }
+  // A boolean attribute is true when present, whatever its text.
+  for (const el of field.attribute && field.type === "boolean" ? [] : targets) {
+    const value = staticReading(el, field);
+    if (value && field.type && field.type !== "string" && typed(value, field.type) === null) {
+      out.push(`type="${field.type}" does not fit what it reads here, ${JSON.stringify(value)}`);
+      break;
+    }
+  }
+  return out;
+}
+
+/** A table's rows and header texts as the element reads them (`<thead>`, or a first row of `<th>`). */
+function tableOf(table: Element): { rows: Element[]; keys: string[] } {
+  const all = selectAll<AnyNode, Element>("tr", table).filter((tr) => {
+    // Rows of this table, not of a table nested in a cell.
+    for (let up = tr.parent; up; up = up.parent) {
+      if (isTag(up) && up.name === "table") return up === table;
+    }
+    return false;
+  });
+  const cells = (tr: Element) => tr.children.filter(isTag).filter((c) => /^t[dh]$/.test(c.name));
+  const first = all[0];
+  const inHead = (tr: Element) => isTag(tr.parent!) && (tr.parent as Element).name === "thead";
+  const head = all.find(inHead) ??
+    (first && cells(first).every((c) => c.name === "th") ? first : undefined);
+  const keys = head
+    ? cells(head).map((c, i) => textContent(c).replace(/\s+/g, " ").trim() || String(i))
+    : [];
+  return { rows: all.filter((tr) => tr !== head && !inHead(tr)), keys };
+}
+
+/** Problems with one `<aim-state>`'s items= and fields; its from= is checked with the rest. */
+function checkState(el: Element, doc: Document, add: AddProblem, label: string): void {
+  const read = readStateSpec(markupOf(el));
+  if (!read.ok) return add(el, `${label}: ${read.problem}`);
+  const spec = read.spec;
+  const fieldEls = el.children.filter((c): c is Element => isTag(c) && c.name === "aim-field");
+  const valid = (selector: string, at: Element, attr: string) => {
+    try {
+      inside(selector, doc, doc);
+      return true;
+    } catch {
+      add(at, `${label}: ${attr}="${selector}" is not a valid selector`);
+      return false;
+    }
+  };
+  const fields = spec.fields.map((field, i) => {
+    const at = fieldEls[i]!;
+    const named = `${label}: <aim-field name="${field.name}">`;
+    // The client removes such keys from the state: the field would never be published.
+    if (SECRET_KEY.test(field.name) || OBJECT_NAMES.has(field.name.toLowerCase())) {
+      add(at, `${named} has a name that looks like a secret or is reserved: it is never published`);
+    }
+    if (spec.fields.findIndex((f) => f.name === field.name) < i) {
+      add(at, `${named} is declared twice`);
+    }
+    if (spec.invisible === "mark" && field.name === "visible") {
+      add(at, `${named}: invisible="mark" adds "visible" itself`);
+    }
+    for (const attr of ACTION_FIELD_ATTRIBUTES) {
+      if (at.attribs[attr] !== undefined) {
+        add(at, `${named}: ${attr}= belongs to <aim-action> and does nothing here`, "warning");
+      }
+    }
+    return { field, at, named, ok: !field.from || valid(field.from, at, "from") };
+  });
+  const from = el.attribs.from;
+  if (spec.fields.length && spec.items === null && from === undefined) {
+    add(el, `${label}: its <aim-field> children need from= or items=`);
+  }
+  if (spec.items !== null && !valid(spec.items, el, "items")) return;
+  let source: AnyNode | null = doc;
+  try {
+    if (from !== undefined) source = selectOne<AnyNode, Element>(from, doc);
+  } catch {
+    source = null;
+  }
+  // A from= that matches nothing, or is not a selector, is reported with the rest.
+  if (!source) return;
+  const report = (field: StateField, at: Element, named: string, items: Element[]) => {
+    for (const message of checkField(field, items, doc)) add(at, `${named} ${message}`, "warning");
+  };
+  if (spec.items !== null) {
+    const items = inside(spec.items, source, doc);
+    if (!items.length) {
+      return add(
+        el,
+        `${label}: items="${spec.items}" matches nothing in the static page (fine if a script ` +
+          "renders the items)",
+        "warning",
+      );
+    }
+    for (const f of fields) if (f.ok) report(f.field, f.at, f.named, items);
+  } else if (isTag(source) && source.name === "table") {
+    const { rows, keys } = tableOf(source);
+    for (const { field, at, named, ok } of fields) {
+      const column = keys.indexOf(field.name);
+      if (column < 0 && !field.from && !field.attribute) {
+        add(at, `${named} names no column of the table, so it reads each whole row`, "warning");
+        continue;
+      }
+      const items = column < 0
+        ? rows
+        : rows.flatMap((tr) =>
+          tr.children.filter(isTag).filter((c) => /^t[dh]$/.test(c.name)).slice(column, column + 1)
+        );
+      if (ok && items.length) report(field, at, named, items);
+    }
+  } else if (isTag(source)) {
+    for (const f of fields) if (f.ok) report(f.field, f.at, f.named, [source]);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// <aim-action>: its bindings (items=, key=, click=, check=, fill=, commit=, <aim-field>) read
+// against the static HTML. What a script may render (items, their parts, filled controls) only
+// warns when it matches nothing; what can never work is an error.
+
+/** The types a field may declare. */
+const FIELD_TYPES = ["string", "number", "integer", "boolean"];
+/** The attributes of a field's schema, by the types they fit. */
+const FIELD_FITS: [string[], string[]][] = [
+  [["minlength", "min-length", "maxlength", "max-length", "pattern"], ["string"]],
+  [["minimum", "maximum"], ["number", "integer"]],
+];
+
+type AddActionProblem = (
+  el: Element,
+  message: string,
+  severity?: CheckProblem["severity"],
+) => void;
+
+/** The elements matching `selector` inside `root` (the document: anywhere); null if invalid. */
+function findAll(selector: string, root: AnyNode): Element[] | null {
+  try {
+    return selector.trim() ? selectAll<AnyNode, Element>(selector, root) : null;
+  } catch {
+    return null;
+  }
+}
+
+/** Whether `type` fits the control a field is filled into; the message says why not. */
+function typeMisfit(type: string, control: Element | undefined): string | undefined {
+  if (!control) return undefined;
+  const kind = control.name === "select"
+    ? "select"
+    : control.name === "input"
+    ? (control.attribs.type ?? "text").toLowerCase()
+    : control.name;
+  if (kind === "checkbox") return type === "boolean" ? undefined : "a checkbox takes a boolean";
+  if (kind === "select" || kind === "radio") {
+    return type === "string" ? undefined : `a <select> or radio buttons take one of their values`;
+  }
+  return type === "boolean"
+    ? `a <${control.name}> takes text; only a checkbox takes a boolean`
+    : undefined;
+}
+
+/**
+ * Problems with one field's type and constraints: an `<aim-field>` (prefix "") or an action's
+ * single input (prefix "input-"), filled into `control` when it is known.
+ */
+function checkFieldType(
+  el: Element,
+  prefix: string,
+  control: Element | undefined,
+  say: (message: string) => void,
+): void {
+  const declared = el.attribs[`${prefix}type`]?.trim().toLowerCase();
+  const isBox = control?.name === "input" && control.attribs.type?.toLowerCase() === "checkbox";
+  const type = declared || (isBox ? "boolean" : "string");
+  // A type that is none of these is refused by the wire schema, reported with the catalog's.
+  if (!FIELD_TYPES.includes(type)) return;
+  const misfit = typeMisfit(type, control);
+  if (misfit) say(`${prefix}type="${type}" does not fit its control: ${misfit}`);
+  for (const [names, types] of FIELD_FITS) {
+    for (const name of names.map((n) => prefix + n)) {
+      if (el.attribs[name] !== undefined && !types.includes(type)) {
+        say(`${name} does not fit ${prefix}type="${type}" (it is for ${types.join(" and ")})`);
+      }
+    }
+  }
+  for (const name of ["minimum", "maximum"].map((n) => prefix + n)) {
+    const raw = el.attribs[name];
+    if (raw !== undefined && (raw.trim() === "" || !Number.isFinite(Number(raw)))) {
+      say(`${name}="${raw}" is not a number`);
+    }
+  }
+}
+
+/** Problems with an `items=` action's items, keys and targets in the static HTML. */
+function checkItems(
+  el: Element,
+  doc: Document,
+  binding: string | undefined,
+  say: AddActionProblem,
+  label: string,
+): Element | undefined {
+  const items = findAll(el.attribs.items!, doc);
+  if (!items) {
+    return say(el, `${label}: items="${el.attribs.items}" is not a valid selector`), undefined;
+  }
+  if (!binding || binding === "form") {
+    say(el, `${label}: items= needs click=, check=, uncheck= or fill= to act on the item`);
+  }
+  // What items= makes of the input: the key (and, with fill=, the value).
+  const ignored = [
+    ...(el.attribs["input-example"] !== undefined ? ["input-example (the example is a key)"] : []),
+    ...(binding === "fill"
+      ? []
+      : INPUT_ATTRIBUTES.filter((n) =>
+        n !== "input-description" && n !== "input-example" && el.attribs[n] !== undefined
+      )),
+    ...(el.children.some((c) => isTag(c) && (c.name === "aim-field" || c.name === "script"))
+      ? ["<aim-field> and JSON schema children"]
+      : []),
+  ];
+  for (const what of ignored) {
+    say(el, `${label}: ${what} is ignored: an items= action takes the item's key`, "warning");
+  }
+  if (!items.length) {
+    say(
+      el,
+      `${label}: items="${el.attribs.items}" matches nothing in the static page (fine if a script renders the items)`,
+      "warning",
+    );
+    return undefined;
+  }
+  const key = el.attribs.key ?? "";
+  const attribute = el.attribs["key-attribute"];
+  const keyEls = key ? items.map((item) => findAll(key, item)) : items.map((item) => [item]);
+  if (keyEls.some((found) => found === null)) {
+    say(el, `${label}: key="${key}" is not a valid selector`);
+    return items[0];
+  }
+  const keys = keyEls.map((found) => {
+    const keyEl = found![0];
+    if (!keyEl) return null;
+    return attribute
+      ? keyEl.attribs[attribute.toLowerCase()] ?? null
+      : textContent(keyEl).replace(/\s+/g, " ").trim() || null;
+  });
+  const missing = keys.filter((k) => k === null).length;
+  if (missing) {
+    const what = attribute
+      ? `key-attribute="${attribute}"`
+      : key
+      ? `key="${key}"`
+      : "the item's own text";
+    say(
+      el,
+      `${label}: ${what} finds no key in ${missing} of the ${items.length} static items, which an agent then cannot name`,
+      "warning",
+    );
+  }
+  const seen = new Set<string>();
+  for (const k of keys) {
+    if (k === null) continue;
+    if (seen.has(k)) {
+      say(
+        el,
+        `${label}: several static items have the key ${
+          JSON.stringify(k)
+        }; naming it acts on the first`,
+        "warning",
+      );
+      break;
+    }
+    seen.add(k);
+  }
+  return items[0];
+}
+
+/** Problems with one `<aim-action>`'s bindings, fields and types, beyond what readAction says. */
+function checkActionBindings(
+  el: Element,
+  doc: Document,
+  say: AddActionProblem,
+  label: string,
+): void {
+  const attr = (name: string) => el.attribs[name] || undefined;
+  const bound = ["click", "check", "uncheck", "fill", "form"].filter(attr);
+  const binding = bound[0];
+  const clicks = ["click", "check", "uncheck"].includes(binding ?? "");
+  // readAction refuses a click= (check=, uncheck=) with more, unless on an item.
+  if (bound.length > 1 && (!clicks || attr("items"))) {
+    say(el, `${label}: ${bound.map((b) => `${b}=`).join(" and ")} bind one action twice; keep one`);
+  }
+  const item = attr("items") ? checkItems(el, doc, binding, say, label) : undefined;
+  /** The first control a selector names: in the first static item, else in the page. */
+  const target = (name: string, selector: string, at: Element): Element | undefined => {
+    const scope = attr("items") ? item : doc;
+    const found = selector === ":scope" && item ? [item] : findAll(selector, scope ?? doc);
+    if (!found) {
+      return say(at, `${label}: ${name}="${selector}" is not a valid selector`), undefined;
+    }
+    if (scope && !found.length) {
+      const where = attr("items") ? "in the first static item" : "in the static page";
+      say(
+        at,
+        `${label}: ${name}="${selector}" matches nothing ${where} (fine if a script renders it)`,
+        "warning",
+      );
+    }
+    return found[0];
+  };
+  // click= without items= is checked with from= above.
+  for (const name of attr("items") ? ["click", "check", "uncheck"] : ["check", "uncheck"]) {
+    const selector = attr(name);
+    if (selector) target(name, selector, el);
+  }
+  const fields = el.children.filter((c): c is Element => isTag(c) && c.name === "aim-field");
+  const filled = fields.filter((f) => f.attribs.fill !== undefined);
+  let last: Element | undefined;
+  if (binding === "fill") {
+    last = target("fill", attr("fill")!, el);
+    checkFieldType(el, "input-", last, (message) => say(el, `${label}: ${message}`));
+  } else if (!clicks && !attr("form") && !fields.length) {
+    // A handler's string input: its type is checked all the same.
+    checkFieldType(el, "input-", undefined, (message) => say(el, `${label}: ${message}`));
+  }
+  const formId = attr("form")?.replace(/^#/, "");
+  // A form= that matches nothing is readAction's error, reported with the catalog's.
+  const form = formId === undefined
+    ? undefined
+    : findAll("form", doc)?.find((f) => f.attribs.id === formId) ?? null;
+  const names = new Set<string>();
+  for (const field of fields) {
+    const name = (field.attribs.name ?? "").trim();
+    const named = `${label}: <aim-field name="${name}">`;
+    const say2 = (message: string, severity?: CheckProblem["severity"]) =>
+      say(field, `${named} ${message}`, severity);
+    if (names.has(name)) say2("is declared twice");
+    names.add(name);
+    if (name && SECRET_KEY.test(name)) {
+      say2(
+        "looks like a secret, which an agent should never be asked for; it is also kept out of logs",
+        "warning",
+      );
+    }
+    let control: Element | undefined;
+    if (form !== undefined) {
+      control = findAll("input, select, textarea", form ?? doc)?.find((c) =>
+        c.attribs.name === name
+      );
+      if (form && !control) say2("names no field of the form");
+      if (field.attribs.fill !== undefined) {
+        say2(
+          "has fill=, which a form= action ignores: it fills the form's field of that name",
+          "warning",
+        );
+      }
+    } else if (field.attribs.fill !== undefined) {
+      control = target("fill", field.attribs.fill, field);
+      last = control ?? last;
+    } else if (filled.length || binding) {
+      say2(`is never filled: it has no fill=`, "warning");
+    }
+    checkFieldType(field, "", control, (message) => say2(message));
+  }
+  const commit = el.attribs.commit;
+  if (commit !== undefined) {
+    if (binding !== "fill" && !filled.length) {
+      say(el, `${label}: commit= does nothing without fill= or <aim-field fill>`, "warning");
+    } else if (!/^(enter|change|blur|submit|click:.+)$/.test(commit)) {
+      say(
+        el,
+        `${label}: commit="${commit}" is not enter, change, blur, submit or click:<selector>`,
+      );
+    } else if (commit.startsWith("click:")) {
+      target("commit", commit.slice(6), el);
+    } else if (commit === "submit" && last && !hasForm(last)) {
+      say(el, `${label}: commit="submit" but the filled control is in no form`, "warning");
+    }
+  }
+}
+
+/** Whether a control is inside a form (or names one with form=). */
+function hasForm(control: Element): boolean {
+  if (control.attribs.form) return true;
+  for (let up = control.parent; up; up = up.parent) {
+    if (isTag(up) && up.name === "form") return true;
+  }
+  return false;
 }
 
 /** Every problem with the declarations of one page's HTML. */
@@ -363,12 +809,22 @@ export function checkPage(html: string, file: string): CheckProblem[] {
     // click= with a declared input and patterns the bridge cannot run.
     for (const attr of ["click", "from"]) {
       const selector = el.attribs[attr];
-      if (selector === undefined) continue;
+      // With items=, click= names a part of the item: checkActionBindings reads it there.
+      if (selector === undefined || (attr === "click" && el.attribs.items)) continue;
       const found = matches(selector);
       if (found === "invalid") add(el, `${label}: ${attr}="${selector}" is not a valid selector`);
-      else if (!found) add(el, `${label}: ${attr}="${selector}" matches nothing in the page`);
+      // Apps that render with a script (React, Lit, innerHTML) draw it later: a warning.
+      else if (!found) {
+        add(
+          el,
+          `${label}: ${attr}="${selector}" matches nothing in the page (fine if a script renders it)`,
+          "warning",
+        );
+      }
     }
+    if (el.name === "aim-state") checkState(el, doc, add, label);
     if (el.name !== "aim-action") continue;
+    checkActionBindings(el, doc, add, label);
     const id = (el.attribs.name ?? "").trim();
     const consequential = flag(el.attribs.consequential);
     if (consequential) {

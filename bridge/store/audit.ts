@@ -16,6 +16,11 @@ export interface AuditEntry {
   status: number;
   outcome: string;
   durationMs: number;
+  /**
+   * Who ran it: `"bridge"` for an agent's invocation through the bridge (HTTP, MCP, ACP),
+   * `"webmcp"` for an agent in the browser, through the page's WebMCP tools.
+   */
+  via: "bridge" | "webmcp";
 }
 
 const SCHEMA = `
@@ -29,7 +34,8 @@ CREATE TABLE IF NOT EXISTS audit (
   input TEXT NOT NULL,
   status INTEGER NOT NULL,
   outcome TEXT NOT NULL,
-  duration_ms REAL NOT NULL
+  duration_ms REAL NOT NULL,
+  via TEXT NOT NULL DEFAULT 'bridge'
 );
 CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);
 `;
@@ -72,12 +78,17 @@ export class AuditLog implements Disposable {
     this.#db = new DatabaseSync(path);
     this.#db.exec("PRAGMA journal_mode = WAL; PRAGMA busy_timeout = 5000;");
     this.#db.exec(SCHEMA);
+    // A log written before runs in the browser were recorded gains the column they need.
+    const columns = this.#db.prepare("PRAGMA table_info(audit)").all().map((c) => c.name);
+    if (!columns.includes("via")) {
+      this.#db.exec("ALTER TABLE audit ADD COLUMN via TEXT NOT NULL DEFAULT 'bridge'");
+    }
     this.#insert = this.#db.prepare(
-      `INSERT INTO audit (at, session_id, username, page, action_id, input, status, outcome, duration_ms)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (at, session_id, username, page, action_id, input, status, outcome, duration_ms, via)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#bySession = this.#db.prepare(
-      `SELECT at, session_id, username, page, action_id, input, status, outcome, duration_ms
+      `SELECT at, session_id, username, page, action_id, input, status, outcome, duration_ms, via
        FROM audit WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
     );
     // ISO 8601 times in UTC sort as text.
@@ -110,6 +121,7 @@ export class AuditLog implements Disposable {
       entry.status,
       entry.outcome,
       entry.durationMs,
+      entry.via ?? "bridge",
     );
   }
 
@@ -125,6 +137,7 @@ export class AuditLog implements Disposable {
       status: Number(row.status),
       outcome: String(row.outcome),
       durationMs: Number(row.duration_ms),
+      via: row.via === "webmcp" ? "webmcp" : "bridge",
     }));
   }
 

@@ -1,6 +1,7 @@
 /**
  * @module Tests of the elements as a build artifact: fresh, self-contained, small up front, the
- * panel and the dialog in chunks loaded on demand, and served with the right cache headers.
+ * panel, the dialog and WebMCP in chunks loaded on demand, and served with the right cache
+ * headers.
  */
 import assert from "node:assert/strict";
 import { BUDGET_GZIP_BYTES, bundleSize, importsOf } from "../../bench/bundle_size.ts";
@@ -22,6 +23,9 @@ const FILES = [
   "elements.shared.js",
   "elements.panel.js",
   "elements.dialog.js",
+  "elements.webmcp.js",
+  "elements.state.js",
+  "elements.bindings.js",
 ];
 
 const read = (file: string) => Deno.readTextFile(new URL(file, ELEMENTS_DIR));
@@ -104,12 +108,15 @@ Deno.test("the modules import only each other, by the URLs the bridge serves the
   assert.equal(ELEMENTS_CHUNKS.size, FILES.length - 1);
 });
 
-Deno.test("up front: the client and the shared readAction, without zod, lit-html, the panel or the dialog", async () => {
+Deno.test("up front: the client and the shared readAction, without zod, lit-html, the panel, the dialog or WebMCP", async () => {
   const size = await bundleSize();
   assert.deepEqual(size.upFront.map((m) => m.file), ["elements.bundle.js", "elements.shared.js"]);
   assert.deepEqual(size.lazy.map((m) => m.file).sort(), [
+    "elements.bindings.js",
     "elements.dialog.js",
     "elements.panel.js",
+    "elements.state.js",
+    "elements.webmcp.js",
   ]);
   const upFront = (await Promise.all(size.upFront.map((m) => read(m.file)))).join("\n");
   // Booleans, not 20 KB of code in a failure.
@@ -123,12 +130,31 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
   assert.ok(!/litHtmlVersions|litElementVersions/.test(upFront), "lit-html is up front");
   assert.ok((await read("elements.panel.js")).includes("litHtmlVersions"));
   assert.ok(
-    !/Agent access|Allow the agent to run/.test(upFront),
-    "the panel or dialog is up front",
+    !/Agent access|Allow the agent to run|registerTool/.test(upFront),
+    "the panel, the dialog or WebMCP is up front",
   );
-  // The entry imports the panel and the client the dialog, on demand.
-  assert.deepEqual(importsOf(await read("elements.bundle.js")).dynamic, ["elements.panel.js"]);
-  assert.deepEqual(importsOf(await read("elements.shared.js")).dynamic, ["elements.dialog.js"]);
+  // The entry imports the panel, and the client the dialog and WebMCP, on demand.
+  assert.deepEqual(importsOf(await read("elements.bundle.js")).dynamic.sort(), [
+    "elements.bindings.js",
+    "elements.panel.js",
+    "elements.state.js",
+  ]);
+  assert.deepEqual(importsOf(await read("elements.shared.js")).dynamic.sort(), [
+    "elements.dialog.js",
+    "elements.webmcp.js",
+  ]);
+  // WebMCP gets the client from the entry: its chunk imports nothing, so carries no copy.
+  const webmcp = importsOf(await read("elements.webmcp.js"));
+  assert.deepEqual([...webmcp.static, ...webmcp.dynamic], []);
+  assert.ok((await read("elements.webmcp.js")).includes("registerTool"));
+  // The structured state reader imports nothing either, so the shared chunk stays one.
+  const state = importsOf(await read("elements.state.js"));
+  assert.deepEqual([...state.static, ...state.dynamic], []);
+  assert.ok(!upFront.includes("checkVisibility"), "the structured state reader is up front");
+  // <aim-action>'s bindings (click=, fill=, form=) load when one first runs, importing nothing.
+  const bindings = importsOf(await read("elements.bindings.js"));
+  assert.deepEqual([...bindings.static, ...bindings.dynamic], []);
+  assert.ok(!upFront.includes("requestSubmit"), "the bindings are up front");
 });
 
 Deno.test("what a page loads up front stays within 12,000 bytes gzip", async () => {

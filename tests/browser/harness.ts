@@ -28,8 +28,17 @@ export interface TestBrowser extends AsyncDisposable {
   context(): Promise<BrowserContext & AsyncDisposable>;
 }
 
+/** Options of {@linkcode launchBrowser}. */
+export interface LaunchOptions {
+  /**
+   * Start Chromium with `--enable-features=WebMCP`: pages on a secure origin (loopback counts)
+   * get `document.modelContext`, and the DevTools protocol its `WebMCP` domain. @default {false}
+   */
+  webmcp?: boolean;
+}
+
 /** Launches Chromium headless with a temporary profile. */
-export async function launchBrowser(): Promise<TestBrowser> {
+export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBrowser> {
   const profile = await Deno.makeTempDir({ prefix: "aim-chromium-" });
   const browser = await puppeteer.launch({
     executablePath: CHROMIUM,
@@ -42,6 +51,7 @@ export async function launchBrowser(): Promise<TestBrowser> {
       "--disable-component-update",
       "--disable-sync",
       "--no-first-run",
+      ...(options.webmcp ? ["--enable-features=WebMCP"] : []),
     ],
   });
   return {

@@ -447,8 +447,7 @@ Deno.test("a session that ends closes the streams of its MCP clients", async () 
 });
 
 Deno.test("a bridge that stops closes the streams of its MCP clients", async () => {
-  // The watch would close them too, in time: only the bridge's own close is measured here.
-  const bridge = startBridge({ mcp: { watchMs: 60_000 } });
+  const bridge = startBridge();
   const token = await bridge.openSession("/control-panel");
   const reader = await openStream(bridge.origin, token);
   const stopped = bridge[Symbol.asyncDispose]();

@@ -166,3 +166,61 @@ Deno.test("the read-only attribute of <aim-action> declares a read-only action",
   }));
   assert.equal(off.read_only, false);
 });
+
+const ADD_ITEM: ActionSpec = parseActionSpec({
+  id: "add_item",
+  description: "Add an item",
+  input_schema: {
+    type: "object",
+    properties: {
+      title: { type: "string" },
+      qty: { type: "integer", minimum: 1 },
+      price: { type: "number", maximum: 100 },
+      gift: { type: "boolean" },
+    },
+    required: ["title", "qty"],
+    additionalProperties: false,
+  },
+  input_example: { title: "pen", qty: 2 },
+  consequential: false,
+  protected: false,
+});
+
+const SET_QTY: ActionSpec = parseActionSpec({
+  id: "set_qty",
+  description: "Set the quantity",
+  input_schema: { type: "integer", minimum: 1, description: "How many" },
+  input_example: 3,
+  consequential: false,
+  protected: false,
+});
+
+Deno.test("typed fields reach the tool's schema as they are; a typed input is wrapped like a string", () => {
+  assert.deepEqual(toolOf(ADD_ITEM).inputSchema, ADD_ITEM.input_schema);
+  assert.deepEqual(toolOf(SET_QTY).inputSchema, {
+    type: "object",
+    properties: { input: { type: "integer", minimum: 1, description: "How many" } },
+    required: ["input"],
+    additionalProperties: false,
+  });
+  assert.deepEqual(unwrapArguments(SET_QTY, { input: 4 }), { input: 4, wrapped: true });
+  assert.deepEqual(unwrapArguments(SET_QTY, { qty: 4 }), { input: { qty: 4 }, wrapped: false });
+  assert.deepEqual(unwrapArguments(ADD_ITEM, { title: "a", qty: 1, gift: true }).input, {
+    title: "a",
+    qty: 1,
+    gift: true,
+  });
+  const result = errorResult(
+    {
+      error: "invalid_input",
+      message: 'Input for "set_qty" does not match its input_schema: input must be the integer ' +
+        'itself, not an object: send "input": 4.',
+      hint: 'input must be the integer itself, not an object: send "input": 4',
+    },
+    SET_QTY,
+    false,
+  );
+  assert.deepEqual(result.structuredContent.input_example, { input: 3 });
+  assert.deepEqual(result.structuredContent.input_schema, toolOf(SET_QTY).inputSchema);
+  assert.match(String(result.structuredContent.message), /must be \{"input": <integer>\}/);
+});

@@ -1,0 +1,267 @@
+/**
+ * @module The runs of one protocol on a bridge, each visible only to the AIM session that
+ * created it: bounded per session, per client address and in all, in number, age and bytes.
+ * ACP's run store and A2A's task store are each one registry.
+ */
+import type { Session } from "../core/sessions.ts";
+import { AimError } from "../protocol/errors.ts";
+import type { TrackedRun } from "./run.ts";
+
+/** The bounds of a registry; {@linkcode RUN_LIMITS} holds the defaults. */
+export interface RunLimits {
+  /** Runs kept per AIM session, finished or not. @default {100} */
+  maxRunsPerSession: number;
+  /** Runs under way (not finished) per AIM session; more are refused with 429. @default {16} */
+  maxActiveRunsPerSession: number;
+  /** Runs under way per client address; more are refused with 429. @default {64} */
+  maxActiveRunsPerClient: number;
+  /** Runs kept in all. @default {1000}, as the ACP reference server */
+  maxRuns: number;
+  /** How long a finished run is kept. @default {one hour}, as the ACP reference server */
+  ttlMs: number;
+  /**
+   * Bytes the runs of one AIM session keep (answers, errors, await requests, events); its
+   * oldest finished runs make way. A single answer larger than this is not kept: the run fails
+   * with `output_too_large`. @default {4 MiB}
+   */
+  maxSessionBytes: number;
+  /** Bytes all runs keep; the finished runs of the heaviest sessions make way. @default {64 MiB} */
+  maxBytes: number;
+}
+
+/** The registry's defaults. */
+export const RUN_LIMITS: Readonly<RunLimits> = {
+  maxRunsPerSession: 100,
+  maxActiveRunsPerSession: 16,
+  maxActiveRunsPerClient: 64,
+  maxRuns: 1000,
+  ttlMs: 60 * 60 * 1000,
+  maxSessionBytes: 4 * 1024 * 1024,
+  maxBytes: 64 * 1024 * 1024,
+};
+
+/** Options of {@linkcode RunRegistry}; the limits default to {@linkcode RUN_LIMITS}. */
+export interface RunRegistryOptions extends Partial<RunLimits> {
+  /**
+   * How long a run may take, from its creation, before it is stopped (failed, `run_deadline`),
+   * awaiting the person included. Default: the tab timeout plus the confirmation timeout plus a
+   * tenth, at most 30 s (6 minutes with the core's defaults).
+   */
+  deadlineMs?: number | undefined;
+  now?: (() => number) | undefined;
+}
+
+/** How a protocol holds its runs in a registry. */
+export interface RegistryHooks<R> {
+  /** What the protocol calls a run in its messages: "run", "task". */
+  noun: string;
+  /** Told when a run is forgotten. */
+  onDrop?: ((run: R) => void) | undefined;
+}
+
+/** The runs of one AIM session, oldest first, and what they keep. */
+interface OwnerRecord<R> {
+  runs: R[];
+  bytes: number;
+}
+
+/**
+ * The default deadline of a run of `owner`: the tab's timeout and the person's confirmation
+ * timeout, which the core applies to one invocation, plus a tenth (at most 30 s) for the rest.
+ * A tab that keeps saying "awaiting" restarts the core's confirmation timer; not this one.
+ */
+function defaultDeadline(owner: Session): number {
+  const core = owner.tab.tabTimeoutMs + owner.tab.confirmTimeoutMs;
+  return core + Math.min(30_000, Math.round(core / 10));
+}
+
+function dropUndefined<T extends object>(value: T): Partial<T> {
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== undefined)) as Partial<T>;
+}
+
+/** 429 `too_many_requests`, with `Retry-After`. */
+function busy(message: string): AimError {
+  return new AimError(429, "too_many_requests", message, { headers: { "Retry-After": "1" } });
+}
+
+/**
+ * The runs of a bridge for one protocol, each visible only to the AIM session that created it.
+ *
+ * Bounds, so that no session or client can take what others need: a session may have
+ * {@linkcode RunLimits.maxActiveRunsPerSession} runs under way and a client address
+ * {@linkcode RunLimits.maxActiveRunsPerClient} (more are refused with 429, never queued), far
+ * below the bridge's {@linkcode RunLimits.maxRuns}; every run ends by its deadline; a session
+ * keeps at most {@linkcode RunLimits.maxSessionBytes} of answers and events, its oldest
+ * finished runs making way; when the registry is full, the finished runs of the sessions that
+ * hold the most go first.
+ */
+export class RunRegistry<R extends TrackedRun<unknown, unknown>> {
+  readonly limits: Readonly<RunLimits>;
+  readonly now: () => number;
+  readonly #runs = new Map<string, R>();
+  readonly #owners = new Map<string, OwnerRecord<R>>();
+  readonly #deadlineMs: number | undefined;
+  readonly #noun: string;
+  readonly #onDrop: ((run: R) => void) | undefined;
+  #bytes = 0;
+
+  constructor(options: RunRegistryOptions = {}, hooks: RegistryHooks<R> = { noun: "run" }) {
+    const { now, deadlineMs, ...limits } = options;
+    this.limits = { ...RUN_LIMITS, ...dropUndefined(limits) };
+    this.#deadlineMs = deadlineMs;
+    this.now = now ?? Date.now;
+    this.#noun = hooks.noun;
+    this.#onDrop = hooks.onDrop;
+  }
+
+  /** Runs held now. */
+  get size(): number {
+    return this.#runs.size;
+  }
+
+  /** What all runs keep now, in bytes. */
+  get bytes(): number {
+    return this.#bytes;
+  }
+
+  /** What the runs of an AIM session keep now, in bytes. */
+  bytesOf(ownerId: string): number {
+    return this.#owners.get(ownerId)?.bytes ?? 0;
+  }
+
+  /** How long a new run of `owner` may take. */
+  deadlineFor(owner: Session): number {
+    return this.#deadlineMs ?? defaultDeadline(owner);
+  }
+
+  /**
+   * Makes room for a new run of `ownerId` from `client`: stops runs past their deadline, drops
+   * finished runs past their time to live, then the oldest finished ones past the counts.
+   *
+   * @throws {AimError} 429 `too_many_requests` when the session, the client or the registry
+   * has all the runs under way it may have.
+   */
+  admit(ownerId: string, client: string): void {
+    this.#sweep();
+    const limits = this.limits;
+    const runs = `${this.#noun}s`;
+    const mine = this.#owners.get(ownerId)?.runs ?? [];
+    // Runs under way are bounded per session and per client first, so that the registry's own
+    // bound is out of reach of a handful of sessions.
+    const active = mine.filter((r) => !r.terminal).length;
+    if (active >= limits.maxActiveRunsPerSession) {
+      throw busy(
+        `This session has ${active} ${runs} under way, the most one session may have; wait for one to finish (or cancel one) and retry.`,
+      );
+    }
+    let fromClient = 0;
+    for (const run of this.#runs.values()) if (!run.terminal && run.client === client) fromClient++;
+    if (fromClient >= limits.maxActiveRunsPerClient) {
+      throw busy(
+        `Your address has ${fromClient} ${runs} under way, the most one client may have; wait for one to finish and retry.`,
+      );
+    }
+    if (mine.length >= limits.maxRunsPerSession) {
+      const oldest = mine.find((r) => r.terminal);
+      if (!oldest) {
+        throw busy(`At most ${limits.maxRunsPerSession} ${runs} may be kept per session`);
+      }
+      this.#drop(oldest);
+    }
+    if (this.#runs.size >= limits.maxRuns) {
+      const victim = this.#oldestFinished((record) => record.runs.length);
+      if (!victim) throw busy(`At most ${limits.maxRuns} ${runs} may be under way on this bridge`);
+      this.#drop(victim);
+    }
+  }
+
+  /** Holds a new run (after {@linkcode RunRegistry.admit}) and counts what it keeps. */
+  add(run: R): void {
+    this.#runs.set(run.id, run);
+    let mine = this.#owners.get(run.ownerId);
+    if (!mine) this.#owners.set(run.ownerId, mine = { runs: [], bytes: 0 });
+    mine.runs.push(run);
+    mine.bytes += run.bytes;
+    this.#bytes += run.bytes;
+    run.onGrowth((grew) => this.#grew(run, grew));
+  }
+
+  /** A run of `ownerId`'s, or undefined (another session's run is not told apart from none). */
+  get(ownerId: string, id: string): R | undefined {
+    const run = this.#runs.get(id);
+    if (!run || run.ownerId !== ownerId) return undefined;
+    run.expireIfDue();
+    return run;
+  }
+
+  /** The runs of `ownerId`, oldest first. */
+  runsOf(ownerId: string): readonly R[] {
+    return this.#owners.get(ownerId)?.runs ?? [];
+  }
+
+  /** Forgets a run at once (one that never started: its request was refused). */
+  remove(run: R): void {
+    this.#drop(run);
+  }
+
+  /** Drops finished runs past their time to live; stops runs past their deadline. */
+  #sweep(): void {
+    const now = this.now();
+    for (const run of [...this.#runs.values()]) {
+      const finished = run.finishedAt;
+      if (finished !== null) {
+        if (now - finished > this.limits.ttlMs) this.#drop(run);
+      } else if (now >= run.deadline) {
+        run.expire();
+      }
+    }
+  }
+
+  /**
+   * The oldest finished run of the session that holds the most by `weight`, not `spare`:
+   * when the registry is full, the sessions that take the most make way first.
+   */
+  #oldestFinished(weight: (record: OwnerRecord<R>) => number, spare?: R): R | undefined {
+    let best: R | undefined;
+    let heaviest = -1;
+    for (const record of this.#owners.values()) {
+      const w = weight(record);
+      if (w <= heaviest) continue;
+      const oldest = record.runs.find((r) => r.terminal && r !== spare);
+      if (!oldest) continue;
+      best = oldest;
+      heaviest = w;
+    }
+    return best;
+  }
+
+  /** A run keeps more: its session's (then the registry's) oldest finished runs make way. */
+  #grew(run: R, grew: number): void {
+    const mine = this.#owners.get(run.ownerId);
+    if (!mine || this.#runs.get(run.id) !== run) return;
+    mine.bytes += grew;
+    this.#bytes += grew;
+    while (mine.bytes > this.limits.maxSessionBytes) {
+      const oldest = mine.runs.find((r) => r.terminal && r !== run);
+      if (!oldest) break;
+      this.#drop(oldest);
+    }
+    while (this.#bytes > this.limits.maxBytes) {
+      const victim = this.#oldestFinished((record) => record.bytes, run);
+      if (!victim) break;
+      this.#drop(victim);
+    }
+  }
+
+  #drop(run: R): void {
+    if (!this.#runs.delete(run.id)) return;
+    this.#bytes -= run.bytes;
+    const mine = this.#owners.get(run.ownerId);
+    if (mine) {
+      mine.runs = mine.runs.filter((r) => r !== run);
+      mine.bytes -= run.bytes;
+      if (mine.runs.length === 0) this.#owners.delete(run.ownerId);
+    }
+    this.#onDrop?.(run);
+  }
+}

@@ -1,0 +1,198 @@
+/**
+ * @module The declarative bindings of `<aim-action>`: `click=`, `check=`, `uncheck=`, `fill=`
+ * (with `commit=`) and `<aim-field fill>`, on the item an agent names (`items=`) or the page,
+ * and `form=`. Loaded the first time one runs, so that pages pay for them only then; it imports
+ * nothing, so that it shares no code with the chunks loaded up front (which would split them).
+ */
+// Types only, derived from the zod schemas: the bundle must not carry zod.
+import type { FieldValue, InputValue } from "../bridge/protocol/schemas.ts";
+
+type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+
+/** The items of an `items=` action now, each with its key (markup.ts's `actionItems`). */
+export type Items = () => [Element, string | null][];
+
+const EVENT = { bubbles: true, composed: true };
+
+/**
+ * Writes a value into a control as a person would, so that frameworks see it: a checkbox or
+ * radio button is clicked when its checkedness must change (click, input and change events);
+ * any other control gets the value through its prototype's setter (React tracks `value` on the
+ * instance, and would otherwise undo it), then `input` and `change`.
+ */
+function setValue(control: Control, value: FieldValue): void {
+  const type = control.type;
+  if (type === "checkbox" || type === "radio") {
+    const want = type === "radio"
+      ? control.value === String(value)
+      : value === true || (value !== false && value !== "");
+    // A radio button is unchecked by checking another one, never by a click.
+    if ((control as HTMLInputElement).checked !== want && (want || type === "checkbox")) {
+      control.click();
+    }
+    return;
+  }
+  Object.getOwnPropertyDescriptor(Object.getPrototypeOf(control), "value")?.set?.call(
+    control,
+    String(value),
+  );
+  control.dispatchEvent(new Event("input", EVENT));
+  control.dispatchEvent(new Event("change", EVENT));
+}
+
+/**
+ * Submits a form as its submit button would (`requestSubmit`, so the page's listeners run);
+ * when no listener prevents it, the absolute URL the tab then loads.
+ */
+function submit(form: HTMLFormElement): string | undefined {
+  let seen: Event | undefined;
+  const spy = (e: Event) => e.target === form && (seen = e);
+  // Capturing on the window sees the event first, whatever its other listeners stop.
+  addEventListener("submit", spy, true);
+  try {
+    form.requestSubmit();
+  } finally {
+    removeEventListener("submit", spy, true);
+  }
+  const method = (form.getAttribute("method") ?? "").toLowerCase();
+  if (!seen || seen.defaultPrevented || method === "dialog") return undefined;
+  // Attributes, not form.action: a control named "action" would shadow the property.
+  const url = new URL(form.getAttribute("action") || location.href, document.baseURI);
+  if (method !== "post") {
+    url.search = new URLSearchParams(new FormData(form) as unknown as string[][]).toString();
+  }
+  return url.href;
+}
+
+/** Commits a filled control the way the page listens for it (`commit=`). */
+function commit(how: string, control: Control, find: (selector: string) => Element) {
+  if (how === "enter") {
+    for (const type of ["keydown", "keypress", "keyup"]) {
+      control.dispatchEvent(
+        new KeyboardEvent(type, {
+          key: "Enter",
+          code: "Enter",
+          keyCode: 13,
+          which: 13,
+          charCode: type === "keypress" ? 13 : 0,
+          cancelable: true,
+          ...EVENT,
+        }),
+      );
+    }
+  } else if (how === "blur") {
+    control.dispatchEvent(new FocusEvent("blur"));
+    control.dispatchEvent(new FocusEvent("focusout", EVENT));
+  } else if (how === "submit") {
+    if (!control.form) throw new Error('commit="submit": the control is in no form.');
+    return submit(control.form);
+  } else if (how.startsWith("click:")) {
+    (find(how.slice(6)) as HTMLElement).click();
+  }
+}
+
+/** Waits for the page to render what the action changed: a frame (a task when hidden). */
+function rendered(): Promise<void> {
+  return new Promise((resolve) =>
+    document.hidden ? setTimeout(resolve) : requestAnimationFrame(() => setTimeout(resolve))
+  );
+}
+
+/**
+ * Runs the declarative binding of `action` with a validated input; resolves to its result.
+ *
+ * @throws {Error} when the markup's targets are missing now, or nothing binds the action.
+ */
+export async function runBinding(
+  action: Element,
+  input: InputValue,
+  items: Items,
+): Promise<unknown> {
+  const attr = (name: string) => action.getAttribute(name) || "";
+  const fields = input as Record<string, FieldValue>;
+  let key = "";
+  let item: Element | undefined;
+  if (attr("items")) {
+    key = String(typeof input === "object" ? fields.item : input);
+    const all = items();
+    item = all.find(([, k]) => k === key)?.[0];
+    if (!item) {
+      const keys = all.flatMap(([, k]) => k ? [JSON.stringify(k)] : []).join(", ");
+      throw new Error(
+        `No item has the key ${JSON.stringify(key)}; ` +
+          (keys
+            ? `the keys now: ${keys.length > 500 ? keys.slice(0, 500) + "…" : keys}.`
+            : "there are no items now."),
+      );
+    }
+  }
+  const scope: ParentNode = item ?? document;
+  const find = (selector: string): Element => {
+    const el = selector === ":scope" && item ? item : scope.querySelector(selector);
+    if (!el || (el as HTMLButtonElement).disabled) {
+      throw new Error(
+        `"${selector}" is missing or disabled${item ? ` in the item ${JSON.stringify(key)}` : ""}.`,
+      );
+    }
+    return el;
+  };
+  const [click, check, uncheck, fill, formRef] = ["click", "check", "uncheck", "fill", "form"]
+    .map(attr) as [string, string, string, string, string];
+  let result: Record<string, unknown>;
+  if (click) {
+    (find(click) as HTMLElement).click();
+    result = { clicked: click };
+  } else if (check || uncheck) {
+    const box = find(check || uncheck) as HTMLInputElement;
+    if (box.checked !== !!check) box.click();
+    result = check ? { checked: check } : { unchecked: uncheck };
+  } else if (formRef) {
+    const form = document.getElementById(formRef.replace(/^#/, "")) as HTMLFormElement | null;
+    if (!form) throw new Error(`form="${formRef}" matches nothing on the page now.`);
+    for (const [name, value] of Object.entries(fields)) {
+      const named = form.elements.namedItem(name);
+      for (const control of (named instanceof RadioNodeList ? named : [named]) as Control[]) {
+        if (control) setValue(control, value);
+      }
+    }
+    const bad = [...form.elements].find((f) => (f as Control).checkValidity?.() === false);
+    if (bad) throw new Error(`"${(bad as Control).name}": ${(bad as Control).validationMessage}`);
+    const to = submit(form);
+    result = { submitted: formRef, ...(to && { navigating_to: to }) };
+  } else {
+    // What to fill: fill= takes the input (an item's: its value); <aim-field fill> the fields.
+    const fills = [...action.children].filter((f) =>
+      f.localName === "aim-field" && f.getAttribute("fill")
+    );
+    const writes: [string, string, FieldValue][] = fill
+      ? [[fill, fill, item ? fields.value! : input as FieldValue]]
+      : fills.flatMap((f) => {
+        const name = f.getAttribute("name") ?? "";
+        return Object.hasOwn(fields, name) ? [[name, f.getAttribute("fill")!, fields[name]!]] : [];
+      });
+    if (!fill && !fills.length) {
+      const id = attr("name");
+      throw new Error(
+        `"${id}" has no handler, aim-invoke listener, click= or form= here, nor check= or fill=.`,
+      );
+    }
+    const filled: Record<string, FieldValue> = {};
+    let last: Control | undefined;
+    for (const [name, selector, value] of writes) {
+      last = find(selector) as Control;
+      // Radio buttons: the selector names the group, and the value picks one.
+      const group = last.type === "radio" ? scope.querySelectorAll<Control>(selector) : [last];
+      for (const control of group) setValue(control, value);
+      // A password goes in, never back out.
+      filled[name] = last.type === "password" ? "(hidden)" : value;
+    }
+    const committed = attr("commit") || (last?.form ? "submit" : "enter");
+    const to = last && commit(committed, last, find);
+    result = { filled: item ? fill : filled, committed, ...(to && { navigating_to: to }) };
+  }
+  if (!item) return result;
+  await rendered();
+  // The item again: the same element, or the one the page rendered in its place.
+  const now = item.isConnected ? item : items().find(([, k]) => k === key)?.[0];
+  return { item: key, ...result, after: now?.textContent?.replace(/\s+/g, " ").trim() ?? null };
+}

@@ -1,0 +1,475 @@
+/**
+ * @module WebMCP: the page's actions as tools of the browser's own agent API,
+ * `document.modelContext`. The client loads this module (its own chunk) only where the browser
+ * has that API; it imports types alone, so the chunk carries no copy of the client. Each action
+ * the page declares now is a tool named by its id, a string (or other single-value) input
+ * wrapped as `{"input": …}` as over MCP; one read-only tool returns what the page publishes. A
+ * run takes the path of an agent's invocation through the bridge: the input is checked against
+ * the schema, a consequential action waits for the person, the panel's log shows it, and a tab
+ * that holds a session tells the bridge, whose audit log records it.
+ *
+ * @example What an agent in the browser does (docs/webmcp.md)
+ * ```ts
+ * const tools = await document.modelContext.getTools();
+ * const approve = tools.find((t) => t.name === "approve_request");
+ * const answer = JSON.parse(await document.modelContext.executeTool(approve, { input: "req-3" }));
+ * answer.ok; // true once the person approved it in the page
+ * ```
+ */
+// Types only: the chunk must not carry the client (the entry has it) nor zod.
+import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
+import type { InputValue } from "../bridge/protocol/schemas.ts";
+
+/** An action as the page declares it (the client's `declarations`). */
+type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
+
+/** A line of the panel's activity log. */
+type Activity = Extract<BridgeMessage, { type: "activity" }>;
+
+/**
+ * What this module needs of the page's client (elements/client.ts `AimClient`, which hands
+ * itself over): it is not imported, so that the client and this chunk do not know each other.
+ */
+export interface WebMcpClient extends EventTarget {
+  /** The page's path. */
+  page: string;
+  /** The actions the page declares now; `change` fires on the client when they change. */
+  declarations: Declaration[];
+  /** The bridge's word on the page's session, if it holds one. */
+  session: { authenticated: boolean } | null;
+  /** The page's state snapshot, secrets removed. */
+  snapshot(): Record<string, unknown>;
+  /** Asks the person before a consequential action; true once they approve. */
+  approve(
+    request: { id: string; actionId: string; input: InputValue },
+    signal: AbortSignal,
+  ): Promise<boolean>;
+  /** Runs one action of the page, and waits for the work it declares. */
+  run(actionId: string, input: InputValue): Promise<{ result: unknown; settled: boolean }>;
+  /** Tells the bridge of the run, when the page holds a session. */
+  reportRun(report: Omit<Extract<TabMessage, { type: "run" }>, "type">): void;
+}
+
+/** The read tool's name: the MCP read tool's, reserved for it (bridge/protocol/action_spec.ts). */
+export const READ_TOOL = "aim_read_page";
+
+/** The status of each outcome of a run, as bridge/protocol/channel.ts `RUN_STATUS` says. */
+export const RUN_STATUS = {
+  ok: 200,
+  invalid_input: 400,
+  login_required: 403,
+  declined: 403,
+  unknown_action: 404,
+  cancelled: 409,
+  action_failed: 422,
+} as const;
+
+/** How a run ended: `ok` or an error code. */
+export type Outcome = keyof typeof RUN_STATUS;
+
+/** A JSON Schema of one value or a flat object of them, as `input_schema` is on the wire. */
+export interface Schema {
+  type: string;
+  description?: string;
+  minLength?: number;
+  maxLength?: number;
+  pattern?: string;
+  enum?: unknown[];
+  minimum?: number;
+  maximum?: number;
+  properties?: Record<string, Schema>;
+  required?: string[];
+  additionalProperties?: boolean;
+}
+
+/** A tool as `registerTool` takes it (the WebMCP spec's `ModelContextTool`). */
+export interface WebMcpTool {
+  name: string;
+  title: string;
+  description: string;
+  inputSchema: Schema;
+  annotations: { readOnlyHint: boolean; consequentialHint: boolean };
+  execute(input: Record<string, unknown>, options?: { signal?: AbortSignal }): Promise<unknown>;
+}
+
+/** The part of `document.modelContext` this module uses. */
+export interface ModelContext {
+  registerTool(tool: WebMcpTool, options: { signal: AbortSignal }): Promise<void>;
+}
+
+/** An aim error body, as a run's answer: `ok: false`, the code, a sentence, details. */
+export type RunError =
+  & { ok: false; error: Exclude<Outcome, "ok">; message: string }
+  & Record<
+    string,
+    unknown
+  >;
+
+/** A run's answer, as `POST /__aim/invoke` answers (`state` is the page's own, no version). */
+export type RunAnswer =
+  | { ok: true; actionId: string; result: unknown; state: unknown; settled: boolean }
+  | RunError;
+
+/** `approve_request` → `Approve request`, as the MCP tools' titles (bridge/mcp/tools.ts). */
+export function titleOf(id: string): string {
+  const words = id.replace(/[_.-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim();
+  const lower = words.toLowerCase();
+  return lower.charAt(0).toUpperCase() + lower.slice(1);
+}
+
+/** Whether an input is one value (a string, number, boolean), which a tool wraps in `input`. */
+function isWrapped(schema: Schema): boolean {
+  return schema.type !== "object";
+}
+
+/** The tool's input schema: an object input as it is, any other wrapped in `input`. */
+export function toolInputSchema(schema: Schema): Schema {
+  if (!isWrapped(schema)) return { ...schema };
+  return {
+    type: "object",
+    properties: { input: schema },
+    required: ["input"],
+    additionalProperties: false,
+  };
+}
+
+/** The WebMCP tool of one declared action; `execute` runs it through `run`. */
+export function toolOf(
+  declaration: Declaration,
+  run: (input: Record<string, unknown>, signal?: AbortSignal) => Promise<unknown>,
+): WebMcpTool {
+  const d = declaration as Declaration & {
+    description: string;
+    input_schema: Schema;
+    consequential?: boolean;
+    read_only?: boolean;
+  };
+  return {
+    name: d.id,
+    title: titleOf(d.id),
+    description: d.description,
+    inputSchema: toolInputSchema(d.input_schema),
+    annotations: {
+      // A consequential action is never advertised as read-only, whatever the markup says.
+      readOnlyHint: d.read_only === true && !d.consequential,
+      consequentialHint: d.consequential === true,
+    },
+    execute: (input, options) => run(input, options?.signal),
+  };
+}
+
+function describe(value: unknown): string {
+  if (value === null) return "null";
+  if (Array.isArray(value)) return "an array";
+  if (value === undefined) return "missing";
+  return typeof value === "object" ? "an object" : `a ${typeof value}`;
+}
+
+const KINDS: Record<string, string> = {
+  string: "a string",
+  number: "a number",
+  integer: "an integer",
+  boolean: "a boolean",
+};
+
+/** What a one-value schema takes, as a noun: `string`, `integer`… */
+function noun(schema: Schema): string {
+  return Object.hasOwn(KINDS, schema.type) ? schema.type : "value";
+}
+
+/** Why `value` is not a valid value of the one-value `schema`, or undefined when it is. */
+function valueProblem(schema: Schema, value: unknown, where: string): string | undefined {
+  const kind = Object.hasOwn(KINDS, schema.type) ? KINDS[schema.type] : undefined;
+  if (!kind) return `${where} has a type this page cannot check (${schema.type})`;
+  if (value === undefined) return `${where} is required`;
+  const typed = schema.type === "string"
+    ? typeof value === "string"
+    : schema.type === "boolean"
+    ? typeof value === "boolean"
+    : typeof value === "number" && Number.isFinite(value) &&
+      (schema.type === "number" || Number.isInteger(value));
+  if (!typed) {
+    return typeof value === "number" && schema.type === "integer"
+      ? `${where} must be an integer, not ${value}`
+      : `${where} must be ${kind}, not ${describe(value)}`;
+  }
+  if (typeof value === "string") {
+    if (schema.minLength !== undefined && value.length < schema.minLength) {
+      return `${where} must be at least ${schema.minLength} characters long`;
+    }
+    if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+      return `${where} must be at most ${schema.maxLength} characters long`;
+    }
+    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
+      return `${where} must match the pattern ${schema.pattern}`;
+    }
+  }
+  if (typeof value === "number") {
+    if (schema.minimum !== undefined && value < schema.minimum) {
+      return `${where} must be at least ${schema.minimum}`;
+    }
+    if (schema.maximum !== undefined && value > schema.maximum) {
+      return `${where} must be at most ${schema.maximum}`;
+    }
+  }
+  if (schema.enum && !schema.enum.includes(value)) {
+    return `${where} must be one of ${JSON.stringify(schema.enum)}`;
+  }
+  return undefined;
+}
+
+/**
+ * Why `input` does not match an action's `input_schema`, in the words of the bridge's hints
+ * (bridge/protocol/input.ts), or undefined when it matches. The bridge's validator (zod, RE2)
+ * is too large for the page; the wire schemas are small enough to check here.
+ */
+export function inputProblem(schema: Schema, input: unknown): string | undefined {
+  if (isWrapped(schema)) {
+    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
+      return `input must be the ${noun(schema)} itself, not an object`;
+    }
+    return valueProblem(schema, input, "input");
+  }
+  const properties = schema.properties ?? {};
+  const names = Object.keys(properties);
+  if (typeof input !== "object" || input === null || Array.isArray(input)) {
+    return `input must be an object with the fields ${names.join(", ") || "(none)"}, not ${
+      describe(input)
+    }`;
+  }
+  const unknown = Object.keys(input).filter((name) => !Object.hasOwn(properties, name));
+  if (unknown.length) {
+    return `unknown field ${unknown.map((k) => `"${k}"`).join(", ")}; allowed fields: ${
+      names.join(", ") || "(none)"
+    }`;
+  }
+  const required = new Set(schema.required ?? []);
+  for (const name of names) {
+    const value = (input as Record<string, unknown>)[name];
+    if (value === undefined && !required.has(name)) continue;
+    const problem = valueProblem(properties[name]!, value, `field "${name}"`);
+    if (problem) return problem;
+  }
+  return undefined;
+}
+
+/** A run's error answer. */
+function failure(
+  error: RunError["error"],
+  message: string,
+  details: Record<string, unknown> = {},
+): RunError {
+  return { ...details, ok: false, error, message };
+}
+
+let runs = 0;
+/** Warnings already shown: a tool the browser refuses is tried again at each change. */
+const warned = new Set<string>();
+
+/**
+ * The page's tools in `document.modelContext`, kept equal to what the page declares: a tool is
+ * unregistered (its `signal` aborted) when its action is hidden, disabled or removed, and
+ * registered again when its declaration changes.
+ */
+export class WebMcpTools {
+  readonly #client: WebMcpClient;
+  readonly #context: ModelContext;
+  /** The tools registered now: name → the declaration they were made from, and their signal. */
+  readonly #registered = new Map<string, { key: string; controller: AbortController }>();
+
+  constructor(client: WebMcpClient, context: ModelContext) {
+    this.#client = client;
+    this.#context = context;
+  }
+
+  /** The declarations offered as tools now: a protected one only to a signed-in session. */
+  declarations(): Declaration[] {
+    const signedIn = this.#client.session?.authenticated === true;
+    return this.#client.declarations.filter((d) =>
+      d.id.toLowerCase() !== READ_TOOL && (!(d as { protected?: boolean }).protected || signedIn)
+    );
+  }
+
+  /** Registers and unregisters tools until they match the page's declarations. */
+  sync(): void {
+    const wanted = new Map<string, { key: string; tool: () => WebMcpTool }>();
+    for (const d of this.declarations()) {
+      wanted.set(d.id, { key: JSON.stringify(d), tool: () => toolOf(d, this.#runner(d.id)) });
+    }
+    wanted.set(READ_TOOL, { key: "", tool: () => this.#readTool() });
+    for (const [name, { key, controller }] of this.#registered) {
+      if (wanted.get(name)?.key === key) continue;
+      controller.abort();
+      this.#registered.delete(name);
+    }
+    for (const [name, { key, tool }] of wanted) {
+      if (this.#registered.has(name)) continue;
+      const controller = new AbortController();
+      this.#registered.set(name, { key, controller });
+      this.#context.registerTool(tool(), { signal: controller.signal }).catch((error) => {
+        // Unregistering rejects the registration's promise: that is no failure.
+        if (controller.signal.aborted) return;
+        if (this.#registered.get(name)?.controller === controller) this.#registered.delete(name);
+        const message = `[aim] WebMCP did not take the tool "${name}": ${error}`;
+        if (!warned.has(message)) console.warn(message);
+        warned.add(message);
+      });
+    }
+  }
+
+  #readTool(): WebMcpTool {
+    return {
+      name: READ_TOOL,
+      title: "Read the page",
+      description: "What the page publishes now: its path, its live state, and the actions it " +
+        "offers as tools. Read it before deciding, and again after an action to see what changed.",
+      inputSchema: { type: "object", properties: {}, additionalProperties: false },
+      annotations: { readOnlyHint: true, consequentialHint: false },
+      execute: () => Promise.resolve(this.read()),
+    };
+  }
+
+  /** What the read tool answers: the page, its state, and the actions offered as tools. */
+  read(): Record<string, unknown> {
+    return {
+      page: this.#client.page,
+      title: document.title,
+      state: this.#client.snapshot(),
+      actions: this.declarations().map((d) => {
+        const { protected: _, read_only: __, ...action } = d as Record<string, unknown>;
+        return action;
+      }),
+    };
+  }
+
+  #runner(actionId: string) {
+    return async (args: Record<string, unknown>, signal?: AbortSignal) => {
+      const started = performance.now();
+      const checked: { input?: InputValue } = {};
+      const answer: RunAnswer = await this.#run(
+        actionId,
+        args,
+        signal ?? new AbortController().signal,
+        checked,
+      ).catch((error) => failure("action_failed", String(error?.message ?? error).slice(0, 2000)));
+      const outcome = answer.ok ? "ok" : answer.error;
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      const activity: Activity = {
+        type: "activity",
+        at: new Date().toISOString(),
+        actionId,
+        status: RUN_STATUS[outcome],
+        outcome,
+        durationMs,
+        via: "webmcp",
+      };
+      document.dispatchEvent(new CustomEvent("aim-activity", { detail: activity }));
+      this.#client.reportRun({ via: "webmcp", actionId, ...checked, outcome, durationMs });
+      return answer;
+    };
+  }
+
+  /**
+   * Runs one action for an agent in the browser, as the bridge runs an invocation: the action
+   * as declared now, the signed-in check, the input checked against its schema (kept in
+   * `checked` once it passes), the person's confirmation, then the action.
+   */
+  async #run(
+    actionId: string,
+    args: Record<string, unknown>,
+    signal: AbortSignal,
+    checked: { input?: InputValue },
+  ): Promise<RunAnswer> {
+    const declaration = this.#client.declarations.find((d) => d.id === actionId);
+    if (!declaration || actionId.toLowerCase() === READ_TOOL) {
+      return failure("unknown_action", `No action "${actionId}" is on the page now.`, {
+        available_actions: this.declarations().map((d) => d.id),
+      });
+    }
+    if (!this.declarations().includes(declaration)) {
+      return failure("login_required", `"${actionId}" needs a signed-in session.`, { actionId });
+    }
+    const d = declaration as Declaration & {
+      input_schema: Schema;
+      input_example: unknown;
+      consequential?: boolean;
+    };
+    const schema = d.input_schema;
+    const toolSchema = toolInputSchema(schema);
+    const example = isWrapped(schema) ? { input: d.input_example } : d.input_example;
+    const invalid = (
+      hint: string,
+      message = `Input for "${actionId}" does not match its ` +
+        `input_schema: ${hint}.`,
+    ) =>
+      failure("invalid_input", message, {
+        actionId,
+        hint,
+        input_schema: toolSchema,
+        input_example: example,
+      });
+    let input: unknown = args;
+    if (isWrapped(schema)) {
+      // Exactly {"input": …}, as over MCP: anything else is told how to wrap it.
+      const keys = Object.keys(args ?? {});
+      if (keys.length !== 1 || keys[0] !== "input") {
+        const hint = `call ${actionId} with {"input": <the ${noun(schema)}>}, for example ${
+          JSON.stringify(example)
+        }`;
+        return invalid(
+          hint,
+          `Arguments for "${actionId}" must be {"input": <${noun(schema)}>}: ${hint}.`,
+        );
+      }
+      input = args.input;
+    }
+    let problem: string | undefined;
+    try {
+      problem = inputProblem(schema, input);
+    } catch (error) {
+      // A pattern this browser cannot compile: the page's mistake, not the agent's.
+      return failure("action_failed", `The page cannot check input for "${actionId}": ${error}`);
+    }
+    if (problem) return invalid(problem);
+    checked.input = input as InputValue;
+    if (d.consequential) {
+      const request = { id: `webmcp-${++runs}`, actionId, input: input as InputValue };
+      const approved = await this.#client.approve(request, signal);
+      if (!approved) {
+        return signal.aborted
+          ? failure("cancelled", `The agent cancelled "${actionId}" before the person answered.`, {
+            actionId,
+          })
+          : failure("declined", `The person declined "${actionId}".`, { actionId });
+      }
+    }
+    if (signal.aborted) {
+      return failure("cancelled", `The agent cancelled "${actionId}" before it ran.`, { actionId });
+    }
+    try {
+      const { result, settled } = await this.#client.run(actionId, input as InputValue);
+      return { ok: true, actionId, result, state: this.#client.snapshot(), settled };
+    } catch (error) {
+      const message = String((error as Error)?.message ?? error).slice(0, 2000);
+      return failure("action_failed", message || `The page could not run "${actionId}".`, {
+        actionId,
+      });
+    }
+  }
+}
+
+/**
+ * Offers the page's actions to agents in the browser, where `document.modelContext` exists;
+ * does nothing elsewhere. Returns the tools, kept in step with the page's declarations and its
+ * session (a protected action is a tool once someone signed in).
+ */
+export function startWebMcp(client: WebMcpClient): WebMcpTools | null {
+  const context = (document as unknown as { modelContext?: ModelContext }).modelContext;
+  if (!context) return null;
+  const tools = new WebMcpTools(client, context);
+  const sync = () => tools.sync();
+  client.addEventListener("change", sync);
+  document.addEventListener("aim-session", sync);
+  tools.sync();
+  return tools;
+}

@@ -1,0 +1,200 @@
+/**
+ * @module `aim check` on `<aim-action>`'s bindings: items= and its keys, click=/check=/fill=
+ * inside items, commit=, `<aim-field>` children and types that do not fit their controls.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import { checkPage, type CheckProblem } from "../../bridge/site/check.ts";
+import { runAim } from "../helpers/cli.ts";
+
+const SCRIPT = `<script type="module" src="/__aim/elements.js"></script>`;
+
+/** The problems of a page, as `severity: message` lines. */
+function problems(body: string): string[] {
+  return checkPage(`<!doctype html><title>T</title>${SCRIPT}\n${body}`, "p.html")
+    .map((p: CheckProblem) => `${p.severity}: ${p.message}`);
+}
+
+/** A TodoMVC page as its author annotates it: the list is rendered by script. */
+const TODOS = `<input class="new-todo" placeholder="What needs to be done?">
+<ul class="todo-list"></ul>
+<aim-action name="add_todo" description="Add a todo" fill=".new-todo" commit="enter"></aim-action>
+<aim-action name="toggle_todo" description="Complete or reopen the todo with this title"
+  items=".todo-list li" key="label" click=".toggle"></aim-action>
+<aim-action name="complete_todo" description="Mark the todo with this title done"
+  items=".todo-list li" key="label" check=".toggle"></aim-action>`;
+
+Deno.test("aim check passes a page whose items a script renders, warning only that none are static", () => {
+  assert.deepEqual(problems(TODOS), [
+    'warning: <aim-action name="toggle_todo">: items=".todo-list li" matches nothing in the static ' +
+    "page (fine if a script renders the items)",
+    'warning: <aim-action name="complete_todo">: items=".todo-list li" matches nothing in the static ' +
+    "page (fine if a script renders the items)",
+  ]);
+});
+
+const STATIC_ITEMS = `<ul class="todo-list">
+<li data-id="1"><input class="toggle" type="checkbox"><label>buy milk</label></li>
+<li data-id="2"><input class="toggle" type="checkbox"><label>buy milk</label></li>
+<li><input class="toggle" type="checkbox"></li>
+</ul>`;
+
+Deno.test("aim check warns about static items without a key, and about keys they share", () => {
+  assert.deepEqual(
+    problems(`${STATIC_ITEMS}
+<aim-action name="toggle" description="Toggle it" items=".todo-list li" key="label"
+  click=".toggle"></aim-action>
+<aim-action name="open" description="Open it" items=".todo-list li" key-attribute="data-id"
+  click=".open"></aim-action>`),
+    [
+      'warning: <aim-action name="toggle">: key="label" finds no key in 1 of the 3 static ' +
+      "items, which an agent then cannot name",
+      'warning: <aim-action name="toggle">: several static items have the key "buy milk"; ' +
+      "naming it acts on the first",
+      'warning: <aim-action name="open">: key-attribute="data-id" finds no key in 1 of the 3 ' +
+      "static items, which an agent then cannot name",
+      'warning: <aim-action name="open">: click=".open" matches nothing in the first static item ' +
+      "(fine if a script renders it)",
+    ],
+  );
+});
+
+Deno.test("aim check reports items=, key= and bindings that can never work as errors", () => {
+  assert.deepEqual(
+    problems(`${STATIC_ITEMS}
+<aim-action name="a" description="A" items="li[" click=".toggle"></aim-action>
+<aim-action name="b" description="B" items="li" key="label[" click=".toggle"></aim-action>
+<aim-action name="c" description="C" items="li"></aim-action>
+<form id="f"><input id="q" name="q"></form>
+<aim-action name="d" description="D" fill="#q" form="#f"></aim-action>`),
+    [
+      'error: <aim-action name="a">: items="li[" is not a valid selector',
+      'error: <aim-action name="b">: key="label[" is not a valid selector',
+      'error: <aim-action name="c">: items= needs click=, check=, uncheck= or fill= to act on the item',
+      'warning: <aim-action name="c">: the item\'s own text finds no key in 1 of the 3 static ' +
+      "items, which an agent then cannot name",
+      'warning: <aim-action name="c">: several static items have the key "buy milk"; naming it ' +
+      "acts on the first",
+      'error: <aim-action name="d">: fill= and form= bind one action twice; keep one',
+    ],
+  );
+});
+
+Deno.test("aim check warns about inputs that an items= action ignores", () => {
+  assert.deepEqual(
+    problems(`${STATIC_ITEMS}
+<aim-action name="toggle" description="Toggle it" items=".todo-list li" key-attribute="data-id"
+  click=".toggle" input-example="x" input-pattern="[0-9]+"></aim-action>`),
+    [
+      'warning: <aim-action name="toggle">: input-example (the example is a key) is ignored: an ' +
+      "items= action takes the item's key",
+      'warning: <aim-action name="toggle">: input-pattern is ignored: an items= action takes the ' +
+      "item's key",
+      'warning: <aim-action name="toggle">: key-attribute="data-id" finds no key in 1 of the 3 ' +
+      "static items, which an agent then cannot name",
+    ],
+  );
+});
+
+Deno.test("aim check reports fields that are duplicated, never filled, secret-like or not in the form", () => {
+  assert.deepEqual(
+    problems(`<input id="title"><input id="qty">
+<aim-action name="add" description="Add an item" commit="enter">
+  <aim-field name="title" fill="#title"></aim-field>
+  <aim-field name="title" fill="#qty"></aim-field>
+  <aim-field name="note"></aim-field>
+  <aim-field name="pin_code" fill="#missing"></aim-field>
+</aim-action>
+<form id="f"><input name="qty"></form>
+<aim-action name="order" description="Order" form="#f">
+  <aim-field name="qty" type="integer"></aim-field>
+  <aim-field name="size" type="string" fill="#title"></aim-field>
+</aim-action>`),
+    [
+      'error: <aim-action name="add">: <aim-field name="title"> is declared twice',
+      'warning: <aim-action name="add">: <aim-field name="note"> is never filled: it has no fill=',
+      'warning: <aim-action name="add">: <aim-field name="pin_code"> looks like a secret, which ' +
+      "an agent should never be asked for; it is also kept out of logs",
+      'warning: <aim-action name="add">: fill="#missing" matches nothing in the static page ' +
+      "(fine if a script renders it)",
+      'error: <aim-action name="order">: <aim-field name="size"> names no field of the form',
+      'warning: <aim-action name="order">: <aim-field name="size"> has fill=, which a form= ' +
+      "action ignores: it fills the form's field of that name",
+    ],
+  );
+});
+
+Deno.test("aim check reports types and bounds that do not fit the field or its control", () => {
+  assert.deepEqual(
+    problems(
+      `<input id="box" type="checkbox"><input id="text"><select id="size"><option>S</option></select>
+<aim-action name="a" description="A" fill="#box" input-type="number"></aim-action>
+<aim-action name="b" description="B" fill="#text" input-minimum="1"></aim-action>
+<aim-action name="c" description="C" input-type="float"></aim-action>
+<aim-action name="d" description="D" fill="#text" input-type="integer" input-maximum="ten"></aim-action>
+<aim-action name="e" description="E" fill="#text" input-type="boolean"></aim-action>
+<aim-action name="f" description="F">
+  <aim-field name="size" fill="#size" type="integer"></aim-field>
+  <aim-field name="qty" fill="#text" type="number" max-length="3"></aim-field>
+</aim-action>`,
+    ).filter((line) => line.startsWith("error")),
+    [
+      'error: <aim-action name="a">: input-type="number" does not fit its control: a checkbox ' +
+      "takes a boolean",
+      'error: <aim-action name="b">: input-minimum does not fit input-type="string" (it is for ' +
+      "number and integer)",
+      'error: action "c" is not valid: input_schema.type: Invalid discriminator value. ' +
+      "Expected 'string' | 'number' | 'integer' | 'boolean' | 'object'",
+      'error: action "d" needs an input-example',
+      'error: <aim-action name="d">: input-maximum="ten" is not a number',
+      'error: <aim-action name="e">: input-type="boolean" does not fit its control: a <input> ' +
+      "takes text; only a checkbox takes a boolean",
+      'error: <aim-action name="f">: <aim-field name="size"> type="integer" does not fit its ' +
+      "control: a <select> or radio buttons take one of their values",
+      'error: <aim-action name="f">: <aim-field name="qty"> max-length does not fit ' +
+      'type="number" (it is for string)',
+    ],
+  );
+});
+
+Deno.test("aim check reports commit= values that are not a way to commit, and those that do nothing", () => {
+  assert.deepEqual(
+    problems(`<input id="q">
+<aim-action name="a" description="A" fill="#q" commit="return"></aim-action>
+<aim-action name="b" description="B" commit="enter" input-example="x"></aim-action>
+<aim-action name="c" description="C" fill="#q" commit="click:#send"></aim-action>
+<aim-action name="d" description="D" fill="#q" commit="submit"></aim-action>`),
+    [
+      'error: <aim-action name="a">: commit="return" is not enter, change, blur, submit or ' +
+      "click:<selector>",
+      'warning: <aim-action name="b">: commit= does nothing without fill= or <aim-field fill>',
+      'warning: <aim-action name="c">: commit="#send" matches nothing in the static page (fine ' +
+      "if a script renders it)",
+      'warning: <aim-action name="d">: commit="submit" but the filled control is in no form',
+    ],
+  );
+});
+
+Deno.test("aim check on the command line: warnings pass, an error fails, each with its line", async () => {
+  const root = Deno.makeTempDirSync({ prefix: "aim-check-actions-" });
+  try {
+    Deno.writeTextFileSync(join(root, "todos.html"), `${SCRIPT}\n${TODOS}`);
+    const ok = await runAim(["check", root]);
+    assert.equal(ok.code, 0, ok.stdout + ok.stderr);
+    assert.match(ok.stdout, /todos\.html:5:1: warning: <aim-action name="toggle_todo">: items=/);
+    assert.match(ok.stderr, /1 file checked, no problems, 2 warnings/);
+    Deno.writeTextFileSync(
+      join(root, "bad.html"),
+      `${SCRIPT}\n<input id="box" type="checkbox">\n` +
+        `<aim-action name="a" description="A" fill="#box" input-type="integer"></aim-action>`,
+    );
+    const bad = await runAim(["check", root]);
+    assert.equal(bad.code, 1);
+    assert.match(
+      bad.stdout,
+      /bad\.html:3:1: <aim-action name="a">: input-type="integer" does not fit/,
+    );
+  } finally {
+    Deno.removeSync(root, { recursive: true });
+  }
+});

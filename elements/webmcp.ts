@@ -18,6 +18,7 @@
  */
 // Types only: the chunk must not carry the client (the entry has it) nor zod.
 import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
+import { READ_TOOL, RUN_STATUS, type RunOutcome, titleOf } from "../bridge/protocol/tools.ts";
 import type { InputValue } from "../bridge/protocol/schemas.ts";
 
 /** An action as the page declares it (the client's `declarations`). */
@@ -50,22 +51,8 @@ export interface WebMcpClient extends EventTarget {
   reportRun(report: Omit<Extract<TabMessage, { type: "run" }>, "type">): void;
 }
 
-/** The read tool's name: the MCP read tool's, reserved for it (bridge/protocol/action_spec.ts). */
-export const READ_TOOL = "aim_read_page";
-
-/** The status of each outcome of a run, as bridge/protocol/channel.ts `RUN_STATUS` says. */
-export const RUN_STATUS = {
-  ok: 200,
-  invalid_input: 400,
-  login_required: 403,
-  declined: 403,
-  unknown_action: 404,
-  cancelled: 409,
-  action_failed: 422,
-} as const;
-
 /** How a run ended: `ok` or an error code. */
-export type Outcome = keyof typeof RUN_STATUS;
+export type Outcome = RunOutcome;
 
 /** A JSON Schema of one value or a flat object of them, as `input_schema` is on the wire. */
 export interface Schema {
@@ -109,13 +96,6 @@ export type RunError =
 export type RunAnswer =
   | { ok: true; actionId: string; result: unknown; state: unknown; settled: boolean }
   | RunError;
-
-/** `approve_request` → `Approve request`, as the MCP tools' titles (bridge/mcp/tools.ts). */
-export function titleOf(id: string): string {
-  const words = id.replace(/[_.-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim();
-  const lower = words.toLowerCase();
-  return lower.charAt(0).toUpperCase() + lower.slice(1);
-}
 
 /** Whether an input is one value (a string, number, boolean), which a tool wraps in `input`. */
 function isWrapped(schema: Schema): boolean {

@@ -22,12 +22,10 @@
  */
 import { encode as encodeToon } from "@toon-format/toon";
 import type { ActionSpec, InvokeResult, Manifest } from "../protocol/schemas.ts";
+import { READ_TOOL, titleOf } from "../protocol/tools.ts";
 
-/**
- * The name of the read tool: what the session manifest says now (page, state,
- * `browser_connected`, actions). Reserved: a page action of this name is not listed as a tool.
- */
-export const READ_TOOL = "aim_read_page";
+/** The name of the read tool, and a tool's title: one definition for MCP and WebMCP. */
+export { READ_TOOL, titleOf };
 
 /** An MCP tool as `tools/list` answers it (the fields aim fills). */
 export interface McpTool {
@@ -50,13 +48,6 @@ export interface McpToolResult {
   content: { type: "text"; text: string }[];
   structuredContent: Record<string, unknown>;
   isError?: boolean;
-}
-
-/** `approve_request` → `Approve request`: a title a person reads in the host's prompt. */
-export function titleOf(id: string): string {
-  const words = id.replace(/[_.-]+/g, " ").replace(/([a-z0-9])([A-Z])/g, "$1 $2").trim();
-  const lower = words.toLowerCase();
-  return lower.charAt(0).toUpperCase() + lower.slice(1);
 }
 
 /** The tool's input schema: an object input as it is, any other wrapped in `input`. */

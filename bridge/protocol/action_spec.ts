@@ -4,6 +4,7 @@
  * bridge's linear-time matcher, and that its id is not reserved.
  */
 import { OBJECT_NAMES } from "./wire.ts";
+import { READ_TOOL } from "./tools.ts";
 import { firstIssue } from "./issue.ts";
 import type { z } from "zod";
 import {
@@ -35,7 +36,7 @@ export function isActionIdAmong(id: string, ids: Iterable<string>): boolean {
  * Names the protocols reserve for tools of their own: `aim_read_page`, the MCP (and WebMCP)
  * tool that reads the page's manifest.
  */
-export const RESERVED_TOOL_IDS: readonly string[] = ["aim_read_page"];
+export const RESERVED_TOOL_IDS: readonly string[] = [READ_TOOL];
 
 /** Why `id` may not name an action, or undefined when it may. */
 function reservedIdProblem(id: string): string | undefined {

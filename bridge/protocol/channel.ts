@@ -3,6 +3,7 @@
  * and what the bridge sends. See docs/channel.md.
  */
 import { z } from "zod";
+import { RUN_STATUS, type RunOutcome } from "./tools.ts";
 import { InputValue } from "./schemas.ts";
 
 export { CloseCode, CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "./wire.ts";
@@ -68,30 +69,8 @@ export const SettledMessage = z.strictObject({
   id: z.string().min(1).max(100),
 });
 
-/**
- * How a run by an agent in the browser ended: `ok`, or the error code it was answered with.
- * The bridge records the status each code has everywhere else (see {@linkcode RUN_STATUS}).
- */
-export const RUN_OUTCOMES = [
-  "ok",
-  "invalid_input",
-  "login_required",
-  "declined",
-  "unknown_action",
-  "cancelled",
-  "action_failed",
-] as const;
-
-/** The HTTP status recorded for each outcome of a run, as `POST /__aim/invoke` answers it. */
-export const RUN_STATUS: Record<typeof RUN_OUTCOMES[number], number> = {
-  ok: 200,
-  invalid_input: 400,
-  login_required: 403,
-  declined: 403,
-  unknown_action: 404,
-  cancelled: 409,
-  action_failed: 422,
-};
+/** How a run by an agent in the browser ended: `ok`, or the error code it was answered with. */
+export const RUN_OUTCOMES = Object.keys(RUN_STATUS) as [RunOutcome, ...RunOutcome[]];
 
 /**
  * An agent in the browser ran one of this tab's actions through WebMCP

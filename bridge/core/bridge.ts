@@ -43,6 +43,8 @@ export interface BridgeCoreOptions {
   idleMs?: number;
   /** Tab lease length. @default {15 s} */
   leaseMs?: number;
+  /** How long a new channel may take to say hello before it is closed. @default {10 s} */
+  helloTimeoutMs?: number;
   /**
    * Sessions held at once; when full, the oldest session no tab bound and nobody used makes
    * room, and with none such new ones are refused (429). @default {100,000}
@@ -155,6 +157,7 @@ export class BridgeCore {
     });
     this.#tabs = new TabMessages({
       ...parts,
+      helloTimeoutMs: options.helloTimeoutMs ?? DEFAULTS.helloTimeoutMs,
       onError: options.onError,
       onInvocation: options.onInvocation,
       now,

@@ -25,6 +25,8 @@ export interface TabMessageContext {
   catalog: SiteCatalog;
   actions: ActionRegistry;
   limits: Limits;
+  /** How long a new channel may take to say hello. @default {DEFAULTS.helloTimeoutMs} */
+  helloTimeoutMs?: number;
   /** Called for unexpected errors (bugs), without message data. */
   onError?: ((error: unknown) => void) | undefined;
   /** Called for each run by an agent in the browser that a tab reports (the audit log). */
@@ -132,10 +134,11 @@ export class TabMessages {
       port.close(CloseCode.Malformed, `at most ${MAX_TABS} tabs may be open on one session`);
     } else {
       // A socket that never says hello holds nothing for long.
+      const ms = this.#ctx.helloTimeoutMs ?? DEFAULTS.helloTimeoutMs;
       tab.helloTimer = setTimeout(() => {
-        port.close(CloseCode.Malformed, `no hello within ${DEFAULTS.helloTimeoutMs / 1000} s`);
+        port.close(CloseCode.Malformed, `no hello within ${ms / 1000} s`);
         session.tab.detach(tab);
-      }, DEFAULTS.helloTimeoutMs);
+      }, ms);
     }
     return tab;
   }

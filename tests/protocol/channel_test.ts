@@ -203,6 +203,28 @@ Deno.test("a message before hello closes the channel", async () => {
   assert.equal(closed.reason, "send hello first");
 });
 
+Deno.test("a channel that never says hello is closed after the hello timeout, and frees its place", async () => {
+  await using bridge = startBridge({ helloTimeoutMs: 100 });
+  const token = await bridge.openSession("/control-panel");
+  const silent = await FakeTab.open(bridge.origin, { token, page: "/control-panel", hello: false });
+  // Bounded, so that a bridge that never closes it fails the test instead of hanging it.
+  const closed = await Promise.race([
+    silent.closed,
+    new Promise<never>((_, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error("the channel is still open after 5 s")),
+        5_000,
+      );
+      silent.closed.finally(() => clearTimeout(timer));
+    }),
+  ]);
+  assert.equal(closed.code, CloseCode.Malformed);
+  assert.equal(closed.reason, "no hello within 0.1 s");
+  // The session is not held by it: a tab that says hello takes the lease.
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+});
+
 Deno.test("an oversized message closes the channel with 1009; a large state is cut, not refused", async () => {
   await using bridge = startBridge({ limits: { maxMessageBytes: 4096, maxStateBytes: 1024 } });
   const token = await bridge.openSession("/control-panel");

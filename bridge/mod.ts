@@ -116,7 +116,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     ...options,
     onInvocation: (record) => {
       audit.record(record);
-      stats.record(record);
+      // What a page reports of its in-browser agents is its word: not in the public statistics.
+      if (record.via !== "webmcp") stats.record(record);
       options.onInvocation?.(record);
     },
   });

@@ -3,6 +3,7 @@
  * an `aim-invoke` event, or a declarative binding (`click=`, `check=`, `fill=`, `form=`, on
  * the item an agent names with `items=`; see elements/bindings.ts). Renders nothing.
  */
+import { collectRoots, deepAll, deepFirst } from "../bridge/protocol/deep_selector.ts";
 import { actionItems, readAction } from "../bridge/protocol/markup.ts";
 import {
   type ActionSource,
@@ -12,7 +13,7 @@ import {
   warn,
   Work,
 } from "./client.ts";
-import { Declaration } from "./declaration.ts";
+import { Declaration, Watch } from "./declaration.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/protocol/schemas.ts";
 
@@ -45,32 +46,36 @@ export class AimAction extends Declaration implements ActionSource {
   /** Runs the action; wins over the event and the declarative bindings. */
   declare handler: ActionHandler | undefined;
   protected readonly set = client.actions;
-  /** An `items=` action lists the keys present now: it registers again when they change. */
-  #items = new MutationObserver(() => this.changed());
+  /**
+   * An `items=` action lists the keys present now: it registers again when they change, in the
+   * document or in the shadow roots its selectors cross.
+   */
+  #items = new Watch(() => this.changed());
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.#items.disconnect();
+    this.#items.set([]);
   }
 
   /** The declaration read from the markup; null when hidden, disabled or invalid. */
   declaration(): Registered | null {
     if (this.hidden || this.disabled) return null;
     const key = this.getAttribute("key-attribute");
-    if (this.getAttribute("items")) {
-      this.#items.observe(document.documentElement, {
-        childList: true,
-        subtree: true,
-        characterData: true,
-        ...(key && { attributeFilter: [key] }),
-      });
-    } else this.#items.disconnect();
+    const roots = new Set<Node>([document.documentElement]);
     try {
-      return { ...readAction(this, document, { keys: true }) };
+      return { ...collectRoots(roots, () => readAction(this, document, { keys: true })) };
     } catch (error) {
       // A MarkupError, or a selector the browser cannot read: the author's, said once.
       warn(`<aim-action name="${this.name}">: ${(error as Error).message}`, this);
       return null;
+    } finally {
+      this.#items.set(this.getAttribute("items") ? [...roots] : [], {
+        childList: true,
+        subtree: true,
+        characterData: true,
+        // What items= may select by (`li:not(.done)`, `[hidden]`), and the key's attribute.
+        attributeFilter: key ? ["class", "hidden", key] : ["class", "hidden"],
+      });
     }
   }
 
@@ -107,6 +112,9 @@ export class AimAction extends Declaration implements ActionSource {
     if (event.defaultPrevented) throw new Error(`The page cancelled "${actionId}".`);
     // The declarative bindings are the event's default action; their code loads on first use.
     const items = () => actionItems(this, document) as [Element, string | null][];
-    return await (await import("./bindings.ts")).runBinding(this, input, items);
+    return await (await import("./bindings.ts")).runBinding(this, input, items, {
+      all: deepAll,
+      first: deepFirst,
+    });
   }
 }

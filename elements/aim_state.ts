@@ -3,9 +3,10 @@
  * attribute, a child JSON script or a source element (`from="#id"`, `items=`, `<aim-field>`).
  * Renders nothing.
  */
+import { collectRoots, deepAll, deepFirst } from "../bridge/protocol/deep_selector.ts";
 import { readJsonChild } from "../bridge/protocol/markup.ts";
 import { client, type StateSource, warn } from "./client.ts";
-import { Declaration, EVERYTHING } from "./declaration.ts";
+import { Declaration, Watch } from "./declaration.ts";
 
 function text(el: Element): string {
   return (el.textContent ?? "").replace(/\s+/g, " ").trim();
@@ -36,62 +37,56 @@ export class AimState extends Declaration implements StateSource {
   /** The published value (a new object each time, not mutated); wins over the other sources. */
   declare value: unknown;
   protected readonly set = client.states;
-  #changed = () => this.changed();
-  #sourceWatch = new MutationObserver(this.#changed);
-  #source: Element | null = null;
+  /** The source (or the document, for it to appear) and the shadow roots its reading crossed. */
+  #watch = new Watch(() => this.changed(), true);
 
   override disconnectedCallback(): void {
     super.disconnectedCallback();
-    this.#watch(null);
+    this.#watch.set([]);
   }
 
   protected override updated(): void {
     this.changed();
   }
 
-  /** Watches the source; with no source, the document, for it to appear. */
-  #watch(target: Node | null): void {
-    if (target === this.#source) return;
-    this.#sourceWatch.disconnect();
-    this.#source?.removeEventListener("input", this.#changed);
-    this.#source?.removeEventListener("change", this.#changed);
-    this.#source = target as Element | null;
-    if (!target) return;
-    this.#sourceWatch.observe(target, EVERYTHING);
-    // Typing changes a control's value without any mutation.
-    target.addEventListener("input", this.#changed);
-    target.addEventListener("change", this.#changed);
-  }
-
   /** The value to publish now; undefined publishes nothing. */
   read(): unknown {
-    const from = this.getAttribute("from");
+    // What to watch: the source, or the document until it appears, and the shadow roots crossed.
+    const watched = new Set<Node>();
     try {
-      if (this.value !== null && this.value !== undefined) return this.value;
-      const items = this.hasAttribute("items");
-      if (!from && !items) return readJsonChild(this) ?? null;
-      const el = from ? document.querySelector(from) : document.documentElement;
-      this.#watch(el ?? document.documentElement);
-      if (!el) return null;
-      if (
-        items || el instanceof HTMLTableElement || this.hasAttribute("invisible") ||
-        this.querySelector("aim-field")
-      ) {
-        // Published once the reader is loaded: until then, nothing.
-        loading ??= import("./state_reader.ts").then((m) => structured = m)
-          .catch((error) => warn(`the state reader did not load: ${error}`))
-          .finally(() => client.changed());
-        return structured ? structured.readStructured(this, el, warn) : undefined;
-      }
-      const value = control(el);
-      if (value === undefined) {
-        warn(`<aim-state name="${this.name}">: passwords are never published`);
-      }
-      return value;
+      return collectRoots(watched, () => this.#read(watched));
     } catch (error) {
       // A bad selector, field or child script: the author's error.
       warn(`<aim-state name="${this.name}">: ${(error as Error).message}`, this);
       return null;
+    } finally {
+      // Typing changes a control's value without any mutation: the watch hears input events.
+      this.#watch.set([...watched]);
     }
+  }
+
+  #read(watched: Set<Node>): unknown {
+    const from = this.getAttribute("from");
+    if (this.value !== null && this.value !== undefined) return this.value;
+    const items = this.hasAttribute("items");
+    if (!from && !items) return readJsonChild(this) ?? null;
+    const el = from ? deepFirst<Element>(document, from) : document.documentElement;
+    watched.add(el ?? document.documentElement);
+    if (!el) return null;
+    if (
+      items || el instanceof HTMLTableElement || this.hasAttribute("invisible") ||
+      this.querySelector("aim-field")
+    ) {
+      // Published once the reader is loaded: until then, nothing.
+      loading ??= import("./state_reader.ts").then((m) => structured = m)
+        .catch((error) => warn(`the state reader did not load: ${error}`))
+        .finally(() => client.changed());
+      return structured ? structured.readStructured(this, el, warn, deepAll) : undefined;
+    }
+    const value = control(el);
+    if (value === undefined) {
+      warn(`<aim-state name="${this.name}">: passwords are never published`);
+    }
+    return value;
   }
 }

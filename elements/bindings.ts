@@ -12,7 +12,23 @@ type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 /** The items of an `items=` action now, each with its key (markup.ts's `actionItems`). */
 export type Items = () => [Element, string | null][];
 
+/** Selector resolution across shadow roots with `>>>` (bridge/protocol/deep_selector.ts). */
+export interface Deep {
+  all(root: ParentNode, selector: string): Element[];
+  first(root: ParentNode, selector: string): Element | null;
+}
+
 const EVENT = { bubbles: true, composed: true };
+
+/** The text a node shows: a shadow host's is its shadow root's, a slot's what it shows. */
+function shownText(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
+  const el = node as Element;
+  if (/^(style|script|template)$/.test(el.localName ?? "")) return "";
+  const slotted = el instanceof HTMLSlotElement ? el.assignedNodes() : [];
+  const kids = slotted.length ? slotted : (el.shadowRoot ?? el).childNodes;
+  return Array.from(kids, shownText).join("");
+}
 
 /**
  * Writes a value into a control as a person would, so that frameworks see it: a checkbox or
@@ -59,7 +75,14 @@ function submit(form: HTMLFormElement): string | undefined {
   // Attributes, not form.action: a control named "action" would shadow the property.
   const url = new URL(form.getAttribute("action") || location.href, document.baseURI);
   if (method !== "post") {
-    url.search = new URLSearchParams(new FormData(form) as unknown as string[][]).toString();
+    // The agent reads this URL: no password, hidden token or autofilled secret goes in it.
+    const data = new FormData(form);
+    for (const control of form.elements as unknown as Control[]) {
+      if ((control.type === "password" || control.type === "hidden") && control.name) {
+        data.delete(control.name);
+      }
+    }
+    url.search = new URLSearchParams(data as unknown as string[][]).toString();
   }
   return url.href;
 }
@@ -100,6 +123,7 @@ function rendered(): Promise<void> {
 
 /**
  * Runs the declarative binding of `action` with a validated input; resolves to its result.
+ * `deep` resolves its selectors, which may cross shadow roots with `>>>`.
  *
  * @throws {Error} when the markup's targets are missing now, or nothing binds the action.
  */
@@ -107,6 +131,7 @@ export async function runBinding(
   action: Element,
   input: InputValue,
   items: Items,
+  deep: Deep,
 ): Promise<unknown> {
   const attr = (name: string) => action.getAttribute(name) || "";
   const fields = input as Record<string, FieldValue>;
@@ -128,7 +153,7 @@ export async function runBinding(
   }
   const scope: ParentNode = item ?? document;
   const find = (selector: string): Element => {
-    const el = selector === ":scope" && item ? item : scope.querySelector(selector);
+    const el = selector === ":scope" && item ? item : deep.first(scope, selector);
     if (!el || (el as HTMLButtonElement).disabled) {
       throw new Error(
         `"${selector}" is missing or disabled${item ? ` in the item ${JSON.stringify(key)}` : ""}.`,
@@ -181,7 +206,7 @@ export async function runBinding(
     for (const [name, selector, value] of writes) {
       last = find(selector) as Control;
       // Radio buttons: the selector names the group, and the value picks one.
-      const group = last.type === "radio" ? scope.querySelectorAll<Control>(selector) : [last];
+      const group = last.type === "radio" ? deep.all(scope, selector) as Control[] : [last];
       for (const control of group) setValue(control, value);
       // A password goes in, never back out.
       filled[name] = last.type === "password" ? "(hidden)" : value;
@@ -194,5 +219,5 @@ export async function runBinding(
   await rendered();
   // The item again: the same element, or the one the page rendered in its place.
   const now = item.isConnected ? item : items().find(([, k]) => k === key)?.[0];
-  return { item: key, ...result, after: now?.textContent?.replace(/\s+/g, " ").trim() ?? null };
+  return { item: key, ...result, after: now ? shownText(now).replace(/\s+/g, " ").trim() : null };
 }

@@ -502,7 +502,10 @@ export class AimClient extends EventTarget {
    * holds a session: the bridge records it in the session's audit log (`/__aim/activity`).
    */
   reportRun(report: RunReport): void {
-    this.#send({ type: "run", ...report });
+    // The log keeps a few KiB of input at most; a huge one must not overflow the channel.
+    const small = report.input === undefined || JSON.stringify(report.input).length <= 4096;
+    const { input: _input, ...rest } = report;
+    this.#send({ type: "run", ...(small ? report : rest) });
   }
 
   async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {

@@ -15,6 +15,42 @@ export const EVERYTHING: MutationObserverInit = {
   characterData: true,
 };
 
+/**
+ * A MutationObserver on a set of nodes: a source, or the document, and the shadow roots that a
+ * read crossed with `>>>` (whose mutations the document's observer never sees). It attaches
+ * again only when the nodes or the options change, so a page without `>>>` pays nothing more.
+ * With `listener`, it also hears `input` and `change` in each node: typing mutates nothing,
+ * and `change` does not leave a shadow root.
+ */
+export class Watch {
+  #nodes: Node[] = [];
+  #options = "";
+  readonly #observer: MutationObserver;
+  readonly #listener: (() => void) | undefined;
+
+  constructor(changed: () => void, listen = false) {
+    this.#observer = new MutationObserver(changed);
+    this.#listener = listen ? changed : undefined;
+  }
+
+  /** Observes `nodes` (none: stops) with `options`. */
+  set(nodes: Node[], options: MutationObserverInit = EVERYTHING): void {
+    const key = JSON.stringify(options);
+    if (
+      key === this.#options && nodes.length === this.#nodes.length &&
+      nodes.every((n, i) => n === this.#nodes[i])
+    ) return;
+    this.#observer.disconnect();
+    for (const type of this.#listener ? ["input", "change"] : []) {
+      for (const n of this.#nodes) n.removeEventListener(type, this.#listener!);
+      for (const n of nodes) n.addEventListener(type, this.#listener!);
+    }
+    for (const n of nodes) this.#observer.observe(n, options);
+    this.#nodes = nodes;
+    this.#options = key;
+  }
+}
+
 /** A declaration element: `set` is the client's set it joins while connected. */
 export abstract class Declaration extends ReactiveElement {
   static override properties: PropertyDeclarations = { name: { reflect: true } };

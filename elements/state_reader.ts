@@ -12,9 +12,21 @@ import {
 
 /** The client's console warning, once per message, given by the element. */
 let warn: (message: string, el?: Element) => void = () => {};
+/** Every element a selector matches in a root, across `>>>` (deep_selector.ts's `deepAll`). */
+let all: (root: ParentNode, selector: string) => Element[] = () => [];
+
+/** The text a node shows: a shadow host's is its shadow root's, a slot's what it shows. */
+function shownText(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
+  const el = node as Element;
+  if (/^(style|script|template)$/.test(el.localName ?? "")) return "";
+  const slotted = el instanceof HTMLSlotElement ? el.assignedNodes() : [];
+  const kids = slotted.length ? slotted : (el.shadowRoot ?? el).childNodes;
+  return Array.from(kids, shownText).join("");
+}
 
 function text(el: Element): string {
-  return (el.textContent ?? "").replace(/\s+/g, " ").trim();
+  return shownText(el).replace(/\s+/g, " ").trim();
 }
 
 /** Whether an item or row is shown: not `hidden`, and rendered. */
@@ -24,7 +36,7 @@ function shown(el: Element): boolean {
 
 /** One field of an item: null when its `from` matches nothing. A password is never read. */
 function field(item: Element, f: StateField): unknown {
-  const el = f.from ? item.querySelector(f.from) : item;
+  const el = f.from ? all(item, f.from)[0] : item;
   if (!el) return null;
   if (el instanceof HTMLInputElement && el.type === "password") {
     warn(`<aim-field name="${f.name}">: passwords are never published`, el);
@@ -94,7 +106,7 @@ function readTable(table: HTMLTableElement, spec: StateSpec): unknown[] {
 /**
  * What an `<aim-state>` publishes of its source element: its items, a table's rows, or one
  * object of its fields (a source with none reads as a field would). `warnAuthor` tells the
- * author what is never read.
+ * author what is never read; `deepAll` resolves selectors, across shadow roots with `>>>`.
  *
  * @throws {SyntaxError} for a declaration that cannot be read, or a selector that is not one.
  */
@@ -102,13 +114,15 @@ export function readStructured(
   state: Element,
   source: Element,
   warnAuthor: typeof warn,
+  deepAll: typeof all,
 ): unknown {
   const read = readStateSpec(state);
   if (!read.ok) throw new SyntaxError(read.problem);
   const spec = read.spec;
   warn = warnAuthor;
+  all = deepAll;
   if (spec.items !== null) {
-    return visible(source.querySelectorAll(spec.items), spec, (i) => item(i, spec.fields));
+    return visible(all(source, spec.items), spec, (i) => item(i, spec.fields));
   }
   if (source instanceof HTMLTableElement) return readTable(source, spec);
   return spec.fields.length

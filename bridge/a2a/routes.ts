@@ -22,6 +22,8 @@ import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
 import { methodNotAllowed } from "../http/responses.ts";
 import { A2A_PATH, AGENT_CARD_PATH, agentCard, cardV03, cardV1 } from "./card.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
+import type { AgentCard } from "@a2a-js/sdk";
 import { AimExecutor, AimRequestHandler, REFUSAL_KEY } from "./executor.ts";
 import { A2ATasks, type A2ATasksOptions, SessionUser } from "./tasks.ts";
 
@@ -74,8 +76,20 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
     v03: new LegacyJsonRpcTransportHandler(h),
   }));
 
+  // Built once per origin while no page changes: the route needs no token, so it must be cheap.
+  const cards = new BoundedMap<string, { pages: readonly object[]; card: AgentCard }>(8);
   app.get(AGENT_CARD_PATH, async (c) => {
-    const card = await agentCard(core, c.var.origin);
+    const origin = c.var.origin;
+    const pages = await core.catalog.agentPages();
+    let cached = cards.get(origin);
+    if (
+      !cached || cached.pages.length !== pages.length ||
+      cached.pages.some((page, i) => page !== pages[i])
+    ) {
+      cached = { pages, card: await agentCard(core, origin) };
+      cards.set(origin, cached);
+    }
+    const { card } = cached;
     const legacy = wantsLegacyCard(c.req.header(VERSION_HEADER));
     return c.json(legacy ? cardV03(card) : cardV1(card), 200, {
       "Cache-Control": "no-cache",

@@ -90,10 +90,19 @@ export function sessionMessage(
   };
 }
 
+/** The longest run a report may record, ms. */
+const DAY_MS = 24 * 60 * 60 * 1000;
+
+/** Runs by an agent in the browser that one tab may report: a burst, then so many a minute. */
+export const RUN_REPORTS = { burst: 30, perMinute: 60 } as const;
+
 /** The channel side of the core. */
 export class TabMessages {
   readonly #ctx: TabMessageContext;
   readonly #handlers: Handlers;
+
+  /** What is left of each tab's report budget. */
+  readonly #reports = new WeakMap<TabConnection, { tokens: number; at: number }>();
 
   constructor(ctx: TabMessageContext) {
     this.#ctx = ctx;
@@ -119,7 +128,8 @@ export class TabMessages {
         ),
       // After the tab's earlier registrations, so that what it declared before counts.
       settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),
-      run: (message, h) => this.#ran(message, h),
+      // After the tab's earlier registrations: the run is checked against what it declared.
+      run: (message, h) => h.then(() => this.#ran(message, h)),
     };
   }
 
@@ -219,9 +229,12 @@ export class TabMessages {
    */
   #ran(message: Extract<TabMessage, { type: "run" }>, { session, tab }: Handling): void {
     if (session.ended) return;
+    // Only actions the tab declared, and at most so many reports: a page's script cannot
+    // flood the log with runs of actions that do not exist.
     const spec = tab.actions.find((a) => a.id === message.actionId);
+    if (!spec || !this.#reportAllowed(tab)) return;
     let input: unknown = null;
-    if (spec && message.input !== undefined && message.outcome !== "invalid_input") {
+    if (message.input !== undefined && message.outcome !== "invalid_input") {
       try {
         input = redactSecrets(validateInput(spec, message.input));
       } catch {
@@ -237,9 +250,24 @@ export class TabMessages {
       input,
       status: RUN_STATUS[message.outcome],
       outcome: message.outcome,
-      durationMs: Math.round(message.durationMs * 100) / 100,
+      durationMs: Math.round(Math.min(message.durationMs, DAY_MS) * 100) / 100,
       via: "webmcp",
     });
+  }
+
+  /** Takes one report from the tab's budget (a token bucket); false when it is spent. */
+  #reportAllowed(tab: TabConnection): boolean {
+    const now = (this.#ctx.now ?? Date.now)();
+    const budget = this.#reports.get(tab) ?? { tokens: RUN_REPORTS.burst, at: now };
+    budget.tokens = Math.min(
+      RUN_REPORTS.burst,
+      budget.tokens + (now - budget.at) * RUN_REPORTS.perMinute / 60_000,
+    );
+    budget.at = now;
+    this.#reports.set(tab, budget);
+    if (budget.tokens < 1) return false;
+    budget.tokens--;
+    return true;
   }
 
   /**

@@ -4,7 +4,7 @@
  */
 import { z } from "zod";
 import { RUN_STATUS, type RunOutcome } from "./tools.ts";
-import { InputValue } from "./schemas.ts";
+import { ActionId, InputValue } from "./schemas.ts";
 
 export { CloseCode, CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "./wire.ts";
 
@@ -81,10 +81,11 @@ export const RUN_OUTCOMES = Object.keys(RUN_STATUS) as [RunOutcome, ...RunOutcom
 export const RunMessage = z.strictObject({
   type: z.literal("run"),
   via: z.literal("webmcp"),
-  actionId: z.string().min(1).max(200),
+  actionId: ActionId,
   input: InputValue.optional(),
   outcome: z.enum(RUN_OUTCOMES),
-  durationMs: z.number().min(0).max(24 * 60 * 60 * 1000),
+  /** Any length: a prompt left open for days is recorded as a day (the bridge clamps it). */
+  durationMs: z.number().min(0),
 });
 
 /** Everything a tab may send. */

@@ -12,6 +12,7 @@ import type {
   ObjectSchema,
   StringSchema,
 } from "./schemas.ts";
+import { deepAll, deepFirst } from "./deep_selector.ts";
 import { parseUntrustedJson } from "./json.ts";
 import { OBJECT_NAMES } from "./wire.ts";
 
@@ -329,6 +330,12 @@ function synthesizeExample(schema: InputSchema): unknown {
   return example;
 }
 
+/** A JSON value written in an attribute, or undefined when it is not one. */
+function jsonValue(text: string): unknown {
+  const parsed = parseUntrustedJson(text);
+  return parsed.ok ? parsed.value : undefined;
+}
+
 /** The attributes that declare an `<aim-action>`'s single input. */
 export const INPUT_ATTRIBUTES = [
   "input-example",
@@ -354,18 +361,21 @@ function declaresInput(el: MarkupElement): boolean {
 export function itemKey(action: MarkupElement, item: MarkupElement): string | null {
   const key = action.getAttribute("key");
   const attribute = action.getAttribute("key-attribute");
-  const el = key ? item.querySelector?.(key) : item;
+  const el = key ? deepFirst<MarkupElement>(item, key) : item;
   // A password field's value attribute never reaches a manifest, as a key or otherwise.
   if (!el || controlType(el) === "password") return null;
   return attribute ? el.getAttribute(attribute) : textOf(el);
 }
 
-/** The items of an `items=` action now, each with its key. */
+/**
+ * The items of an `items=` action now, each with its key. Selectors may cross open shadow roots
+ * with `>>>` (deep_selector.ts); a parsed tree has none, so what follows a `>>>` finds nothing.
+ */
 export function actionItems(
   action: MarkupElement,
   doc: MarkupDocument,
 ): [MarkupElement, string | null][] {
-  return Array.from(doc.querySelectorAll?.(action.getAttribute("items") ?? "") ?? [])
+  return deepAll<MarkupElement>(doc, action.getAttribute("items") ?? "")
     .map((item) => [item, itemKey(action, item)]);
 }
 
@@ -382,6 +392,18 @@ export function readInputSchema(
   return readInput(el, doc, options).schema;
 }
 
+/**
+ * The items of the static HTML, for the public reading: none when a selector cannot be read
+ * there (`aim check` says which), since the page's own browser may still read it.
+ */
+function staticItems(action: MarkupElement, doc: MarkupDocument): [MarkupElement, string | null][] {
+  try {
+    return actionItems(action, doc);
+  } catch {
+    return [];
+  }
+}
+
 /** The input schema an `<aim-action>` declares, and the first key of its items now, if any. */
 function readInput(
   el: MarkupElement,
@@ -390,6 +412,12 @@ function readInput(
 ): { schema: InputSchema; first?: string | undefined } {
   const formRef = el.getAttribute("form");
   const json = readJsonChild(el);
+  // The input of an action on a named item is the item's key (and fill='s value): nothing else.
+  if (el.getAttribute("items") && (json !== undefined || formRef)) {
+    throw new MarkupError(
+      `items= takes the item's key as input: remove ${formRef ? "form=" : "the JSON schema"}`,
+    );
+  }
   if (json !== undefined) return { schema: normalizeSchema(json) };
   const fields = fieldsOf(el);
   if (formRef) {
@@ -403,8 +431,8 @@ function readInput(
     !selector
       ? []
       : item
-      ? [item.querySelector?.(selector)].filter((c) => c) as MarkupElement[]
-      : Array.from(doc.querySelectorAll?.(selector) ?? []);
+      ? [deepFirst<MarkupElement>(item, selector)].filter((c) => c) as MarkupElement[]
+      : deepAll<MarkupElement>(doc, selector);
   const object = (properties: Record<string, FieldInput>, required: string[]): ObjectInput => ({
     type: "object",
     properties,
@@ -412,8 +440,11 @@ function readInput(
     additionalProperties: false,
   });
   if (el.getAttribute("items")) {
-    const items = options.keys ? actionItems(el, doc) : [];
-    const keys = [...new Set(items.map(([, key]) => key).filter((key) => key))] as string[];
+    const items = options.keys ? actionItems(el, doc) : staticItems(el, doc);
+    // Keys are the session's to list: the static HTML's items are not the page's.
+    const keys = options.keys
+      ? [...new Set(items.map(([, key]) => key).filter((key) => key))] as string[]
+      : [];
     const key: StringInput = {
       type: "string",
       description: (!fill && el.getAttribute("input-description")) ||
@@ -422,7 +453,10 @@ function readInput(
     if (keys.length && keys.length <= MAX_KEYS && keys.every((k) => k.length <= MAX_KEY_LENGTH)) {
       key.enum = keys;
     }
-    const value = fill && fieldSchema(el, "input-", controls(fill, items[0]?.[0]));
+    // fill= names a control inside the item: read from the first item, never the document.
+    const item = items[0]?.[0];
+    const value = fill &&
+      fieldSchema(el, "input-", item ? controls(fill, item) : []);
     return {
       schema: value ? object({ item: key, value }, ["item", "value"]) : key,
       first: keys[0],
@@ -470,15 +504,25 @@ export function readAction(
     );
   }
   const { schema: input_schema, first } = readInput(el, doc, options);
-  // An items= action's example is a key (of those present, in the session): never the markup's.
-  const rawExample = el.getAttribute("items") ? null : el.getAttribute("input-example");
+  const rawExample = el.getAttribute("input-example");
   let input_example: unknown;
-  if (rawExample === null) {
-    input_example = synthesizeExample(input_schema);
-    // An items= action's key: the first one now, listed or not (100 keys are, at most).
-    if (first) {
-      input_example = input_schema.type === "object" ? { ...input_example!, item: first } : first;
+  if (el.getAttribute("items")) {
+    // An items= action's key: the first one now, listed or not (100 keys are, at most); with
+    // fill=, input-example is the value's example, for patterns no example can be made for.
+    const key = first ?? "example";
+    if (input_schema.type !== "object") input_example = key;
+    else {
+      const valueSchema = input_schema.properties.value;
+      const value = rawExample === null || !valueSchema
+        ? valueSchema && exampleFor(valueSchema)
+        : valueSchema.type === "string"
+        ? rawExample
+        : jsonValue(rawExample);
+      if (value === undefined) throw new MarkupError(`action "${id}" needs an input-example`);
+      input_example = { item: key, value };
     }
+  } else if (rawExample === null) {
+    input_example = synthesizeExample(input_schema);
     if (input_example === undefined) {
       throw new MarkupError(`action "${id}" needs an input-example`);
     }

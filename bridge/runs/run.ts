@@ -222,7 +222,11 @@ export abstract class TrackedRun<Failure, Awaiting> {
     }).then(
       (result) => this.complete(result),
       (error) => this.fail(this.failureOf(error)),
-    );
+    ).catch((error) => {
+      // A hook that threw while ending the run (a listener, a store): the run still ends.
+      if (this.terminal) return;
+      this.fail(this.failureOf(error));
+    }).catch(() => {});
   }
 
   /** The action waits for the person at the page to confirm it. */

@@ -13,6 +13,7 @@ import type { InputSchema } from "../protocol/schemas.ts";
 import { INPUT_ATTRIBUTES, type MarkupElement, SECRET_KEY } from "../protocol/markup.ts";
 import { OBJECT_NAMES } from "../protocol/wire.ts";
 import { readStateSpec, type StateField, typed } from "../protocol/state_markup.ts";
+import { splitDeep } from "../protocol/deep_selector.ts";
 
 /** One problem found by {@linkcode checkPage}. */
 export interface CheckProblem {
@@ -30,6 +31,33 @@ function position(html: string, offset: number): { line: number; column: number 
   const before = html.slice(0, offset);
   const line = before.split("\n").length;
   return { line, column: offset - before.lastIndexOf("\n") };
+}
+
+/** An empty tree, to check a selector's syntax on. */
+const EMPTY = parseDocument("");
+
+/**
+ * What the static HTML can check of a selector with the deep combinator `>>>`: the part before
+ * the first one ("" for a leading `>>>`, which starts in an item's shadow root); the rest is
+ * inside shadow roots that a script attaches. Null when a part is not a valid selector;
+ * undefined for a plain selector.
+ */
+function deepPrefix(selector: string): string | null | undefined {
+  if (!selector.includes(">>>")) return undefined;
+  try {
+    const parts = splitDeep(selector);
+    if (parts.length === 1) return undefined;
+    for (const part of parts) if (part) selectAll(part, EMPTY);
+    return parts[0]!;
+  } catch {
+    return null;
+  }
+}
+
+/** The warning about a deep selector: what `aim check` cannot see, and what it checked. */
+function deepWarning(attr: string, selector: string, prefix: string): string {
+  return `${attr}="${selector}" reaches into shadow roots (>>>), which a script attaches: ` +
+    (prefix ? `only "${prefix}" is checked in the static page` : "it is not checked statically");
 }
 
 function elements(node: AnyNode, out: Element[] = []): Element[] {
@@ -338,6 +366,7 @@ function patternsOf(schema: InputSchema): [string, string][] {
 // <aim-state>: its items= and <aim-field> children, read against the static HTML as the
 // element would read the page (a script may render more, so what matches nothing only warns).
 
+/** Reports a problem at an element: an error unless said otherwise. */
 type AddProblem = (el: Element, message: string, severity?: CheckProblem["severity"]) => void;
 
 /** Attributes of an `<aim-action>`'s `<aim-field>`, which mean nothing in an `<aim-state>`. */
@@ -432,8 +461,17 @@ function checkState(el: Element, doc: Document, add: AddProblem, label: string):
   if (!read.ok) return add(el, `${label}: ${read.problem}`);
   const spec = read.spec;
   const fieldEls = el.children.filter((c): c is Element => isTag(c) && c.name === "aim-field");
+  /** Whether a selector can be checked in the static page; a deep one is only warned about. */
   const valid = (selector: string, at: Element, attr: string) => {
+    const prefix = deepPrefix(selector);
     try {
+      if (prefix === null) throw new SyntaxError(selector);
+      if (prefix !== undefined) {
+        if (attr !== "items") {
+          add(at, `${label}: ${deepWarning(attr, selector, prefix)}`, "warning");
+        }
+        return false;
+      }
       inside(selector, doc, doc);
       return true;
     } catch {
@@ -465,10 +503,20 @@ function checkState(el: Element, doc: Document, add: AddProblem, label: string):
   if (spec.fields.length && spec.items === null && from === undefined) {
     add(el, `${label}: its <aim-field> children need from= or items=`);
   }
-  if (spec.items !== null && !valid(spec.items, el, "items")) return;
+  if (spec.items !== null && !valid(spec.items, el, "items")) {
+    // Items in shadow roots: their fields cannot be read statically either.
+    const prefix = deepPrefix(spec.items);
+    if (typeof prefix === "string") {
+      add(el, `${label}: ${deepWarning("items", spec.items, prefix)}`, "warning");
+    }
+    return;
+  }
   let source: AnyNode | null = doc;
   try {
-    if (from !== undefined) source = selectOne<AnyNode, Element>(from, doc);
+    // A deep from= is warned about with the rest.
+    if (from !== undefined) {
+      source = deepPrefix(from) === undefined ? selectOne<AnyNode, Element>(from, doc) : null;
+    }
   } catch {
     source = null;
   }
@@ -520,12 +568,6 @@ const FIELD_FITS: [string[], string[]][] = [
   [["minlength", "min-length", "maxlength", "max-length", "pattern"], ["string"]],
   [["minimum", "maximum"], ["number", "integer"]],
 ];
-
-type AddActionProblem = (
-  el: Element,
-  message: string,
-  severity?: CheckProblem["severity"],
-) => void;
 
 /** The elements matching `selector` inside `root` (the document: anywhere); null if invalid. */
 function findAll(selector: string, root: AnyNode): Element[] | null {
@@ -590,10 +632,11 @@ function checkItems(
   el: Element,
   doc: Document,
   binding: string | undefined,
-  say: AddActionProblem,
+  say: AddProblem,
   label: string,
 ): Element | undefined {
-  const items = findAll(el.attribs.items!, doc);
+  const deep = deepPrefix(el.attribs.items!);
+  const items = deep === undefined ? findAll(el.attribs.items!, doc) : deep === null ? null : [];
   if (!items) {
     return say(el, `${label}: items="${el.attribs.items}" is not a valid selector`), undefined;
   }
@@ -602,18 +645,24 @@ function checkItems(
   }
   // What items= makes of the input: the key (and, with fill=, the value).
   const ignored = [
-    ...(el.attribs["input-example"] !== undefined ? ["input-example (the example is a key)"] : []),
+    ...(el.attribs["input-example"] !== undefined && binding !== "fill"
+      ? ["input-example (the example is a key)"]
+      : []),
     ...(binding === "fill"
       ? []
       : INPUT_ATTRIBUTES.filter((n) =>
         n !== "input-description" && n !== "input-example" && el.attribs[n] !== undefined
       )),
-    ...(el.children.some((c) => isTag(c) && (c.name === "aim-field" || c.name === "script"))
-      ? ["<aim-field> and JSON schema children"]
+    ...(el.children.some((c) => isTag(c) && c.name === "aim-field")
+      ? ["<aim-field> children"]
       : []),
   ];
   for (const what of ignored) {
     say(el, `${label}: ${what} is ignored: an items= action takes the item's key`, "warning");
+  }
+  if (deep !== undefined) {
+    say(el, `${label}: ${deepWarning("items", el.attribs.items!, deep!)}`, "warning");
+    return undefined;
   }
   if (!items.length) {
     say(
@@ -624,6 +673,12 @@ function checkItems(
     return undefined;
   }
   const key = el.attribs.key ?? "";
+  const keyDeep = deepPrefix(key);
+  if (keyDeep !== undefined) {
+    if (keyDeep === null) say(el, `${label}: key="${key}" is not a valid selector`);
+    else say(el, `${label}: ${deepWarning("key", key, keyDeep)}`, "warning");
+    return items[0];
+  }
   const attribute = el.attribs["key-attribute"];
   const keyEls = key ? items.map((item) => findAll(key, item)) : items.map((item) => [item]);
   if (keyEls.some((found) => found === null)) {
@@ -672,7 +727,7 @@ function checkItems(
 function checkActionBindings(
   el: Element,
   doc: Document,
-  say: AddActionProblem,
+  say: AddProblem,
   label: string,
 ): void {
   const attr = (name: string) => el.attribs[name] || undefined;
@@ -687,6 +742,12 @@ function checkActionBindings(
   /** The first control a selector names: in the first static item, else in the page. */
   const target = (name: string, selector: string, at: Element): Element | undefined => {
     const scope = attr("items") ? item : doc;
+    const deep = deepPrefix(selector);
+    if (deep !== undefined) {
+      if (deep === null) say(at, `${label}: ${name}="${selector}" is not a valid selector`);
+      else say(at, `${label}: ${deepWarning(name, selector, deep)}`, "warning");
+      return undefined;
+    }
     const found = selector === ":scope" && item ? [item] : findAll(selector, scope ?? doc);
     if (!found) {
       return say(at, `${label}: ${name}="${selector}" is not a valid selector`), undefined;
@@ -811,7 +872,17 @@ export function checkPage(html: string, file: string): CheckProblem[] {
       const selector = el.attribs[attr];
       // With items=, click= names a part of the item: checkActionBindings reads it there.
       if (selector === undefined || (attr === "click" && el.attribs.items)) continue;
-      const found = matches(selector);
+      const deep = deepPrefix(selector);
+      const found = deep === undefined
+        ? matches(selector)
+        : deep === null
+        ? "invalid"
+        : deep
+        ? matches(deep)
+        : true;
+      if (typeof deep === "string" && found === true) {
+        add(el, `${label}: ${deepWarning(attr, selector, deep)}`, "warning");
+      }
       if (found === "invalid") add(el, `${label}: ${attr}="${selector}" is not a valid selector`);
       // Apps that render with a script (React, Lit, innerHTML) draw it later: a warning.
       else if (!found) {

@@ -5,13 +5,13 @@
  * completes one by name, filters, clears the completed ones and reads the result. And README's
  * static-site snippet, run as written.
  *
- * The Lit app renders into the light DOM (`createRenderRoot()` returns the element): aim's
- * selectors (`items=`, `from=`, `fill=`) are document selectors and do not cross shadow roots.
+ * The Lit app keeps Lit's default shadow DOM, one shadow root per component (`todo-app`,
+ * `todo-list`, `todo-item`…): its markup reaches inside with the deep combinator `>>>`.
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import type { BrowserContext, Page } from "puppeteer-core";
+import type { BrowserContext, ElementHandle, Page } from "puppeteer-core";
 import { checkPage } from "../../bridge/site/check.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
 import {
@@ -62,13 +62,76 @@ async function bundledSite(app: string, entry: string): Promise<string> {
   return site;
 }
 
-/** The titles the page itself shows in its list, as a person sees them. */
-function shownTitles(page: Page): Promise<string[]> {
-  return page.evaluate(() =>
-    [...document.querySelectorAll<HTMLElement>(".todo-list li")]
-      .filter((li) => li.checkVisibility())
-      .map((li) => li.querySelector("label")!.textContent!.trim())
+/** Where each app's parts are: selectors in aim's syntax (`>>>` crosses into a shadow root). */
+interface AppParts {
+  /** The new todo's input. */
+  newTodo: string;
+  /** The todos of the list. */
+  items: string;
+  /** A todo's title, inside its item. */
+  title: string;
+  /** A todo's checkbox, inside its item. */
+  toggle: string;
+  /** The "Active" filter link. */
+  active: string;
+}
+
+const LIGHT: AppParts = {
+  newTodo: ".new-todo",
+  items: ".todo-list li",
+  title: "label",
+  toggle: ".toggle",
+  active: '.filters a[href="#/active"]',
+};
+
+const LIT: AppParts = {
+  newTodo: "todo-app >>> todo-form >>> .new-todo",
+  items: "todo-app >>> todo-list >>> todo-item",
+  title: ">>> label",
+  toggle: ">>> .toggle",
+  active: 'todo-app >>> todo-footer >>> .filters a[href="#/active"]',
+};
+
+/**
+ * In the page, `deepAll(root, selector)`: every element the selector matches, `>>>` crossing
+ * into open shadow roots as bridge/protocol/deep_selector.ts does (the test's own copy).
+ */
+const DEEP_ALL = `(root, selector) => {
+  let found = [root];
+  selector.split(">>>").forEach((part, i) => {
+    const scopes = i ? found.flatMap((el) => el.shadowRoot ?? []) : found;
+    found = part.trim() ? scopes.flatMap((s) => [...s.querySelectorAll(part)]) : scopes;
+  });
+  return found;
+}`;
+
+/** In the page, an expression: the titles the list shows, as a person sees them. */
+function titlesShown(parts: AppParts): string {
+  return `((deepAll) => deepAll(document, ${JSON.stringify(parts.items)})
+    .filter((item) => item.checkVisibility())
+    .map((item) => deepAll(item, ${JSON.stringify(parts.title)})[0].textContent.trim())
+  )(${DEEP_ALL})`;
+}
+
+/** The first element `selector` matches, to type into or click. */
+async function $(page: Page, selector: string, inner = "") {
+  const handle = await page.waitForFunction(
+    `((deepAll) => deepAll(document, ${JSON.stringify(selector)})
+      .flatMap((el) => ${JSON.stringify(inner)} ? deepAll(el, ${JSON.stringify(inner)}) : [el])[0]
+    )(${DEEP_ALL})`,
+    { timeout: 10_000 },
   );
+  return handle as unknown as ElementHandle<HTMLInputElement>;
+}
+
+/** The titles the page itself shows in its list, as a person sees them. */
+function shownTitles(page: Page, parts: AppParts): Promise<string[]> {
+  return page.evaluate(titlesShown(parts)) as Promise<string[]>;
+}
+
+/** Waits until the list shows `count` todos. */
+async function showing(page: Page, parts: AppParts, count: number): Promise<void> {
+  await page.waitForFunction(`${titlesShown(parts)}.length === ${count}`, { timeout: 10_000 });
 }
 
 /** Checks an invocation's answer: 200, settled, and the `todos` it holds. */
@@ -105,24 +168,23 @@ function hasAll(manifest: any, ids: string[], keys: string[]): boolean {
 }
 
 /** A person uses the app without aim in a context of its own: the app works on its own. */
-async function personUses(context: BrowserContext, bridge: TestBridge): Promise<void> {
+async function personUses(
+  context: BrowserContext,
+  bridge: TestBridge,
+  parts: AppParts,
+): Promise<void> {
   const page = await openPage(context, bridge, "/");
-  await page.waitForSelector(".new-todo");
-  await page.type(".new-todo", "Water the plants");
+  const input = await $(page, parts.newTodo);
+  await input.type("Water the plants");
   await page.keyboard.press("Enter");
-  await page.type(".new-todo", "Call mum");
+  await input.type("Call mum");
   await page.keyboard.press("Enter");
-  await page.waitForFunction(() => document.querySelectorAll(".todo-list li").length === 2, {
-    timeout: 10_000,
-  });
-  await page.click(".todo-list li .toggle");
-  await page.click('.filters a[href="#/active"]');
+  await showing(page, parts, 2);
+  await (await $(page, parts.items, parts.toggle)).click();
+  await (await $(page, parts.active)).click();
   await page.waitForFunction(() => location.hash === "#/active");
-  await page.waitForFunction(() =>
-    [...document.querySelectorAll<HTMLElement>(".todo-list li")]
-      .filter((li) => li.checkVisibility()).length === 1
-  );
-  assert.deepEqual(await shownTitles(page), ["Call mum"]);
+  await showing(page, parts, 1);
+  assert.deepEqual(await shownTitles(page, parts), ["Call mum"]);
   await page.close();
 }
 
@@ -131,10 +193,11 @@ async function driveApp(
   t: Deno.TestContext,
   bridge: TestBridge,
   browser: TestBrowser,
+  parts: AppParts = LIGHT,
 ): Promise<void> {
   await t.step("the app works for a person, without aim", async () => {
     await using context = await browser.context();
-    await personUses(context, bridge);
+    await personUses(context, bridge, parts);
   });
 
   await t.step("aim check finds no error in the app's markup", async () => {
@@ -166,10 +229,16 @@ async function driveApp(
     for (const [i, title] of titles.entries()) {
       const answer = await agent.invoke("add_todo", title);
       assertAnswer(answer, titles.slice(0, i + 1).map((title) => ({ title, done: false })));
-      assert.deepEqual(answer.body.result, { filled: { ".new-todo": title }, committed: "enter" });
+      assert.deepEqual(answer.body.result, {
+        filled: { [parts.newTodo]: title },
+        committed: "enter",
+      });
     }
-    assert.deepEqual(await shownTitles(page), titles);
-    assert.equal(await page.$eval(".new-todo", (el) => (el as HTMLInputElement).value), "");
+    assert.deepEqual(await shownTitles(page, parts), titles);
+    assert.equal(
+      await (await $(page, parts.newTodo)).evaluate((el) => (el as HTMLInputElement).value),
+      "",
+    );
   });
 
   await t.step("the agent completes one todo by its title, among the titles offered", async () => {
@@ -194,7 +263,7 @@ async function driveApp(
     ]);
     assert.deepEqual(answer.body.result, {
       item: "Walk the dog",
-      checked: ".toggle",
+      checked: parts.toggle,
       after: "Walk the dog",
     });
     assert.equal(answer.body.state.left, "2 items left");
@@ -211,14 +280,14 @@ async function driveApp(
     assertAnswer(answer, [{ title: "Walk the dog", done: true }]);
     assert.equal(answer.body.state.filter, "Completed");
     assert.equal(await page.evaluate(() => location.hash), "#/completed");
-    assert.deepEqual(await shownTitles(page), ["Walk the dog"]);
+    assert.deepEqual(await shownTitles(page, parts), ["Walk the dog"]);
   });
 
   await t.step("the agent clears the completed todos", async () => {
     const answer = await agent.invoke("clear_completed");
     assertAnswer(answer, []);
     assert.equal(answer.body.state.left, "2 items left");
-    assert.deepEqual(await shownTitles(page), []);
+    assert.deepEqual(await shownTitles(page, parts), []);
   });
 
   await t.step("the agent shows all todos again and reads the result", async () => {
@@ -227,7 +296,7 @@ async function driveApp(
     const { body } = await agent.manifest("/index.json");
     assert.deepEqual(body.state.todos, left);
     assert.equal(body.state.filter, "All");
-    assert.deepEqual(await shownTitles(page), ["Write report", "Buy milk"]);
+    assert.deepEqual(await shownTitles(page, parts), ["Write report", "Buy milk"]);
   });
 
   await t.step("the agent toggles and deletes todos by title", async () => {
@@ -239,7 +308,7 @@ async function driveApp(
     assertAnswer(answer, [{ title: "Write report", done: true }]);
     assert.equal(answer.body.result.item, "Buy milk");
     assert.equal(answer.body.result.after, null, "a deleted item reads back as null");
-    assert.deepEqual(await shownTitles(page), ["Write report"]);
+    assert.deepEqual(await shownTitles(page, parts), ["Write report"]);
   });
 }
 
@@ -269,14 +338,14 @@ Deno.test({
 });
 
 Deno.test({
-  name: "an agent runs the Lit todo app through its markup",
+  name: "an agent runs the Lit todo app, nested components in shadow roots, through its markup",
   ignore: NO_CHROMIUM,
   async fn(t) {
     const site = await bundledSite("lit", "app.ts");
     try {
       await using bridge = startBridge({ root: site });
       await using browser = await launchBrowser();
-      await driveApp(t, bridge, browser);
+      await driveApp(t, bridge, browser, LIT);
     } finally {
       await Deno.remove(site, { recursive: true });
     }

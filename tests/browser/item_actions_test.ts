@@ -130,7 +130,7 @@ ${ELEMENTS}</head><body><aim-panel></aim-panel>
 /** A form that navigates on submit, and one whose page handles it. */
 const ORDER = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Order</title>
 ${ELEMENTS}</head><body><aim-panel></aim-panel>
-<form id="search" action="/thanks" method="get"><input name="q" required><input name="n" value="1"></form>
+<form id="search" action="/thanks" method="get"><input name="q" required><input name="n" value="1"><input type="hidden" name="csrf" value="s3cr3t"><input type="password" name="pin" value="1234"></form>
 <form id="stay"><input name="q"></form><p id="kept"></p>
 <aim-action name="search" description="Search, leaving this page" form="#search"
   input-example='{"q":"pens"}'></aim-action>
@@ -423,12 +423,13 @@ Deno.test({
         const navigated = page.waitForNavigation();
         const left = await agent.invoke("search", { q: "red pens" });
         assert.equal(left.status, 200, JSON.stringify(left.body));
+        // Where the tab goes, without the hidden token and the password the agent never read.
         assert.deepEqual(left.body.result, {
           submitted: "#search",
           navigating_to: `${bridge.origin}/thanks?q=red+pens&n=1`,
         });
         await navigated;
-        assert.equal(page.url(), `${bridge.origin}/thanks?q=red+pens&n=1`);
+        assert.equal(page.url(), `${bridge.origin}/thanks?q=red+pens&n=1&csrf=s3cr3t&pin=1234`);
       },
     );
   },

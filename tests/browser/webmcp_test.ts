@@ -17,6 +17,7 @@ import type { ActionSpec, InputSchema } from "../../bridge/protocol/schemas.ts";
 import { AuditLog } from "../../bridge/store/audit.ts";
 import { ELEMENTS_CHUNKS, ELEMENTS_JS } from "../../bridge/http/assets.ts";
 import { inputProblem, type Schema } from "../../elements/webmcp.ts";
+import { RUN_REPORTS } from "../../bridge/core/tab_messages.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -626,19 +627,48 @@ Deno.test("the bridge records a tab's run report as from WebMCP, with its own st
   tab.send({ ...run, input: { name: "ann", password: "hunter2" }, outcome: "declined" });
   // An input that does not pass the registered schema is not kept, whatever the tab says.
   tab.send({ ...run, input: { nick: "x" }, outcome: "ok" });
+  // An action the tab never declared is not recorded.
   tab.send({ ...run, actionId: "elsewhere", input: "y", outcome: "action_failed" });
+  // A prompt left open for days is recorded as a day, and the channel stays open.
+  tab.send({ ...run, outcome: "ok", durationMs: 9 * 24 * 3600 * 1000 });
   // A round trip: the runs before it are recorded by then.
   await tab.register([]);
   const entries = await activity(bridge.origin, token);
   assert.deepEqual(
     entries.map((e) => [e.actionId, e.status, e.outcome, e.via, e.input, e.durationMs]),
     [
-      ["elsewhere", 422, "action_failed", "webmcp", null, 12.35],
+      ["sign", 200, "ok", "webmcp", null, 24 * 3600 * 1000],
       ["sign", 200, "ok", "webmcp", null, 12.35],
       ["sign", 403, "declined", "webmcp", { name: "ann" }, 12.35],
     ],
   );
   assert.ok(!JSON.stringify(entries).includes("hunter2"));
+  // What a page reports is its word: the public ACP statistics do not count it.
+  const agents = await (await bridge.fetch("/agents")).json();
+  const panel = agents.agents.find((a: { name: string }) => a.name === "control-panel");
+  assert.ok(panel, "the page is an agent");
+  assert.equal(panel.status, undefined, JSON.stringify(panel.status));
+});
+
+Deno.test("a tab reports at most RUN_REPORTS.burst runs at once; the rest are dropped, the channel kept", async () => {
+  let now = 1_000_000;
+  await using bridge = startBridge({ now: () => now });
+  const token = await openPageSession(bridge.origin, "/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.register([{ id: "sign", input_schema: { type: "string" }, input_example: "x" }]);
+  const run = { type: "run", via: "webmcp", actionId: "sign", outcome: "ok", durationMs: 1 };
+  for (let i = 0; i < RUN_REPORTS.burst + 20; i++) tab.send(run);
+  await tab.register([{ id: "sign", input_schema: { type: "string" }, input_example: "x" }]);
+  assert.equal((await activity(bridge.origin, token)).length, RUN_REPORTS.burst);
+  // The budget refills with time: a minute later, so many more a minute.
+  now += 60_000;
+  for (let i = 0; i < RUN_REPORTS.perMinute + 5; i++) tab.send(run);
+  await tab.register([{ id: "sign", input_schema: { type: "string" }, input_example: "x" }]);
+  assert.equal(
+    (await activity(bridge.origin, token)).length,
+    RUN_REPORTS.burst + Math.min(RUN_REPORTS.burst, RUN_REPORTS.perMinute),
+  );
+  assert.equal(tab.socket.readyState, WebSocket.OPEN);
 });
 
 Deno.test("a run report with an outcome the bridge does not know closes that channel (1008)", async () => {

@@ -465,3 +465,96 @@ Deno.test("a password field is never an item's key, so its value never reaches a
   assert.ok(!(spec instanceof MarkupError));
   assert.ok(!JSON.stringify(spec).includes("hunter2"));
 });
+
+Deno.test("an items= fill= action takes its value's example from input-example, where a pattern allows no made-up one", () => {
+  const list = h("ul", {}, [h("li", {}, [h("label", {}, ["milk"]), h("input", { class: "qty" })])]);
+  const { action, doc, html } = page(
+    list,
+    h("aim-action", {
+      name: "rename",
+      description: "Rename an item",
+      items: "li",
+      key: "label",
+      fill: ".qty",
+      "input-pattern": "[a-z]+",
+      "input-example": "oat",
+    }),
+  );
+  for (const keys of [false, true]) {
+    const spec = read(action, doc, { keys });
+    assert.ok(!(spec instanceof MarkupError), String(spec));
+    assert.deepEqual(spec.input_example, { item: keys ? "milk" : "example", value: "oat" });
+  }
+  assert.deepEqual(scanPage(html, "/", "p.html").problems, []);
+  const without = page(
+    list,
+    h("aim-action", {
+      name: "rename",
+      description: "Rename an item",
+      items: "li",
+      key: "label",
+      fill: ".qty",
+      "input-pattern": "[a-z]+",
+    }),
+  );
+  const refused = read(without.action, without.doc);
+  assert.ok(refused instanceof MarkupError);
+  assert.match(refused.message, /needs an input-example/);
+});
+
+Deno.test("items= with form= or a JSON schema child is refused, not registered with a key it cannot read", () => {
+  for (
+    const extra of [
+      { attrs: { form: "#f" }, children: [] as Fake[], message: /remove form=/ },
+      {
+        attrs: {},
+        children: [h("script", { type: "application/json" }, ['{"type":"string"}'])],
+        message: /remove the JSON schema/,
+      },
+    ]
+  ) {
+    const { action, doc, html } = page(
+      h("form", { id: "f" }, [h("input", { name: "q" })]),
+      h("ul", {}, [h("li", {}, ["milk"])]),
+      h("aim-action", {
+        name: "pick",
+        description: "Pick an item",
+        items: "li",
+        click: ":scope",
+        ...extra.attrs,
+      }, extra.children),
+    );
+    const result = read(action, doc, { keys: true });
+    assert.ok(result instanceof MarkupError);
+    assert.match(result.message, extra.message);
+    assert.equal(scanPage(html, "/", "p.html").actions.length, 0);
+  }
+});
+
+Deno.test("fill= of an items= action reads its control inside the first item, never elsewhere in the page", () => {
+  const { action, doc, html } = page(
+    h("input", { type: "checkbox", class: "val" }),
+    h("ul", {}, [h("li", {}, [h("label", {}, ["milk"]), h("input", { class: "val" })])]),
+    h("aim-action", {
+      name: "rename",
+      description: "Rename an item",
+      items: "li",
+      key: "label",
+      fill: ".val",
+    }),
+  );
+  for (const keys of [false, true]) {
+    const spec = read(action, doc, { keys });
+    assert.ok(!(spec instanceof MarkupError), String(spec));
+    assert.equal(spec.input_schema.type, "object");
+    const value = (spec.input_schema as { properties: Record<string, { type: string }> })
+      .properties.value!;
+    assert.equal(value.type, "string", "the item's text input, not the checkbox outside the list");
+  }
+  assert.equal(
+    (scanPage(html, "/", "p.html").actions[0]!.input_schema as {
+      properties: Record<string, { type: string }>;
+    }).properties.value!.type,
+    "string",
+  );
+});

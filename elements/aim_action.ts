@@ -13,7 +13,7 @@ import {
   warn,
   Work,
 } from "./client.ts";
-import { Declaration, Watch } from "./declaration.ts";
+import { Declaration, shownText, Watch } from "./declaration.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/protocol/schemas.ts";
 
@@ -115,6 +115,7 @@ export class AimAction extends Declaration implements ActionSource {
     return await (await import("./bindings.ts")).runBinding(this, input, items, {
       all: deepAll,
       first: deepFirst,
+      text: shownText,
     });
   }
 }

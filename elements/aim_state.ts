@@ -6,7 +6,7 @@
 import { collectRoots, deepAll, deepFirst } from "../bridge/protocol/deep_selector.ts";
 import { readJsonChild } from "../bridge/protocol/markup.ts";
 import { client, type StateSource, warn } from "./client.ts";
-import { Declaration, Watch } from "./declaration.ts";
+import { Declaration, shownText, Watch } from "./declaration.ts";
 
 function text(el: Element): string {
   return (el.textContent ?? "").replace(/\s+/g, " ").trim();
@@ -81,7 +81,9 @@ export class AimState extends Declaration implements StateSource {
       loading ??= import("./state_reader.ts").then((m) => structured = m)
         .catch((error) => warn(`the state reader did not load: ${error}`))
         .finally(() => client.changed());
-      return structured ? structured.readStructured(this, el, warn, deepAll) : undefined;
+      return structured
+        ? structured.readStructured(this, el, { warn, all: deepAll, text: shownText })
+        : undefined;
     }
     const value = control(el);
     if (value === undefined) {

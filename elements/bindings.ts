@@ -16,19 +16,11 @@ export type Items = () => [Element, string | null][];
 export interface Deep {
   all(root: ParentNode, selector: string): Element[];
   first(root: ParentNode, selector: string): Element | null;
+  /** The text a node shows, shadow roots and slots included (declaration.ts's `shownText`). */
+  text(node: Node): string;
 }
 
 const EVENT = { bubbles: true, composed: true };
-
-/** The text a node shows: a shadow host's is its shadow root's, a slot's what it shows. */
-function shownText(node: Node): string {
-  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
-  const el = node as Element;
-  if (/^(style|script|template)$/.test(el.localName ?? "")) return "";
-  const slotted = el instanceof HTMLSlotElement ? el.assignedNodes() : [];
-  const kids = slotted.length ? slotted : (el.shadowRoot ?? el).childNodes;
-  return Array.from(kids, shownText).join("");
-}
 
 /**
  * Writes a value into a control as a person would, so that frameworks see it: a checkbox or
@@ -219,5 +211,5 @@ export async function runBinding(
   await rendered();
   // The item again: the same element, or the one the page rendered in its place.
   const now = item.isConnected ? item : items().find(([, k]) => k === key)?.[0];
-  return { item: key, ...result, after: now ? shownText(now).replace(/\s+/g, " ").trim() : null };
+  return { item: key, ...result, after: now ? deep.text(now).replace(/\s+/g, " ").trim() : null };
 }

@@ -16,6 +16,19 @@ export const EVERYTHING: MutationObserverInit = {
 };
 
 /**
+ * The text a node shows: a shadow host's is its shadow root's, a slot's what it shows. Given to
+ * the lazy chunks (bindings.ts, state_reader.ts), which import nothing.
+ */
+export function shownText(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
+  const el = node as Element;
+  if (/^(style|script|template)$/.test(el.localName ?? "")) return "";
+  const slotted = el instanceof HTMLSlotElement ? el.assignedNodes() : [];
+  const kids = slotted.length ? slotted : (el.shadowRoot ?? el).childNodes;
+  return Array.from(kids, shownText).join("");
+}
+
+/**
  * A MutationObserver on a set of nodes: a source, or the document, and the shadow roots that a
  * read crossed with `>>>` (whose mutations the document's observer never sees). It attaches
  * again only when the nodes or the options change, so a page without `>>>` pays nothing more.

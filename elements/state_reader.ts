@@ -15,15 +15,8 @@ let warn: (message: string, el?: Element) => void = () => {};
 /** Every element a selector matches in a root, across `>>>` (deep_selector.ts's `deepAll`). */
 let all: (root: ParentNode, selector: string) => Element[] = () => [];
 
-/** The text a node shows: a shadow host's is its shadow root's, a slot's what it shows. */
-function shownText(node: Node): string {
-  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
-  const el = node as Element;
-  if (/^(style|script|template)$/.test(el.localName ?? "")) return "";
-  const slotted = el instanceof HTMLSlotElement ? el.assignedNodes() : [];
-  const kids = slotted.length ? slotted : (el.shadowRoot ?? el).childNodes;
-  return Array.from(kids, shownText).join("");
-}
+/** The text a node shows (declaration.ts's `shownText`), given by the element. */
+let shownText: (node: Node) => string = () => "";
 
 function text(el: Element): string {
   return shownText(el).replace(/\s+/g, " ").trim();
@@ -105,22 +98,25 @@ function readTable(table: HTMLTableElement, spec: StateSpec): unknown[] {
 
 /**
  * What an `<aim-state>` publishes of its source element: its items, a table's rows, or one
- * object of its fields (a source with none reads as a field would). `warnAuthor` tells the
- * author what is never read; `deepAll` resolves selectors, across shadow roots with `>>>`.
+ * object of its fields (a source with none reads as a field would). `warn` tells the
+ * author what is never read; `all` resolves selectors, across shadow roots with `>>>`; `text`
+ * reads the text a node shows.
  *
  * @throws {SyntaxError} for a declaration that cannot be read, or a selector that is not one.
  */
 export function readStructured(
   state: Element,
   source: Element,
-  warnAuthor: typeof warn,
-  deepAll: typeof all,
+  options: {
+    warn: typeof warn;
+    all: typeof all;
+    text: typeof shownText;
+  },
 ): unknown {
   const read = readStateSpec(state);
   if (!read.ok) throw new SyntaxError(read.problem);
   const spec = read.spec;
-  warn = warnAuthor;
-  all = deepAll;
+  ({ warn, all, text: shownText } = options);
   if (spec.items !== null) {
     return visible(all(source, spec.items), spec, (i) => item(i, spec.fields));
   }

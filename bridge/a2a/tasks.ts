@@ -283,7 +283,7 @@ export class A2ATask extends TrackedRun<ErrorBody, AwaitDetail> {
   }
 }
 
-/** TaskState values a `ListTasks` filter may name. */
+/** The TaskState a `ListTasks` request names when it filters by no state. */
 const NO_FILTER = TaskState.TASK_STATE_UNSPECIFIED;
 
 /**

@@ -71,8 +71,11 @@ class ParsedElement implements MarkupElement {
   }
 }
 
-/** A parsed document seen through the {@linkcode MarkupDocument} interface. */
-class ParsedView implements MarkupDocument {
+/**
+ * A parsed document seen through the {@linkcode MarkupDocument} interface, its elements through
+ * {@linkcode MarkupElement}: what the shared readings of markup.ts read on the server.
+ */
+export class ParsedView implements MarkupDocument {
   readonly #wrappers = new WeakMap<AnyNode, ParsedElement>();
   readonly #ids = new Map<string, Element>();
   readonly documentElement: ParsedElement;
@@ -90,7 +93,8 @@ class ParsedView implements MarkupDocument {
     walk(doc);
     this.documentElement = new ParsedElement(doc, this);
   }
-  wrap(node: Element): ParsedElement {
+  /** `node` as a {@linkcode MarkupElement}, the same object each time. */
+  wrap(node: Element): MarkupElement {
     let wrapper = this.#wrappers.get(node);
     if (!wrapper) this.#wrappers.set(node, wrapper = new ParsedElement(node, this));
     return wrapper;

@@ -6,11 +6,11 @@ import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Document, type Element, isTag } from "domhandler";
 import { selectAll, selectOne } from "css-select";
 import { textContent } from "domutils";
-import { scanPage } from "./catalog.ts";
+import { ParsedView, scanPage } from "./catalog.ts";
 import { BUILTIN_ACTION_IDS, stringFields } from "../protocol/action_spec.ts";
 import { parsePattern, PatternError, type PatternNode } from "../protocol/input.ts";
 import type { InputSchema } from "../protocol/schemas.ts";
-import { INPUT_ATTRIBUTES, type MarkupElement, SECRET_KEY } from "../protocol/markup.ts";
+import { INPUT_ATTRIBUTES, itemKey, type MarkupElement, SECRET_KEY } from "../protocol/markup.ts";
 import { OBJECT_NAMES } from "../protocol/wire.ts";
 import { readStateSpec, type StateField, typed } from "../protocol/state_markup.ts";
 import { splitDeep } from "../protocol/deep_selector.ts";
@@ -372,18 +372,14 @@ type AddProblem = (el: Element, message: string, severity?: CheckProblem["severi
 /** Attributes of an `<aim-action>`'s `<aim-field>`, which mean nothing in an `<aim-state>`. */
 const ACTION_FIELD_ATTRIBUTES = ["fill", "required", "minimum", "maximum"];
 
-/** A domhandler element seen through the MarkupElement interface of the shared readings. */
-function markupOf(el: Element): MarkupElement {
-  return {
-    tagName: el.name.toUpperCase(),
-    getAttribute: (name) => el.attribs[name.toLowerCase()] ?? null,
-    get children() {
-      return el.children.filter(isTag).map(markupOf);
-    },
-    get textContent() {
-      return textContent(el);
-    },
-  };
+/** The parsed view of each document checked: the shared readings of markup.ts read it. */
+const views = new WeakMap<Document, ParsedView>();
+
+/** An element of `doc` seen through the MarkupElement interface of the shared readings. */
+function markupOf(el: Element, doc: Document): MarkupElement {
+  let view = views.get(doc);
+  if (!view) views.set(doc, view = new ParsedView(doc));
+  return view.wrap(el);
 }
 
 /** What `root.querySelectorAll(selector)` finds in a browser; throws on a bad selector. */
@@ -457,7 +453,7 @@ function tableOf(table: Element): { rows: Element[]; keys: string[] } {
 
 /** Problems with one `<aim-state>`'s items= and fields; its from= is checked with the rest. */
 function checkState(el: Element, doc: Document, add: AddProblem, label: string): void {
-  const read = readStateSpec(markupOf(el));
+  const read = readStateSpec(markupOf(el, doc));
   if (!read.ok) return add(el, `${label}: ${read.problem}`);
   const spec = read.spec;
   const fieldEls = el.children.filter((c): c is Element => isTag(c) && c.name === "aim-field");
@@ -685,13 +681,9 @@ function checkItems(
     say(el, `${label}: key="${key}" is not a valid selector`);
     return items[0];
   }
-  const keys = keyEls.map((found) => {
-    const keyEl = found![0];
-    if (!keyEl) return null;
-    return attribute
-      ? keyEl.attribs[attribute.toLowerCase()] ?? null
-      : textContent(keyEl).replace(/\s+/g, " ").trim() || null;
-  });
+  // Keys as the elements read them (markup.ts's itemKey): a password never counts as one.
+  const action = markupOf(el, doc);
+  const keys = items.map((item) => itemKey(action, markupOf(item, doc)) || null);
   const missing = keys.filter((k) => k === null).length;
   if (missing) {
     const what = attribute

@@ -79,7 +79,7 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
   // Built once per origin while no page changes: the route needs no token, so it must be cheap.
   const cards = new BoundedMap<string, { pages: readonly object[]; card: AgentCard }>(8);
   app.get(AGENT_CARD_PATH, async (c) => {
-    const origin = c.var.origin;
+    const origin = c.get("origin");
     const pages = await core.catalog.agentPages();
     let cached = cards.get(origin);
     if (
@@ -103,7 +103,7 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
   app.post(A2A_PATH, async (c) => {
     // The Host check ran before (the app's first middleware); Origin, when a browser sends one,
     // must be the bridge's own.
-    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
     // The token comes from the Authorization header only: never a cookie, never the URL.
     const session = core.authenticate(readBearer(c));
     // Bounded in size, time and depth, like every body the bridge reads.
@@ -124,7 +124,7 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
       return c.json(envelope(error), 200, NO_STORE);
     }
     const context = new ServerCallContext({
-      user: new SessionUser(session, { client: c.var.client, origin: c.var.origin }),
+      user: new SessionUser(session, { client: c.get("client"), origin: c.get("origin") }),
       requestedVersion: version,
     });
     const { v1, v03 } = await transports;

@@ -60,7 +60,7 @@ function methodNotAllowed(allow: string): never {
 
 /** The requesting client's address, as the HTTP layer found it; "unknown" when not known. */
 function clientOf(c: Context<Env>): string {
-  return c.var.client ?? "unknown";
+  return c.get("client") ?? "unknown";
 }
 
 /** The ACP routes of a bridge, to mount before its static files. */
@@ -81,7 +81,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   /** The caller's AIM session; 401 in ACP's shape without a valid token. */
   const caller = (c: Context<Env>): Session => core.authenticate(readToken(c)?.token);
   const sameOrigin = (c: Context<Env>) => {
-    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
   };
   const findRun = (c: Context<Env>): AcpRun => {
     const session = caller(c);
@@ -104,7 +104,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     const entries = directory.entries.slice(start, query.limit ? start + query.limit : undefined);
     const agents = await Promise.all(
       entries.map((entry) =>
-        agentManifest(core, entry, c.var.origin, { stats: options.stats, facts })
+        agentManifest(core, entry, c.get("origin"), { stats: options.stats, facts })
       ),
     );
     c.header("Cache-Control", "no-cache");
@@ -117,7 +117,9 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     const entry = (await agentDirectory(core)).byName(name);
     if (!entry) throw new AcpHttpError(404, "not_found", `Agent ${name} not found`);
     c.header("Cache-Control", "no-cache");
-    return c.json(await agentManifest(core, entry, c.var.origin, { stats: options.stats, facts }));
+    return c.json(
+      await agentManifest(core, entry, c.get("origin"), { stats: options.stats, facts }),
+    );
   });
   app.all("/agents/:name", () => methodNotAllowed("GET"));
 

@@ -59,7 +59,7 @@ export function requireSession(
   core: BridgeCore,
   options: RequireSessionOptions = {},
 ): Session {
-  if (c.req.method !== "GET" && c.req.method !== "HEAD" && isCrossOrigin(c, c.var.origin)) {
+  if (c.req.method !== "GET" && c.req.method !== "HEAD" && isCrossOrigin(c, c.get("origin"))) {
     throw forbiddenOrigin();
   }
   // The tab key alone names the page's session: a cookie planted by another origin cannot

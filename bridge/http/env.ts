@@ -4,7 +4,7 @@
  */
 
 /**
- * The hono environment of the bridge's app: `c.var.origin` is the bridge's own origin and
- * `c.var.client` the address of the client (the proxy's word on it with `trustProxy`).
+ * The hono environment of the bridge's app: `c.get("origin")` is the bridge's own origin and
+ * `c.get("client")` the address of the client (the proxy's word on it with `trustProxy`).
  */
 export type AppEnv = { Variables: { origin: string; client: string } };

@@ -38,9 +38,10 @@ export interface IdentifyOptions extends OriginOptions {
 }
 
 /**
- * Sets `c.var.origin` and `c.var.client`; refuses a malformed `Host` (400) and, when the
- * Host check is on, a host name the bridge does not answer to (403 `forbidden_host`); marks
- * every answer `nosniff`. One middleware for all of it: it runs on every request.
+ * Sets the variables `origin` and `client` (read them with `c.get`: `c.var` copies all of them
+ * on every read); refuses a malformed `Host` (400) and, when the Host check is on, a host name
+ * the bridge does not answer to (403 `forbidden_host`); marks every answer `nosniff`. One
+ * middleware for all of it: it runs on every request.
  */
 export function identify(options: IdentifyOptions): MiddlewareHandler<AppEnv> {
   const allowed = options.allowedHosts;

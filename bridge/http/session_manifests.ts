@@ -101,7 +101,7 @@ export class SessionManifests {
     page: string,
     format: "json" | "toon",
   ): Promise<Response> {
-    const origin = c.var.origin;
+    const origin = c.get("origin");
     // Refused (409 page_mismatch) before anything is read or waited for.
     if (session.page !== page) await this.#core.manifest(page, session, origin);
     const held = named(c.req.header("If-None-Match"));

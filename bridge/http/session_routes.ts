@@ -67,7 +67,7 @@ export function sessionRoutes(
     readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs);
 
   app.post("/__aim/session", async (c) => {
-    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
     const parsed = SessionRequest.safeParse(await body(c));
     if (!parsed.success) {
       throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
@@ -79,12 +79,12 @@ export function sessionRoutes(
     const { resume } = parsed.data;
     const resumeToken = resume === undefined ? undefined : readBearer(c);
     const opened = await core.openSession(page, {
-      client: c.var.client,
+      client: c.get("client"),
       ...(resume !== undefined && resumeToken !== undefined
         ? { resume: { credential: resume, token: resumeToken } }
         : {}),
     });
-    const secure = c.var.origin.startsWith("https:");
+    const secure = c.get("origin").startsWith("https:");
     setCookie(c, SESSION_COOKIE, opened.token, {
       httpOnly: true,
       sameSite: "Strict",
@@ -107,7 +107,7 @@ export function sessionRoutes(
 
   app.post("/__aim/invoke", async (c) => {
     c.header("Cache-Control", "no-store");
-    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
     const session = readSession(c, core);
     const key = c.req.header("Idempotency-Key");
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
@@ -119,13 +119,13 @@ export function sessionRoutes(
     const result = await core.invoke(session, request, {
       ...(key === undefined ? {} : { idempotencyKey: key }),
       signal: c.req.raw.signal,
-      client: c.var.client,
+      client: c.get("client"),
       ...(ifMatch === undefined ? {} : { ifMatch }),
     });
     const format = /\btext\/toon\b/i.test(c.req.header("Accept") ?? "") ? "toon" : "json";
     const wanted = preferredReturn(c.req.header("Prefer"));
     const changes = wanted === "changes" && ifMatch !== undefined
-      ? await manifests.changesSince(session, ifMatch, c.var.origin)
+      ? await manifests.changesSince(session, ifMatch, c.get("origin"))
       : undefined;
     let answer: Record<string, unknown> = result;
     if (wanted === "minimal" || changes) {
@@ -153,7 +153,7 @@ export function sessionRoutes(
       );
     }
     const resumeFrom = Number(c.req.header("Last-Event-ID") ?? "0");
-    const origin = c.var.origin;
+    const origin = c.get("origin");
     const signal = c.req.raw.signal;
     c.header("Cache-Control", "no-store");
     return streamSSE(c, async (stream) => {

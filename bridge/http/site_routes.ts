@@ -20,7 +20,7 @@ export function sitemapRoutes(core: BridgeCore): Hono<AppEnv> {
     app.get(
       `/sitemap.${format}`,
       async (c) =>
-        bodyResponse(await core.sitemap(c.var.origin), format, {
+        bodyResponse(await core.sitemap(c.get("origin")), format, {
           "Cache-Control": "public, max-age=60",
         }),
     );
@@ -53,7 +53,7 @@ export function siteRoutes(
       }
       throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
     }
-    const origin = c.var.origin;
+    const origin = c.get("origin");
     const token = readToken(c);
     if (token) {
       return await sessions.answer(c, core.authenticate(token.token), info.page, format);

@@ -32,7 +32,7 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
         },
       );
     }
-    if (isCrossOrigin(c, c.var.origin)) throw forbiddenOrigin();
+    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
     // Only the tab credential opens the channel: never the agent's token, nor a cookie.
     const offered = (c.req.header("Sec-WebSocket-Protocol") ?? "").split(",").map((p) => p.trim());
     const credential = offered.find((p) => p.startsWith(CREDENTIAL_PROTOCOL_PREFIX))

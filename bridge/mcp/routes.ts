@@ -152,7 +152,7 @@ export class McpEndpoint {
   async #handle(c: Context<AppEnv>): Promise<Response> {
     // The Host check ran before (the app's first middleware); Origin, when a browser sends one,
     // must be the bridge's own.
-    if (isCrossOrigin(c, c.var.origin)) return aimError(forbiddenOrigin());
+    if (isCrossOrigin(c, c.get("origin"))) return aimError(forbiddenOrigin());
     let session: Session;
     try {
       // The token comes from the Authorization header only: never a cookie, never the URL.
@@ -194,8 +194,8 @@ export class McpEndpoint {
       if (!entry || entry.session !== session) {
         return rpcError(404, -32001, "Session not found: initialize a new MCP session.");
       }
-      entry.origin = c.var.origin;
-      entry.client = c.var.client;
+      entry.origin = c.get("origin");
+      entry.client = c.get("client");
       const progressCall = asksForProgress(parsedBody);
       if (progressCall) return await this.#stream(c, entry, progressCall, parsedBody);
       return await this.#forward(c, entry, parsedBody);
@@ -215,8 +215,8 @@ export class McpEndpoint {
     // Its server and transport are set below; their callbacks read the entry when they run.
     const entry = {
       session,
-      origin: c.var.origin,
-      client: c.var.client,
+      origin: c.get("origin"),
+      client: c.get("client"),
       streamed: new Map(),
       pending: new Set(),
     } as unknown as McpSession;

@@ -540,8 +540,9 @@ export class AimClient extends EventTarget {
     }
     if (this.#current === id) this.#current = "";
     this.removeEventListener("cancel", onCancel);
-    // The bridge answers with the state it last got: send it first.
-    this.#flush();
+    // The bridge answers with the state and actions it last got: send them first (an item the
+    // action added is a key the agent may name next).
+    this.#flush(true);
     this.#send(answer);
   }
 

@@ -118,13 +118,17 @@ export class TabMessages {
         h.session.tab.setState(h.tab, fitState(clean, this.#ctx.limits.maxStateBytes).state);
       },
       awaiting: (message, h) => void h.session.tab.awaiting(h.tab, message.id, message.message),
+      // After the tab's earlier registrations: what the action changed in the actions (an item
+      // it added, now a key the next invocation may name) counts before the agent is answered.
       result: (message, h) =>
-        void h.session.tab.answer(
-          h.tab,
-          message.id,
-          message.ok
-            ? { ok: true, result: message.result ?? null, settled: message.settled ?? true }
-            : { ok: false, code: message.error!.code, message: message.error!.message },
+        h.then(() =>
+          void h.session.tab.answer(
+            h.tab,
+            message.id,
+            message.ok
+              ? { ok: true, result: message.result ?? null, settled: message.settled ?? true }
+              : { ok: false, code: message.error!.code, message: message.error!.message },
+          )
         ),
       // After the tab's earlier registrations, so that what it declared before counts.
       settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),

@@ -599,9 +599,18 @@ function checkFieldType(
   el: Element,
   prefix: string,
   control: Element | undefined,
-  say: (message: string) => void,
+  say: (message: string, severity?: CheckProblem["severity"]) => void,
 ): void {
   const declared = el.attribs[`${prefix}type`]?.trim().toLowerCase();
+  // Strings stay the default, but a number control fed "example" keeps nothing: say so.
+  const numeric = control?.name === "input" && /^(number|range)$/i.test(control.attribs.type ?? "");
+  if (numeric && !declared) {
+    say(
+      `it fills an <input type="${control!.attribs.type}"> as a string: declare ` +
+        `${prefix}type="number" or "integer" so that the agent sends a number`,
+      "warning",
+    );
+  }
   const isBox = control?.name === "input" && control.attribs.type?.toLowerCase() === "checkbox";
   const type = declared || (isBox ? "boolean" : "string");
   // A type that is none of these is refused by the wire schema, reported with the catalog's.
@@ -764,7 +773,12 @@ function checkActionBindings(
   let last: Element | undefined;
   if (binding === "fill") {
     last = target("fill", attr("fill")!, el);
-    checkFieldType(el, "input-", last, (message) => say(el, `${label}: ${message}`));
+    checkFieldType(
+      el,
+      "input-",
+      last,
+      (message, severity) => say(el, `${label}: ${message}`, severity),
+    );
   } else if (!clicks && !attr("form") && !fields.length) {
     // A handler's string input: its type is checked all the same.
     checkFieldType(el, "input-", undefined, (message) => say(el, `${label}: ${message}`));
@@ -806,7 +820,7 @@ function checkActionBindings(
     } else if (filled.length || binding) {
       say2(`is never filled: it has no fill=`, "warning");
     }
-    checkFieldType(field, "", control, (message) => say2(message));
+    checkFieldType(field, "", control, (message, severity) => say2(message, severity));
   }
   const commit = el.attribs.commit;
   if (commit !== undefined) {

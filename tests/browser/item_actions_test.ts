@@ -225,6 +225,25 @@ Deno.test({
     );
 
     await t.step(
+      "an item an action added is a key the very next invocation may name, every time",
+      async () => {
+        await using context = await browser.context();
+        const page = await openPage(context, bridge, "/");
+        const agent = new Agent(bridge, await panelToken(page));
+        await panelStatus(page, "connected");
+        await agent.manifestWhen("/index.json", (m) => actionOf(m, "complete_todo"));
+        // No wait between the two: the add's answer comes once its actions are registered.
+        for (let i = 0; i < 15; i++) {
+          const title = `chained ${i}`;
+          const added = await agent.invoke("add_todo", title);
+          assert.equal(added.status, 200, JSON.stringify(added.body));
+          const done = await agent.invoke("complete_todo", title);
+          assert.equal(done.status, 200, `${title}: ${JSON.stringify(done.body)}`);
+        }
+      },
+    );
+
+    await t.step(
       "an agent adds a todo with Enter, then checks, toggles, unchecks, renames and deletes it by its title",
       async () => {
         await using context = await browser.context();

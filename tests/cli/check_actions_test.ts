@@ -198,3 +198,22 @@ Deno.test("aim check on the command line: warnings pass, an error fails, each wi
     Deno.removeSync(root, { recursive: true });
   }
 });
+
+Deno.test("aim check warns when a number input is filled as a string, since the agent would send text", () => {
+  assert.deepEqual(
+    problems(`<input id="qty" type="number" min="1"><button id="add">Add</button>
+<aim-action name="add" description="Add some" commit="click:#add">
+  <aim-field name="qty" fill="#qty" required></aim-field>
+</aim-action>
+<aim-action name="add2" description="Add some more" commit="click:#add">
+  <aim-field name="qty" fill="#qty" type="integer" required></aim-field>
+</aim-action>
+<aim-action name="set" description="Set the quantity" fill="#qty" input-example="3"></aim-action>`),
+    [
+      'warning: <aim-action name="add">: <aim-field name="qty"> it fills an <input type="number"> ' +
+      'as a string: declare type="number" or "integer" so that the agent sends a number',
+      'warning: <aim-action name="set">: it fills an <input type="number"> as a string: declare ' +
+      'input-type="number" or "integer" so that the agent sends a number',
+    ],
+  );
+});

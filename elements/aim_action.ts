@@ -65,8 +65,12 @@ export class AimAction extends Declaration implements ActionSource {
     try {
       return { ...collectRoots(roots, () => readAction(this, document, { keys: true })) };
     } catch (error) {
-      // A MarkupError, or a selector the browser cannot read: the author's, said once.
-      warn(`<aim-action name="${this.name}">: ${(error as Error).message}`, this);
+      // A MarkupError, or a selector the browser cannot read: the author's, said once. A form
+      // a framework has not rendered yet is no error while the page still loads.
+      const message = (error as Error).message;
+      if (!(/^form=/.test(message) && document.readyState !== "complete")) {
+        warn(`<aim-action name="${this.name}">: ${message}`, this);
+      }
       return null;
     } finally {
       this.#items.set(this.getAttribute("items") ? [...roots] : [], {

@@ -129,9 +129,12 @@ export async function runBinding(
   const fields = input as Record<string, FieldValue>;
   let key = "";
   let item: Element | undefined;
+  /** The keys before the action: an element now showing one of them was reused, not renamed. */
+  let before = new Set<string | null>();
   if (attr("items")) {
     key = String(typeof input === "object" ? fields.item : input);
     const all = items();
+    before = new Set(all.map(([, k]) => k));
     item = all.find(([, k]) => k === key)?.[0];
     if (!item) {
       const keys = all.flatMap(([, k]) => k ? [JSON.stringify(k)] : []).join(", ");
@@ -204,12 +207,21 @@ export async function runBinding(
       filled[name] = last.type === "password" ? "(hidden)" : value;
     }
     const committed = attr("commit") || (last?.form ? "submit" : "enter");
+    // As a person's keystroke or click comes after the page rendered what was typed: a framework
+    // that renders later (Lit) sees the value before the commit clears it.
+    if (committed !== "change") await rendered();
     const to = last && commit(committed, last, find);
     result = { filled: item ? fill : filled, committed, ...(to && { navigating_to: to }) };
   }
   if (!item) return result;
   await rendered();
-  // The item again: the same element, or the one the page rendered in its place.
-  const now = item.isConnected ? item : items().find(([, k]) => k === key)?.[0];
-  return { item: key, ...result, after: now ? deep.text(now).replace(/\s+/g, " ").trim() : null };
+  // The item again, by its key first (a framework may have reused its element for another
+  // item); else the same element, if the action gave it a new key (a rename), not another's.
+  const later = items();
+  const now = later.find(([, k]) => k === key)?.[0] ??
+    later.find(([el, k]) => el === item && !before.has(k))?.[0];
+  // What a person sees of it: innerText leaves out what is not shown (a button revealed on
+  // hover) and separates its blocks; across shadow roots, the text they show.
+  const shown = now && (now.shadowRoot ? deep.text(now) : (now as HTMLElement).innerText ?? "");
+  return { item: key, ...result, after: now ? shown!.replace(/\s+/g, " ").trim() : null };
 }

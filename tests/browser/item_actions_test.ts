@@ -142,6 +142,36 @@ ${ELEMENTS}</head><body><aim-panel></aim-panel>
   });
 </script></body></html>`;
 
+/**
+ * A board whose script reuses its elements, as keyless renders do: moving a card rewrites the
+ * text of the elements in place. A card's "Later" button is shown only on hover.
+ */
+const REUSED = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Board</title>
+${ELEMENTS}<style>.later { display: none } li:hover .later { display: inline }</style></head>
+<body><aim-panel></aim-panel>
+<ul id="now"></ul><ul id="later"></ul>
+<aim-action name="postpone" description="Move the card with this title to later"
+  items="li" key=".title" click=".later"></aim-action>
+<script type="module">
+  const lists = { now: ["Write spec", "Fix bug"], later: ["Ship"] };
+  const draw = (id) => {
+    const ul = document.getElementById(id);
+    while (ul.children.length > lists[id].length) ul.lastElementChild.remove();
+    while (ul.children.length < lists[id].length) {
+      ul.insertAdjacentHTML("beforeend", '<li><span class="title"></span><button class="later">Later</button></li>');
+    }
+    lists[id].forEach((title, i) => { ul.children[i].querySelector(".title").textContent = title; });
+  };
+  draw("now"); draw("later");
+  document.body.addEventListener("click", (e) => {
+    if (!e.target.matches(".later")) return;
+    const title = e.target.closest("li").querySelector(".title").textContent;
+    lists.now = lists.now.filter((t) => t !== title);
+    lists.later.push(title);
+    draw("now"); draw("later");
+  });
+</script></body></html>`;
+
 const THANKS = `<!doctype html><title>Thanks</title>${ELEMENTS}<p>Thanks</p>
 <aim-action name="done" description="Nothing more"></aim-action>`;
 
@@ -163,6 +193,7 @@ Deno.test({
         "shop.html": CONTROLLED,
         "order.html": ORDER,
         "thanks.html": THANKS,
+        "board.html": REUSED,
       },
     });
 
@@ -240,6 +271,26 @@ Deno.test({
           const done = await agent.invoke("complete_todo", title);
           assert.equal(done.status, 200, `${title}: ${JSON.stringify(done.body)}`);
         }
+      },
+    );
+
+    await t.step(
+      "after reads back the item the agent named, even when the page reused its element for another",
+      async () => {
+        await using context = await browser.context();
+        const page = await openPage(context, bridge, "/board");
+        const agent = new Agent(bridge, await panelToken(page));
+        await panelStatus(page, "connected");
+        await agent.manifestWhen("/board.json", (m) => actionOf(m, "postpone"));
+        const moved = await agent.invoke("postpone", "Write spec");
+        assert.equal(moved.status, 200, JSON.stringify(moved.body));
+        // The element that held "Write spec" now shows "Fix bug": after is the moved card, and
+        // what a person sees of it (the button shown on hover is not).
+        assert.deepEqual(moved.body.result, {
+          item: "Write spec",
+          clicked: ".later",
+          after: "Write spec",
+        });
       },
     );
 

@@ -35,12 +35,24 @@ interface Todo {
 }
 
 /**
- * Bundles `entry` (a path under tests/apps/) with `deno bundle`, as its author would, into a
- * new temporary folder beside a copy of the app's index.html; returns the folder.
+ * A new temporary folder holding a copy of the app's index.html, its other `files` and the
+ * stylesheet the TodoMVC apps share; returns the folder.
+ */
+async function appSite(app: string, files: string[] = []): Promise<string> {
+  const site = await Deno.makeTempDir({ prefix: `aim-app-${app}-` });
+  for (const file of ["index.html", ...files]) {
+    await Deno.copyFile(join(APPS, app, file), join(site, file));
+  }
+  await Deno.copyFile(join(APPS, "todo.css"), join(site, "todo.css"));
+  return site;
+}
+
+/**
+ * Bundles `entry` (a path under tests/apps/) with `deno bundle`, as its author would, into the
+ * app's site (see {@linkcode appSite}); returns the folder.
  */
 async function bundledSite(app: string, entry: string): Promise<string> {
-  const site = await Deno.makeTempDir({ prefix: `aim-app-${app}-` });
-  await Deno.copyFile(join(APPS, app, "index.html"), join(site, "index.html"));
+  const site = await appSite(app);
   const built = await new Deno.Command(Deno.execPath(), {
     args: [
       "bundle",
@@ -316,9 +328,14 @@ Deno.test({
   name: "an agent runs the vanilla todo app (innerHTML, hidden items) through its markup",
   ignore: NO_CHROMIUM,
   async fn(t) {
-    await using bridge = startBridge({ root: join(APPS, "vanilla") });
-    await using browser = await launchBrowser();
-    await driveApp(t, bridge, browser);
+    const site = await appSite("vanilla", ["app.js"]);
+    try {
+      await using bridge = startBridge({ root: site });
+      await using browser = await launchBrowser();
+      await driveApp(t, bridge, browser);
+    } finally {
+      await Deno.remove(site, { recursive: true });
+    }
   },
 });
 

@@ -6,7 +6,9 @@ import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
 import { DEFAULTS } from "./core/limits.ts";
 import { type AppOptions, createApp, type RequestLogEntry } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
-import { AuditLog } from "./store/audit.ts";
+import { auditEntry, AuditLog } from "./store/audit.ts";
+import { RedisShare } from "./store/redis.ts";
+import type { SessionShare } from "./core/share.ts";
 import { InvocationStats } from "./acp/stats.ts";
 import type { RunStoreOptions } from "./acp/runs.ts";
 import { acpRoutes } from "./acp/routes.ts";
@@ -45,6 +47,7 @@ export {
 export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
 export type { Identity, Session } from "./core/sessions.ts";
 export { AimError } from "./protocol/errors.ts";
+import type { AuditEntry } from "./store/audit.ts";
 export {
   type AuditEntry,
   AuditLog,
@@ -79,7 +82,16 @@ export interface BridgeOptions extends BridgeCoreOptions {
   mcp?: Omit<McpEndpointOptions, "onError">;
   /** Limits of the A2A tasks at `/__aim/a2a` (docs/a2a.md); the defaults are ACP runs'. */
   a2aTasks?: A2ATasksOptions;
+  /**
+   * `redis://HOST:PORT/DB`: share sessions, leases and limits with every bridge on the same
+   * Redis, so that several run behind a load balancer (docs/scaling.md). Default: this process
+   * holds them all.
+   */
+  redis?: string | undefined;
 }
+
+/** Activity entries kept per session in a shared store, newest first. */
+const SHARED_ACTIVITY = 100;
 
 /** The Host names a loopback bridge answers to: its own, and the public URL's behind a proxy. */
 function allowedHosts(options: BridgeOptions): readonly string[] | null {
@@ -112,10 +124,21 @@ export interface Bridge {
 export function createBridge(options: BridgeOptions): Bridge {
   const audit = options.audit ?? new AuditLog();
   const stats = new InvocationStats();
+  const share: SessionShare | undefined = options.redis
+    ? new RedisShare({ url: options.redis, onError: options.onError })
+    : options.share;
   const core = new BridgeCore({
     ...options,
+    share,
     onInvocation: (record) => {
       audit.record(record);
+      if (share?.shared) {
+        // What the page's activity panel shows, wherever the agent's request landed.
+        share.record(record.sessionId, auditEntry(record), {
+          keep: SHARED_ACTIVITY,
+          ttlMs: core.sessions.idleMs,
+        }).catch(() => {});
+      }
       // What a page reports of its in-browser agents is its word: not in the public statistics.
       if (record.via !== "webmcp") stats.record(record);
       options.onInvocation?.(record);
@@ -129,7 +152,10 @@ export function createBridge(options: BridgeOptions): Bridge {
     trustProxy: options.trustProxy,
     log: options.log,
     routes: options.routes,
-    activity: (session) => audit.forSession(session.id),
+    activity: share?.shared
+      ? (session) => share.activity(session.id, SHARED_ACTIVITY) as Promise<AuditEntry[]>
+      : (session) => audit.forSession(session.id),
+    instance: share?.shared ? share.instance : undefined,
     protocols: [
       acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
       mcp.routes,
@@ -174,6 +200,8 @@ export interface ServedBridge extends AsyncDisposable {
    */
   shutdown(): Promise<void>;
   readonly finished: Promise<void>;
+  /** Resolves once the shared store (`redis`) is reached; at once without one. */
+  readonly ready: Promise<void>;
 }
 
 /**
@@ -219,6 +247,7 @@ export function serve(options: ServeOptions): ServedBridge {
       // Tabs must be told before the server stops, which cuts upgraded sockets.
       await bridge.core.drain(options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs);
       bridge.close();
+      await bridge.core.share.close();
       await server.shutdown();
     })();
     return stopping;
@@ -230,6 +259,7 @@ export function serve(options: ServeOptions): ServedBridge {
     hostname: addr.hostname,
     shutdown,
     finished: server.finished,
+    ready: bridge.core.ready(),
     [Symbol.asyncDispose]: shutdown,
   };
 }

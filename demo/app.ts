@@ -60,8 +60,8 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       if (!parsed.success) throw new AimError(404, "not_found", `There is no request "${raw}".`);
       return parsed.data;
     };
-    app.get("/api/requests", (c) => {
-      requireSession(c, core, { signedIn: true, tab: true });
+    app.get("/api/requests", async (c) => {
+      await requireSession(c, core, { signedIn: true, tab: true });
       const status = c.req.query("status");
       if (status !== undefined && !Status.safeParse(status).success) {
         throw new AimError(400, "bad_request", "status must be pending, approved or rejected.");
@@ -70,7 +70,7 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       return c.json({ requests: store.list(status as RequestStatus | undefined) });
     });
     app.post("/api/requests", async (c) => {
-      const session = requireSession(c, core, { signedIn: true, tab: true });
+      const session = await requireSession(c, core, { signedIn: true, tab: true });
       const body = NewRequest.safeParse(await readJson(c, 8 * 1024));
       if (!body.success) {
         throw new AimError(
@@ -84,8 +84,8 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       return c.json({ request: store.create(amount, currency, purpose, requester) }, 201);
     });
     for (const [verb, status] of [["approve", "approved"], ["reject", "rejected"]] as const) {
-      app.post(`/api/requests/:id/${verb}`, (c) => {
-        const session = requireSession(c, core, { signedIn: true, tab: true });
+      app.post(`/api/requests/:id/${verb}`, async (c) => {
+        const session = await requireSession(c, core, { signedIn: true, tab: true });
         const id = requestId(c.req.param("id"));
         try {
           return c.json({ request: store.decide(id, status, session.identity!.username) });
@@ -95,7 +95,7 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       });
     }
     app.post("/api/requests/:id/comments", async (c) => {
-      const session = requireSession(c, core, { signedIn: true, tab: true });
+      const session = await requireSession(c, core, { signedIn: true, tab: true });
       const id = requestId(c.req.param("id"));
       const body = CommentBody.safeParse(await readJson(c, 8 * 1024));
       if (!body.success) {

@@ -105,7 +105,7 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
     // must be the bridge's own.
     if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
     // The token comes from the Authorization header only: never a cookie, never the URL.
-    const session = core.authenticate(readBearer(c));
+    const session = await core.authenticate(readBearer(c));
     // Bounded in size, time and depth, like every body the bridge reads.
     const body = await readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs);
     const version = versionOf(c.req.header(VERSION_HEADER), body);

@@ -68,6 +68,7 @@ export const ACP_CODES: Readonly<Record<AimErrorCode, ErrorCode>> = {
   too_many_requests: "server_error",
   server_error: "server_error",
   tab_timeout: "server_error",
+  store_unavailable: "server_error",
 };
 
 /** ACP's code for an AIM error code. */

@@ -79,12 +79,12 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   });
 
   /** The caller's AIM session; 401 in ACP's shape without a valid token. */
-  const caller = (c: Context<Env>): Session => core.authenticate(readToken(c)?.token);
+  const caller = (c: Context<Env>): Promise<Session> => core.authenticate(readToken(c)?.token);
   const sameOrigin = (c: Context<Env>) => {
     if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
   };
-  const findRun = (c: Context<Env>): AcpRun => {
-    const session = caller(c);
+  const findRun = async (c: Context<Env>): Promise<AcpRun> => {
+    const session = await caller(c);
     const id = parse(RunId, c.req.param("id"), "run_id");
     const run = runs.get(session, id);
     // Another session's run is answered like a missing one: its existence is not told.
@@ -125,7 +125,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
 
   app.post("/runs", async (c) => {
     sameOrigin(c);
-    const session = caller(c);
+    const session = await caller(c);
     const request = parse(RunCreateRequest, await readJson(c, core.limits.maxBodyBytes), "body");
     const directory = await agentDirectory(core);
     if (!directory.byName(request.agent_name)) {
@@ -162,10 +162,10 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   });
   app.all("/runs", () => methodNotAllowed("POST"));
 
-  app.get("/runs/:id", (c) => c.json(findRun(c).view()));
+  app.get("/runs/:id", async (c) => c.json((await findRun(c)).view()));
   app.post("/runs/:id", async (c) => {
     sameOrigin(c);
-    const run = findRun(c);
+    const run = await findRun(c);
     parse(RunResumeRequest, await readJson(c, core.limits.maxBodyBytes), "body");
     if (run.status !== "awaiting") {
       throw new AcpHttpError(403, "server_error", `Run ${run.id} has no await request`);
@@ -178,17 +178,17 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   });
   app.all("/runs/:id", () => methodNotAllowed("GET, POST"));
 
-  app.get("/runs/:id/events", (c) => c.json({ events: findRun(c).events() }));
+  app.get("/runs/:id/events", async (c) => c.json({ events: (await findRun(c)).events() }));
   app.all("/runs/:id/events", () => methodNotAllowed("GET"));
 
-  app.post("/runs/:id/cancel", (c) => {
+  app.post("/runs/:id/cancel", async (c) => {
     sameOrigin(c);
-    return c.json(findRun(c).cancel(), 202);
+    return c.json((await findRun(c)).cancel(), 202);
   });
   app.all("/runs/:id/cancel", () => methodNotAllowed("POST"));
 
-  app.get("/sessions/:id", (c) => {
-    const session = caller(c);
+  app.get("/sessions/:id", async (c) => {
+    const session = await caller(c);
     const id = parse(SessionId, c.req.param("id"), "session_id");
     const found = runs.session(session, id);
     if (!found) throw new AcpHttpError(404, "not_found", `Session ${id} not found`);

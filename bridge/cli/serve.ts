@@ -34,6 +34,8 @@ Options:
   --cert FILE          HTTPS certificate (PEM); needs --key; cookies become Secure
   --key FILE           HTTPS private key (PEM)
   --trust-proxy        honour X-Forwarded-Proto and X-Forwarded-Host
+  --redis URL          redis://HOST:PORT/DB: share sessions with every bridge on that Redis,
+                       to run several behind a load balancer (docs/scaling.md)
   --allowed-host NAME  a Host name allowed besides loopback names (repeatable)
   --data DIR           folder for the audit log (created); default: kept in memory
   --audit-days N       days the audit log keeps an entry (default 90)
@@ -100,6 +102,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     port: { type: "string" },
     host: { type: "string" },
     "public-url": { type: "string" },
+    redis: { type: "string" },
     cert: { type: "string" },
     key: { type: "string" },
     "trust-proxy": { type: "boolean" },
@@ -158,6 +161,17 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
       );
     }
   }
+  let redis: string | undefined;
+  if (values.redis !== undefined) {
+    const url = URL.parse(values.redis);
+    if (!url || (url.protocol !== "redis:" && url.protocol !== "rediss:") || !url.hostname) {
+      throw new CliError(
+        `--redis must be a redis:// URL such as redis://127.0.0.1:6379/0, got "${values.redis}"`,
+        Exit.Usage,
+      );
+    }
+    redis = values.redis;
+  }
   if (Boolean(values.cert) !== Boolean(values.key)) {
     throw new CliError("--cert and --key go together", Exit.Usage);
   }
@@ -190,6 +204,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     cert,
     key,
     publicUrl,
+    redis,
     trustProxy: values["trust-proxy"] ?? false,
     allowedHosts: values["allowed-host"]?.map((h) => h.toLowerCase()),
     log: values.quiet ? undefined : (entry: RequestLogEntry) => io.stdout(formatLog(format, entry)),
@@ -236,6 +251,14 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   };
   addEventListener("unhandledrejection", survive);
   addEventListener("error", survive);
+  if (redis) {
+    // The address only: a URL may hold a password.
+    const { host } = new URL(redis);
+    served.ready.then(
+      () => io.stdout(`aim: sharing sessions through Redis at ${host}\n`),
+      () => {},
+    );
+  }
   const stop = () => {
     io.stdout("aim: shutting down\n");
     stopDemo ? stopDemo() : served.shutdown();

@@ -74,7 +74,7 @@ export class ActionRegistry {
   forSession(session: Session): ActionSpec[] {
     const signedIn = session.identity !== null;
     const out = this.available(signedIn);
-    for (const spec of session.tab.holder?.actions ?? []) {
+    for (const spec of session.tab.actions) {
       if (!spec.protected || signedIn) out.push(spec);
     }
     return out;
@@ -91,8 +91,8 @@ export class ActionRegistry {
     if (server && (server.protected || isAvailable(server, session.identity !== null))) {
       return { spec: this.#specs.get(actionId)!, server };
     }
-    const holder = session.tab.holder;
-    const spec = (holder ? holder.actions : session.tab.lastActions).find((a) => a.id === actionId);
+    const spec = (session.tab.connected ? session.tab.actions : session.tab.lastActions)
+      .find((a) => a.id === actionId);
     if (spec) return { spec };
     throw new AimError(
       404,

@@ -3,7 +3,7 @@
  * failed attempts.
  */
 import { scrypt, timingSafeEqual } from "node:crypto";
-import type { Identity } from "./sessions.ts";
+import type { Identity, SessionShare } from "./share.ts";
 
 /** Verifies credentials; an app embedding the bridge may bring its own. */
 export interface UserStore {
@@ -127,6 +127,8 @@ export interface AttemptLimiterOptions {
   /** Keys remembered at most; past it, those quiet the longest are forgotten. Default 100,000. */
   maxKeys?: number;
   now?: () => number;
+  /** With a shared store, failures count across every instance. */
+  share?: SessionShare | undefined;
 }
 
 /**
@@ -145,6 +147,7 @@ export class AttemptLimiter {
   readonly maxDelayMs: number;
   readonly maxKeys: number;
   #now: () => number;
+  #share: SessionShare | undefined;
   /** By key, in the order of their last failure (oldest first). */
   #failures = new Map<string, { count: number; last: number }>();
 
@@ -155,6 +158,7 @@ export class AttemptLimiter {
     this.maxDelayMs = options.maxDelayMs ?? 30_000;
     this.maxKeys = options.maxKeys ?? 100_000;
     this.#now = options.now ?? Date.now;
+    this.#share = options.share?.shared ? options.share : undefined;
   }
 
   /** The wait after `count` failures, in ms. */
@@ -164,8 +168,8 @@ export class AttemptLimiter {
   }
 
   /** Seconds until `key` may try again; 0 when it may now. */
-  retryAfter(key: string): number {
-    const entry = this.#failures.get(key);
+  async retryAfter(key: string): Promise<number> {
+    const entry = this.#share ? await this.#share.attempts(key) : this.#failures.get(key);
     if (!entry) return 0;
     const now = this.#now();
     if (now - entry.last >= this.windowMs) return 0;
@@ -174,8 +178,12 @@ export class AttemptLimiter {
   }
 
   /** Records one failure of `key`. */
-  fail(key: string): void {
+  async fail(key: string): Promise<void> {
     const now = this.#now();
+    if (this.#share) {
+      await this.#share.fail(key, this.windowMs, now);
+      return;
+    }
     const entry = this.#failures.get(key);
     const count = entry && now - entry.last < this.windowMs ? entry.count + 1 : 1;
     // Moved to the end: the map stays in the order of last failures.
@@ -185,13 +193,15 @@ export class AttemptLimiter {
   }
 
   /** Takes back one failure of `key` (an attempt counted ahead that turned out right). */
-  forgive(key: string): void {
+  async forgive(key: string): Promise<void> {
+    if (this.#share) return await this.#share.forgive(key);
     const entry = this.#failures.get(key);
     if (entry && --entry.count <= 0) this.#failures.delete(key);
   }
 
   /** Forgets `key`'s failures. */
-  reset(key: string): void {
+  async reset(key: string): Promise<void> {
+    if (this.#share) return await this.#share.reset(key);
     this.#failures.delete(key);
   }
 

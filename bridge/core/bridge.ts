@@ -14,6 +14,7 @@
  * ```
  */
 import { AimError, invalidToken, missingToken, notFound } from "../protocol/errors.ts";
+import { NOT_SENT } from "./share.ts";
 import type { ActionSpec } from "../protocol/action_spec.ts";
 import type { InvokeResult, Manifest, Sitemap } from "../protocol/schemas.ts";
 import type { SessionMessage } from "../protocol/channel.ts";
@@ -26,6 +27,8 @@ import { DEFAULT_LIMITS, DEFAULTS, type Limits } from "./limits.ts";
 import { buildManifest, buildSitemap, sessionState } from "./manifests.ts";
 import { builtinActions, type ServerAction } from "./server_actions.ts";
 import { type Session, SessionStore } from "./sessions.ts";
+import { LocalShare } from "./local_share.ts";
+import type { SessionShare } from "./share.ts";
 import { type ChannelState, sessionMessage, TabMessages } from "./tab_messages.ts";
 import type { TabConnection, TabPort } from "./tab.ts";
 
@@ -77,6 +80,11 @@ export interface BridgeCoreOptions {
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
   /** Called for unexpected errors (bugs), without request data. */
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * Where sessions are shared with other instances (docs/scaling.md); default: this process
+   * holds them all.
+   */
+  share?: SessionShare | undefined;
   /** The clock. @default {Date.now} */
   now?: () => number;
 }
@@ -111,9 +119,15 @@ export class BridgeCore {
   readonly #invocations: Invocations;
   readonly #tabs: TabMessages;
   readonly #settleTimeoutMs: number;
+  readonly #tabTimeoutMs: number;
+  readonly #confirmTimeoutMs: number;
+  readonly share: SessionShare;
 
   constructor(options: BridgeCoreOptions) {
     const now = options.now ?? Date.now;
+    const share = this.share = options.share ?? new LocalShare();
+    this.#tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
+    this.#confirmTimeoutMs = options.confirmTimeoutMs ?? DEFAULTS.confirmTimeoutMs;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
     this.catalog = new SiteCatalog(new SiteRoot(options.root));
@@ -128,7 +142,11 @@ export class BridgeCore {
       confirmTimeoutMs: options.confirmTimeoutMs,
       maxQueue: this.limits.maxInFlight,
       now,
+      share,
+      onError: options.onError,
       onGrant: (session) => {
+        // The lease moved here from another instance, which keeps only the tab key's hash.
+        this.sessions.renewTabKey(session);
         const holder = session.tab.holder;
         if (holder && holder.page !== session.page) {
           session.page = holder.page;
@@ -137,7 +155,7 @@ export class BridgeCore {
         session.tab.notify(this.sessionMessage(session));
       },
     });
-    const limiter = new AttemptLimiter({ now, ...options.loginAttempts });
+    const limiter = new AttemptLimiter({ now, ...options.loginAttempts, share });
     this.actions = new ActionRegistry([
       ...builtinActions({ users: options.users, limiter }),
       ...(options.serverActions ?? []),
@@ -152,6 +170,7 @@ export class BridgeCore {
       ...parts,
       now,
       settleTimeoutMs: this.#settleTimeoutMs,
+      waitMs: this.#tabTimeoutMs,
       rotate: (session, settle) => this.#rotate(session, settle),
       onInvocation: options.onInvocation,
     });
@@ -162,12 +181,33 @@ export class BridgeCore {
       onInvocation: options.onInvocation,
       now,
     });
+    // Calls another instance forwards here, where the session's tab is.
+    share.serve(async (tokenHash, call, { onAwaiting, signal }) => {
+      const session = await this.sessions.findByHash(tokenHash);
+      if (!session) throw invalidToken();
+      return await this.#invocations.invoke(session, call.body, {
+        client: call.client,
+        idempotencyKey: call.idempotencyKey,
+        ...(call.ifMatch === undefined ? {} : { ifMatch: call.ifMatch }),
+        onAwaiting,
+        signal,
+      });
+    });
   }
 
-  /** Ends every session: tabs are told, waiting invocations answered. */
+  /** Resolves once the shared store (if any) can be used. */
+  ready(): Promise<void> {
+    return this.share.ready();
+  }
+
+  /**
+   * Stops: tabs are told, waiting invocations answered. Alone, every session ends; with a shared
+   * store, sessions live on and tabs reconnect through another instance.
+   */
   close(): void {
     this.sessions.close();
     this.catalog.close();
+    void this.share.close();
   }
 
   /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
@@ -185,9 +225,9 @@ export class BridgeCore {
    *
    * @throws {AimError} 401 `missing_token` or `invalid_token`.
    */
-  authenticate(token: string | undefined): Session {
+  async authenticate(token: string | undefined): Promise<Session> {
     if (token === undefined) throw missingToken();
-    const session = this.sessions.find(token);
+    const session = await this.sessions.find(token);
     if (!session) throw invalidToken();
     this.sessions.use(session);
     return session;
@@ -199,9 +239,9 @@ export class BridgeCore {
    *
    * @throws {AimError} 403 `tab_required`.
    */
-  authenticateTab(tabKey: string | undefined): Session {
-    const session = this.sessions.findByTabKey(tabKey);
-    if (!session || !session.tab.holder) {
+  async authenticateTab(tabKey: string | undefined): Promise<Session> {
+    const session = await this.sessions.findByTabKey(tabKey);
+    if (!session || !session.tab.connected) {
       throw new AimError(
         403,
         "tab_required",
@@ -223,14 +263,14 @@ export class BridgeCore {
     const info = await this.catalog.agentPage(page);
     if (!info) throw notFound(`No agent-enabled page at ${page}.`);
     const { resume } = options;
-    const existing = this.sessions.findByCredential(resume?.credential);
-    if (existing && resume && this.sessions.find(resume.token) === existing) {
+    const existing = await this.sessions.findByCredential(resume?.credential);
+    if (existing && resume && (await this.sessions.find(resume.token)) === existing) {
       if (existing.page !== info.page) existing.changed();
       existing.page = info.page;
       this.sessions.touch(existing);
       return { session: existing, token: resume.token, reused: true };
     }
-    const { session, token, credential } = this.sessions.create(info.page, options.client);
+    const { session, token, credential } = await this.sessions.create(info.page, options.client);
     return { session, token, credential, reused: false };
   }
 
@@ -286,8 +326,34 @@ export class BridgeCore {
    *
    * @throws {AimError} every failure of an invocation (docs/protocol.md).
    */
-  invoke(session: Session, body: unknown, options: InvokeOptions = {}): Promise<InvokeResult> {
-    return this.#invocations.invoke(session, body, options);
+  async invoke(
+    session: Session,
+    body: unknown,
+    options: InvokeOptions = {},
+  ): Promise<InvokeResult> {
+    const elsewhere = session.tab.remoteHolder;
+    if (elsewhere && !session.tab.holder) {
+      // The tab is on another instance: the whole call runs there, where its lease, queue,
+      // prompts and sign-in all are.
+      try {
+        return await this.share.forward(elsewhere, session.tokenHash, {
+          body,
+          client: options.client,
+          idempotencyKey: options.idempotencyKey,
+          ifMatch: options.ifMatch,
+        }, {
+          timeoutMs: this.#tabTimeoutMs,
+          confirmMs: this.#confirmTimeoutMs,
+          onAwaiting: options.onAwaiting,
+          signal: options.signal,
+        });
+      } catch (error) {
+        // Nobody listens there any more: the call never left, and runs here without a tab.
+        if (!(error instanceof AimError && error.cause === NOT_SENT)) throw error;
+        session.tab.remoteHolder = "";
+      }
+    }
+    return await this.#invocations.invoke(session, body, options);
   }
 
   /** A tab opened the channel with this session's credential. */

@@ -3,7 +3,7 @@
  * in-flight limit, login and input checks, dispatch to a server action or to the tab, and the
  * audit record of every outcome.
  */
-import { AimError } from "../protocol/errors.ts";
+import { AimError, errorFromBody } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/action_spec.ts";
 import { firstIssue } from "../protocol/issue.ts";
 import { validateInput } from "../protocol/input.ts";
@@ -15,6 +15,7 @@ import type { Limits } from "./limits.ts";
 import { sessionState } from "./manifests.ts";
 import type { ServerAction, ServerActionContext } from "./server_actions.ts";
 import type { IdempotentEntry, Session, SessionStore } from "./sessions.ts";
+import type { KeptOutcome } from "./share.ts";
 import type { TabOutcome } from "./tab.ts";
 
 /** One finished invocation, for an audit trail. */
@@ -62,6 +63,8 @@ export interface InvocationContext {
   now: () => number;
   /** How long an answer waits for the page to finish reacting, ms. */
   settleTimeoutMs: number;
+  /** How long a retry waits for the first call under its key to answer (shared stores), ms. */
+  waitMs: number;
   /**
    * Gives the session a new tab credential and tab key (on sign-in and sign-out), telling the
    * tab; with `settle`, the tab answers `settled` of that id once it has reacted.
@@ -152,21 +155,14 @@ export class Invocations {
     const key = options.idempotencyKey;
     if (key === undefined) return await this.#track(this.#record(session, request, call));
     const print = fingerprint(request.actionId, request.input);
+    if (this.#ctx.sessions.share.shared) {
+      return await this.#once(session, request, call, key, print);
+    }
     const seen = session.idempotency.get(key);
     if (seen) {
-      if (seen.fingerprint !== print) {
-        throw new AimError(
-          422,
-          "idempotency_key_reused",
-          "This Idempotency-Key was used with another request; use a new key.",
-        );
-      }
+      if (seen.fingerprint !== print) throw keyReused();
       if (seen.outcome) return await (seen.outcome as Promise<InvokeResult>);
-      throw new AimError(
-        409,
-        "idempotency_key_expired",
-        "The action ran once under this Idempotency-Key, but its answer is no longer kept; read the manifest for the current state.",
-      );
+      throw keyExpired();
     }
     const outcome = this.#track(this.#record(session, request, call));
     const entry: IdempotentEntry = { fingerprint: print, outcome, bytes: 0 };
@@ -189,6 +185,56 @@ export class Invocations {
       session.idempotency.delete(oldest);
     }
     return await outcome;
+  }
+
+  /**
+   * An idempotent call in a shared store: the key is claimed there first, so that a retry on
+   * any instance gets the first answer, and an action whose instance died is never run again.
+   */
+  async #once(
+    session: Session,
+    request: InvokeRequest,
+    call: Call,
+    key: string,
+    print: string,
+  ): Promise<InvokeResult> {
+    const { share, idleMs, maxIdempotencyBytes } = this.#ctx.sessions;
+    let claim = await share.claim(session.tokenHash, key, print, idleMs);
+    if (claim.state === "running") {
+      claim = await share.outcome(session.tokenHash, key, this.#ctx.waitMs);
+    }
+    switch (claim.state) {
+      case "reused":
+        throw keyReused();
+      case "running":
+      case "lost":
+        throw keyExpired();
+      case "done": {
+        const { outcome } = claim;
+        if (outcome.ok) return outcome.result;
+        throw errorFromBody(outcome.status, outcome.body, outcome.headers);
+      }
+    }
+    const keep = (outcome: KeptOutcome | undefined, ran: boolean) => {
+      const fits = outcome && JSON.stringify(outcome).length <= maxIdempotencyBytes;
+      return share.settle(session.tokenHash, key, fits ? outcome : undefined, {
+        ttlMs: idleMs,
+        ran,
+      })
+        .catch(() => {});
+    };
+    try {
+      const result = await this.#track(this.#record(session, request, call));
+      await keep({ ok: true, result }, true);
+      return result;
+    } catch (error) {
+      const kept: KeptOutcome | undefined = error instanceof AimError
+        ? { ok: false, status: error.status, body: error.toJSON(), headers: error.headers }
+        : undefined;
+      // Only answers of an action that ran are kept; a refused request may be retried.
+      await keep(kept, call.dispatched);
+      throw error;
+    }
   }
 
   /**
@@ -255,7 +301,7 @@ export class Invocations {
    * that holds the lease registers what it offers, and nothing else is relayed.
    */
   async #fromCatalog(session: Session, actionId: string, error: unknown): Promise<FoundAction> {
-    if (session.tab.holder) throw error;
+    if (session.tab.connected) throw error;
     const info = await this.#ctx.catalog.agentPage(session.page);
     const spec = info?.actions.find((a) => a.id === actionId);
     if (!spec) throw error;
@@ -391,6 +437,22 @@ export class Invocations {
     }
     throw TAB_FAILURES[outcome.code](spec, outcome.message, session);
   }
+}
+
+function keyReused(): AimError {
+  return new AimError(
+    422,
+    "idempotency_key_reused",
+    "This Idempotency-Key was used with another request; use a new key.",
+  );
+}
+
+function keyExpired(): AimError {
+  return new AimError(
+    409,
+    "idempotency_key_expired",
+    "The action ran once under this Idempotency-Key, but its answer is no longer kept; read the manifest for the current state.",
+  );
 }
 
 /** Whether an action takes no input: an object schema with no fields. */

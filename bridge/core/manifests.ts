@@ -19,7 +19,7 @@ export interface ManifestSources {
 
 /** The session's state: the tab's snapshot, then what the server says of login. */
 export function sessionState(session: Session): Record<string, unknown> {
-  const tab = session.tab.holder?.state ?? session.tab.lastState;
+  const tab = session.tab.state;
   const state: Record<string, unknown> = { ...(redactSecrets(tab) as Record<string, unknown>) };
   delete state.user;
   state.authenticated = session.identity !== null;
@@ -62,7 +62,7 @@ export async function buildManifest(
     if (session.page !== info.page) throw pageMismatch(session, origin);
     specs = actions.forSession(session);
     state = sessionState(session);
-    connected = session.tab.holder !== null;
+    connected = session.tab.connected;
   } else {
     specs = [...info.actions.filter((a) => !actions.has(a.id)), ...actions.public()];
   }

@@ -209,11 +209,12 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         const sessionKey = `session:${ctx.session.id}`;
         const accountKey = `account:${JSON.stringify([client, username.toLowerCase()])}`;
         const keys = [sessionKey, accountKey];
-        const throttled = () => {
-          const wait = Math.max(...keys.map((k) => limiter.retryAfter(k)));
+        const throttled = async () => {
+          const waits = await Promise.all(keys.map((k) => limiter.retryAfter(k)));
+          const wait = Math.max(...waits);
           if (wait > 0) throw tooManyAttempts(wait);
         };
-        throttled();
+        await throttled();
         const places = [`client:${client}`, `session:${ctx.session.id}`];
         if (!(await gate.enter(places))) {
           throw new AimError(
@@ -225,13 +226,18 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         }
         try {
           // Again: failures may have come while this login waited for a place.
-          throttled();
+          await throttled();
         } catch (error) {
           gate.leave(places);
           throw error;
         }
         // Counted before the (slow) check, so that attempts in parallel cannot slip past it.
-        for (const key of keys) limiter.fail(key);
+        try {
+          await Promise.all(keys.map((key) => limiter.fail(key)));
+        } catch (error) {
+          gate.leave(places);
+          throw error;
+        }
         let identity: Identity | null;
         try {
           identity = users ? await users.verify(username, password) : null;
@@ -241,8 +247,7 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         if (!identity) {
           throw new AimError(422, "action_failed", "The username or password is incorrect.");
         }
-        limiter.reset(sessionKey);
-        limiter.forgive(accountKey);
+        await Promise.all([limiter.reset(sessionKey), limiter.forgive(accountKey)]);
         ctx.signIn(identity);
         return { authenticated: true, user: identity };
       },

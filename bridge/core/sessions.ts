@@ -6,13 +6,11 @@ import { createHash } from "node:crypto";
 import { AimError } from "../protocol/errors.ts";
 import type { EndReason } from "../protocol/channel.ts";
 import { DEFAULTS } from "./limits.ts";
+import type { Identity, SessionRecord, SessionShare, SessionSignal } from "./share.ts";
+import { LocalShare } from "./local_share.ts";
 import { TabChannel, type TabChannelOptions } from "./tab.ts";
 
-/** Who signed in on a session, set by the server only. */
-export interface Identity {
-  username: string;
-  name?: string;
-}
+export type { Identity };
 
 /** The longest a session may stay idle (seed 003). */
 export const MAX_IDLE_MS = DEFAULTS.idleMs;
@@ -54,6 +52,8 @@ export class Session {
    * Replaced with the credential.
    */
   tabKey = "";
+  /** The hash of the tab key: all that a shared store keeps, and all another instance knows. */
+  tabKeyHash = "";
   /** True once a tab has connected with this session's credential. */
   tabBound = false;
   /** True once an agent used the token (anything but the page's own opening request). */
@@ -67,6 +67,12 @@ export class Session {
    */
   version = 1;
   ended: EndReason | null = null;
+  /** Called on every change this process makes (set by the store: it shares the change). */
+  onChange: ((session: Session) => void) | undefined;
+  /** Stops watching the session's signals from other instances (shared stores only). */
+  unwatch: (() => void) | undefined;
+  /** When this process last renewed the session in the shared store. */
+  sharedTouchAt = 0;
   /** Who waits for the next change (long polls, event streams); made on first use. */
   #waiters: Set<() => void> | undefined;
   #idempotency: Map<string, IdempotentEntry> | undefined;
@@ -76,6 +82,14 @@ export class Session {
   /** What the session shows changed: a new version, and whoever waits for one is woken. */
   changed(): void {
     this.version++;
+    this.#wake();
+    this.onChange?.(this);
+  }
+
+  /** Another instance changed the session: this process's copy now shows `version`. */
+  changedTo(version: number): void {
+    if (version <= this.version) return;
+    this.version = version;
     this.#wake();
   }
 
@@ -119,6 +133,7 @@ export class Session {
   }
 
   constructor(init: {
+    id?: string;
     tokenHash: string;
     page: string;
     now: number;
@@ -126,6 +141,7 @@ export class Session {
     channel: TabChannelOptions<Session>;
     client: string;
   }) {
+    if (init.id) this.id = init.id;
     this.tokenHash = init.tokenHash;
     this.page = init.page;
     this.createdAt = init.now;
@@ -158,6 +174,13 @@ export interface SessionStoreOptions
   maxFreshPerClient?: number | undefined;
   /** Called when a tab is granted a session's lease. */
   onGrant?: (session: Session) => void;
+  /**
+   * Where sessions are shared with other instances; default {@linkcode LocalShare}: this
+   * process holds them all.
+   */
+  share?: SessionShare | undefined;
+  /** Called for failures of the shared store that no request waits on. */
+  onError?: ((error: unknown) => void) | undefined;
 }
 
 /** SHA-256 of a token, hex. Only this is kept. */
@@ -187,7 +210,10 @@ export interface CreatedSession {
   credential: string;
 }
 
-/** All live sessions of a bridge. */
+/** How often a session in use is renewed in a shared store, at most. */
+const SHARED_TOUCH_MS = 1000;
+
+/** All live sessions of a bridge: those it holds, or its copies of the shared ones it serves. */
 export class SessionStore {
   readonly idleMs: number;
   readonly freshIdleMs: number;
@@ -195,6 +221,7 @@ export class SessionStore {
   readonly maxIdempotencyBytes: number;
   readonly maxSessions: number;
   readonly maxFreshPerClient: number;
+  readonly share: SessionShare;
   #byHash = new Map<string, Session>();
   #byCredential = new Map<string, Session>();
   #byTabKey = new Map<string, Session>();
@@ -211,6 +238,7 @@ export class SessionStore {
 
   constructor(options: SessionStoreOptions = {}) {
     this.#options = options;
+    this.share = options.share ?? new LocalShare();
     this.idleMs = Math.min(options.idleMs ?? MAX_IDLE_MS, MAX_IDLE_MS);
     this.freshIdleMs = Math.min(options.freshIdleMs ?? DEFAULTS.freshIdleMs, this.idleMs);
     this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? DEFAULTS.maxIdempotencyKeys;
@@ -220,14 +248,33 @@ export class SessionStore {
     this.#now = options.now ?? Date.now;
     this.#sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.freshIdleMs));
     Deno.unrefTimer(this.#sweeper as unknown as number);
+    const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
+    const share = this.share;
     this.#channelOptions = {
       ...options,
       onHeartbeat: (owner) => this.touch(owner),
       onChange: (owner) => owner.changed(),
       onGrant: (owner) => options.onGrant?.(owner),
+      ...(share.shared
+        ? {
+          // The lease is the shared one: a tab gets it only when no live instance holds it.
+          acquire: (owner: Session) => share.acquire(owner.tokenHash, leaseMs),
+          renew: (owner: Session) => {
+            share.renew(owner.tokenHash, leaseMs).then(
+              (held) => held ? undefined : this.#leaseLost(owner),
+              (error) => this.#options.onError?.(error),
+            );
+          },
+          release: (owner: Session) => {
+            share.release(owner.tokenHash).then(
+              () => share.signal(owner.id, { type: "released" }),
+              (error) => this.#options.onError?.(error),
+            );
+          },
+        }
+        : {}),
     };
     // One timer checks every lease, often enough to end one within a fifth of its length.
-    const leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
     this.#leaseSweeper = setInterval(() => {
       const now = this.#now();
       for (const session of this.#byHash.values()) session.tab.checkLease(now);
@@ -235,7 +282,7 @@ export class SessionStore {
     Deno.unrefTimer(this.#leaseSweeper as unknown as number);
   }
 
-  /** Sessions held now. */
+  /** Sessions held now (in a shared store: this process's copies). */
   get size(): number {
     return this.#byHash.size;
   }
@@ -245,27 +292,39 @@ export class SessionStore {
     return this.#fresh.size;
   }
 
+  /** This instance no longer holds the shared lease: the session ended, or another took it. */
+  async #leaseLost(session: Session): Promise<void> {
+    const record = await this.share.load(session.tokenHash).catch(() => undefined);
+    if (record === undefined) return;
+    if (record === null) return this.end(session, "expired", { shared: false });
+    session.tab.checkLease(Number.POSITIVE_INFINITY);
+  }
+
   /**
    * Starts a session on `page` for a client address; returns it with its token and tab
    * credential, which are not kept.
    *
-   * @throws {AimError} 429 when the bridge holds as many live sessions as it may.
+   * @throws {AimError} 429 when the bridge holds as many live sessions as it may; 503 when the
+   * shared store cannot be reached.
    */
-  create(page: string, client = "unknown"): CreatedSession {
-    // One address may hold only so many sessions nobody uses: its oldest goes first.
-    const mine = this.#freshByClient.get(client);
-    if (mine && mine.size >= this.maxFreshPerClient) {
-      this.end(mine.values().next().value!, "expired");
-    }
-    if (this.#byHash.size >= this.maxSessions) this.#makeRoom();
-    if (this.#byHash.size >= this.maxSessions) {
-      // Every session is in use: refuse newcomers rather than end someone's live session.
-      throw new AimError(
-        429,
-        "too_many_requests",
-        "The bridge holds as many sessions as it can; retry in a minute.",
-        { headers: { "Retry-After": "60" } },
-      );
+  async create(page: string, client = "unknown"): Promise<CreatedSession> {
+    const shared = this.share.shared;
+    if (!shared) {
+      // One address may hold only so many sessions nobody uses: its oldest goes first.
+      const mine = this.#freshByClient.get(client);
+      if (mine && mine.size >= this.maxFreshPerClient) {
+        this.end(mine.values().next().value!, "expired");
+      }
+      if (this.#byHash.size >= this.maxSessions) this.#makeRoom();
+      if (this.#byHash.size >= this.maxSessions) {
+        // Every session is in use: refuse newcomers rather than end someone's live session.
+        throw new AimError(
+          429,
+          "too_many_requests",
+          "The bridge holds as many sessions as it can; retry in a minute.",
+          { headers: { "Retry-After": "60" } },
+        );
+      }
     }
     const token = newToken();
     const now = this.#now();
@@ -277,12 +336,148 @@ export class SessionStore {
       channel: this.#channelOptions,
       client,
     });
-    this.#byHash.set(session.tokenHash, session);
+    const credential = this.#secrets(session);
+    if (shared) {
+      // The caps hold across instances: the store counts sessions, and names those to end.
+      const ended = await this.share.create(session.tokenHash, this.#record(session), {
+        ttlMs: this.freshIdleMs,
+        maxSessions: this.maxSessions,
+        maxFreshPerClient: this.maxFreshPerClient,
+      });
+      for (const hash of ended) void this.#endShared(hash, "expired");
+    }
+    this.#add(session);
     this.#fresh.add(session);
+    const mine = this.#freshByClient.get(client);
     if (mine) mine.add(session);
     else this.#freshByClient.set(client, new Set([session]));
-    const credential = this.rotate(session);
     return { session, token, credential };
+  }
+
+  /** Ends a session known only by its token hash, wherever its tabs are. */
+  async #endShared(tokenHash: string, reason: EndReason): Promise<void> {
+    const local = this.#byHash.get(tokenHash);
+    if (local) return this.end(local, reason);
+    const record = await this.share.load(tokenHash).catch(() => null);
+    if (record) await this.share.remove(tokenHash, record, reason).catch(() => {});
+  }
+
+  /** What the shared store keeps of a session. */
+  #record(session: Session): SessionRecord {
+    return {
+      id: session.id,
+      page: session.page,
+      client: session.client,
+      createdAt: session.createdAt,
+      identity: session.identity,
+      credentialHash: session.credentialHash,
+      tabKeyHash: hashToken(session.tabKey),
+      version: session.version,
+      state: session.tab.lastState,
+      actions: session.tab.lastActions,
+      holder: "",
+      inUse: session.used || session.tabBound,
+    };
+  }
+
+  #add(session: Session): void {
+    this.#byHash.set(session.tokenHash, session);
+    this.#byCredential.set(session.credentialHash, session);
+    this.#byTabKey.set(session.tabKeyHash, session);
+    if (this.share.shared) {
+      session.onChange = (s) => this.#shareChange(s);
+      session.unwatch = this.share.watch(session.id, (signal) => this.#onSignal(session, signal));
+    }
+  }
+
+  /** Shares a change this process made: the store's version comes back, then others are told. */
+  #shareChange(session: Session): void {
+    if (session.ended) return;
+    this.share.update(session.tokenHash, {
+      page: session.page,
+      identity: session.identity,
+      state: session.tab.lastState,
+      actions: session.tab.lastActions,
+    }, { bump: true }).then((version) => {
+      if (version === 0) return this.end(session, "expired", { shared: false });
+      session.changedTo(version);
+      this.share.signal(session.id, { type: "changed", version });
+    }, (error) => this.#options.onError?.(error));
+  }
+
+  /** What another instance said of a session this process has a copy of. */
+  #onSignal(session: Session, signal: SessionSignal): void {
+    switch (signal.type) {
+      case "changed":
+        if (signal.version > session.version) void this.#refresh(session);
+        return;
+      case "ended":
+        return this.end(session, signal.reason, { shared: false });
+      case "released":
+        return session.tab.retryLease();
+      case "credential":
+        return session.tab.broadcast({ type: "credential", credential: signal.credential });
+    }
+  }
+
+  /** Reads the session again from the shared store. */
+  async #refresh(session: Session): Promise<void> {
+    const record = await this.share.load(session.tokenHash).catch(() => undefined);
+    if (record === null) return this.end(session, "expired", { shared: false });
+    if (record) this.#apply(session, record);
+  }
+
+  /** Makes this process's copy of a session show what the shared store says. */
+  #apply(session: Session, record: SessionRecord): void {
+    session.page = record.page;
+    session.identity = record.identity;
+    if (record.credentialHash !== session.credentialHash) {
+      this.#byCredential.delete(session.credentialHash);
+      session.credentialHash = record.credentialHash;
+      this.#byCredential.set(session.credentialHash, session);
+    }
+    if (record.tabKeyHash !== session.tabKeyHash) {
+      // Another instance gave the tab a new key: this one no longer knows the key itself.
+      this.#byTabKey.delete(session.tabKeyHash);
+      session.tabKey = "";
+      session.tabKeyHash = record.tabKeyHash;
+      this.#byTabKey.set(session.tabKeyHash, session);
+    }
+    if (record.inUse) {
+      session.used ||= true;
+      this.#inUse(session);
+    }
+    const tab = session.tab;
+    if (!tab.holder) {
+      tab.lastState = record.state;
+      tab.lastActions = record.actions;
+    }
+    tab.remoteHolder = record.holder === this.share.instance ? "" : record.holder;
+    session.expiresAt = this.#now() + this.idleMs;
+    session.changedTo(record.version);
+  }
+
+  /** This process's copy of a shared session, made or brought up to date. */
+  #copy(tokenHash: string, record: SessionRecord): Session {
+    let session = this.#byHash.get(tokenHash);
+    if (!session) {
+      session = new Session({
+        id: record.id,
+        tokenHash,
+        page: record.page,
+        now: record.createdAt,
+        expiresAt: this.#now() + this.idleMs,
+        channel: this.#channelOptions,
+        client: record.client,
+      });
+      session.version = record.version;
+      session.credentialHash = record.credentialHash;
+      session.tabKeyHash = record.tabKeyHash;
+      this.#add(session);
+      if (!record.inUse) this.#fresh.add(session);
+    }
+    this.#apply(session, record);
+    return session;
   }
 
   /** Ends expired sessions, then the oldest session nobody uses, to make room for one more. */
@@ -302,6 +497,18 @@ export class SessionStore {
     const mine = this.#freshByClient.get(session.client);
     mine?.delete(session);
     if (mine?.size === 0) this.#freshByClient.delete(session.client);
+    if (this.share.shared && !session.ended) {
+      this.share.inUse(session.tokenHash, session.client).catch((e) => this.#options.onError?.(e));
+    }
+  }
+
+  /** New secrets for a session; returns the credential (its hashes are what is kept). */
+  #secrets(session: Session): string {
+    const credential = newToken();
+    session.credentialHash = hashToken(credential);
+    session.tabKey = newToken();
+    session.tabKeyHash = hashToken(session.tabKey);
+    return credential;
   }
 
   /**
@@ -309,16 +516,41 @@ export class SessionStore {
    * and on sign-in and sign-out, so that whatever bound a tab before no longer does.
    */
   rotate(session: Session): string {
-    const credential = newToken();
+    const before = { credentialHash: session.credentialHash, tabKeyHash: session.tabKeyHash };
     this.#byCredential.delete(session.credentialHash);
-    this.#byTabKey.delete(hashToken(session.tabKey));
-    session.credentialHash = hashToken(credential);
-    session.tabKey = newToken();
+    this.#byTabKey.delete(session.tabKeyHash);
+    const credential = this.#secrets(session);
     if (!session.ended) {
       this.#byCredential.set(session.credentialHash, session);
-      this.#byTabKey.set(hashToken(session.tabKey), session);
+      this.#byTabKey.set(session.tabKeyHash, session);
+      if (this.share.shared) {
+        this.share.update(session.tokenHash, {
+          identity: session.identity,
+          credentialHash: session.credentialHash,
+          tabKeyHash: session.tabKeyHash,
+        }, { replaces: before }).catch((error) => this.#options.onError?.(error));
+        // The session's tabs on other instances keep it for their reloads.
+        this.share.signal(session.id, { type: "credential", credential });
+      }
     }
     return credential;
+  }
+
+  /**
+   * Gives the tab holding the lease a new tab key, when this process does not know the one it
+   * had (the lease moved here from another instance, which keeps only its hash).
+   */
+  renewTabKey(session: Session): void {
+    if (session.tabKey || session.ended) return;
+    const before = { credentialHash: session.credentialHash, tabKeyHash: session.tabKeyHash };
+    this.#byTabKey.delete(session.tabKeyHash);
+    session.tabKey = newToken();
+    session.tabKeyHash = hashToken(session.tabKey);
+    this.#byTabKey.set(session.tabKeyHash, session);
+    this.share.update(session.tokenHash, {
+      credentialHash: session.credentialHash,
+      tabKeyHash: session.tabKeyHash,
+    }, { replaces: before }).catch((error) => this.#options.onError?.(error));
   }
 
   #live(session: Session | undefined): Session | undefined {
@@ -330,22 +562,49 @@ export class SessionStore {
     return session;
   }
 
-  /** The live session of `token`, or undefined when it is malformed, unknown or expired. */
-  find(token: string | undefined): Session | undefined {
-    if (!isTokenShaped(token)) return undefined;
-    return this.#live(this.#byHash.get(hashToken(token)));
+  /** The live session of a token hash, read from the shared store when there is one. */
+  async #lookup(tokenHash: string | null): Promise<Session | undefined> {
+    if (tokenHash === null) return undefined;
+    const record = await this.share.load(tokenHash);
+    const local = this.#byHash.get(tokenHash);
+    if (!record) {
+      if (local) this.end(local, "expired", { shared: false });
+      return undefined;
+    }
+    return this.#copy(tokenHash, record);
+  }
+
+  /**
+   * The live session of `token`, or undefined when it is malformed, unknown or expired.
+   *
+   * @throws {AimError} 503 `store_unavailable` when the shared store cannot be reached.
+   */
+  find(token: string | undefined): Promise<Session | undefined> {
+    if (!isTokenShaped(token)) return Promise.resolve(undefined);
+    if (!this.share.shared) return Promise.resolve(this.#live(this.#byHash.get(hashToken(token))));
+    return this.#lookup(hashToken(token));
+  }
+
+  /** The live session of a token hash (a call another instance forwarded). */
+  findByHash(tokenHash: string): Promise<Session | undefined> {
+    if (!this.share.shared) return Promise.resolve(this.#live(this.#byHash.get(tokenHash)));
+    return this.#lookup(tokenHash);
   }
 
   /** The live session of a tab credential, or undefined. */
-  findByCredential(credential: string | undefined): Session | undefined {
+  async findByCredential(credential: string | undefined): Promise<Session | undefined> {
     if (!isTokenShaped(credential)) return undefined;
-    return this.#live(this.#byCredential.get(hashToken(credential)));
+    const hash = hashToken(credential);
+    if (!this.share.shared) return this.#live(this.#byCredential.get(hash));
+    return await this.#lookup(await this.share.alias("credential", hash));
   }
 
   /** The live session of a tab key, or undefined. */
-  findByTabKey(tabKey: string | undefined): Session | undefined {
+  async findByTabKey(tabKey: string | undefined): Promise<Session | undefined> {
     if (!isTokenShaped(tabKey)) return undefined;
-    return this.#live(this.#byTabKey.get(hashToken(tabKey)));
+    const hash = hashToken(tabKey);
+    if (!this.share.shared) return this.#live(this.#byTabKey.get(hash));
+    return await this.#lookup(await this.share.alias("tabKey", hash));
   }
 
   /** An agent used the session: it is renewed and no longer counts as unused. */
@@ -366,33 +625,74 @@ export class SessionStore {
   touch(session: Session): void {
     if (session.ended) return;
     const idle = this.#fresh.has(session) ? this.freshIdleMs : this.idleMs;
-    session.expiresAt = this.#now() + idle;
-  }
-
-  /** Ends a session: its token stops working and its tabs are told. */
-  end(session: Session, reason: EndReason): void {
-    if (session.ended) return;
-    session.ended = reason;
-    session.endWaits();
-    this.#byHash.delete(session.tokenHash);
-    this.#byCredential.delete(session.credentialHash);
-    this.#byTabKey.delete(hashToken(session.tabKey));
-    this.#inUse(session);
-    session.tab.close(reason);
-  }
-
-  /** Ends every expired session. */
-  sweep(): void {
     const now = this.#now();
-    for (const session of this.#byHash.values()) {
-      if (session.expiresAt <= now) this.end(session, "expired");
+    session.expiresAt = now + idle;
+    if (this.share.shared && now - session.sharedTouchAt >= SHARED_TOUCH_MS) {
+      session.sharedTouchAt = now;
+      this.share.touch(session.tokenHash, session, idle).catch((e) => this.#options.onError?.(e));
     }
   }
 
-  /** Ends every session: the bridge is stopping. */
+  /**
+   * Ends a session: its token stops working and its tabs are told. With `shared: false`, only
+   * this process's copy ends (the shared store already said it ended).
+   */
+  end(session: Session, reason: EndReason, options: { shared?: boolean } = {}): void {
+    if (session.ended) return;
+    session.ended = reason;
+    session.endWaits();
+    session.unwatch?.();
+    this.#drop(session);
+    session.tab.close(reason);
+    if (this.share.shared && options.shared !== false) {
+      this.share.remove(session.tokenHash, session, reason).catch((e) =>
+        this.#options.onError?.(e)
+      );
+    }
+  }
+
+  #drop(session: Session): void {
+    if (this.#byHash.get(session.tokenHash) === session) this.#byHash.delete(session.tokenHash);
+    if (this.#byCredential.get(session.credentialHash) === session) {
+      this.#byCredential.delete(session.credentialHash);
+    }
+    if (this.#byTabKey.get(session.tabKeyHash) === session) {
+      this.#byTabKey.delete(session.tabKeyHash);
+    }
+    this.#inUse(session);
+  }
+
+  /**
+   * Ends every expired session. In a shared store, a copy with no tab here is dropped (the store
+   * keeps the session), and one with tabs here ends only when the store no longer has it.
+   */
+  sweep(): void {
+    const now = this.#now();
+    for (const session of this.#byHash.values()) {
+      if (session.expiresAt > now) continue;
+      if (!this.share.shared) {
+        this.end(session, "expired");
+      } else if (session.tab.open === 0 && !session.waiting && !session.inFlight) {
+        session.unwatch?.();
+        this.#drop(session);
+      } else void this.#refresh(session);
+    }
+  }
+
+  /**
+   * Stops: with this process holding every session, each ends; with a shared store, sessions
+   * live on and their tabs are handed over (closed to reconnect through another instance).
+   */
   close(): void {
     clearInterval(this.#sweeper);
     clearInterval(this.#leaseSweeper);
-    for (const session of [...this.#byHash.values()]) this.end(session, "shutdown");
+    for (const session of [...this.#byHash.values()]) {
+      if (!this.share.shared) this.end(session, "shutdown");
+      else {
+        session.unwatch?.();
+        this.#drop(session);
+        session.tab.handOver();
+      }
+    }
   }
 }

@@ -61,6 +61,15 @@ export interface TabChannelOptions<Owner = unknown> {
    * state or actions, or who holds the lease.
    */
   onChange?: (owner: Owner) => void;
+  /**
+   * Takes a lease shared with other instances; without it, the lease is this process's alone.
+   * Resolves false when another live instance holds it.
+   */
+  acquire?: ((owner: Owner) => Promise<boolean>) | undefined;
+  /** Renews the shared lease (the holder's heartbeat). */
+  renew?: ((owner: Owner) => void) | undefined;
+  /** Lets go of the shared lease. */
+  release?: ((owner: Owner) => void) | undefined;
   /** The clock. */
   now?: (() => number) | undefined;
 }
@@ -111,6 +120,9 @@ export class TabChannel<Owner = unknown> {
   lastActions: ActionSpec[] = [];
   /** The last owner's state, kept across a reload. */
   lastState: Record<string, unknown> = {};
+  /** The instance whose tab holds the lease, when another one does (shared stores); else "". */
+  remoteHolder = "";
+  #acquiring = false;
   /** Session changes the owner was asked to settle (`session.settle`): their waits, by id. */
   #settles = new Map<string, (settled: boolean) => void>();
 
@@ -128,6 +140,27 @@ export class TabChannel<Owner = unknown> {
   /** The tab that holds the lease, if any. */
   get holder(): TabConnection | null {
     return this.#holder;
+  }
+
+  /** Whether a tab holds the lease, here or on another instance. */
+  get connected(): boolean {
+    return this.#holder !== null || this.remoteHolder !== "";
+  }
+
+  /** The actions offered now: the holder's, here or on another instance. */
+  get actions(): ActionSpec[] {
+    if (this.#holder) return this.#holder.actions;
+    return this.remoteHolder ? this.lastActions : [];
+  }
+
+  /** The state shown now: the holder's, else the last holder's. */
+  get state(): Record<string, unknown> {
+    return this.#holder?.state ?? this.lastState;
+  }
+
+  /** Tabs open on this process. */
+  get open(): number {
+    return this.#connected.size;
   }
 
   /** Invocations queued or running. */
@@ -177,20 +210,41 @@ export class TabChannel<Owner = unknown> {
 
   /** A tab said hello: it gets the lease, or waits for it. */
   attach(tab: TabConnection): void {
-    if (!this.#holder) return this.#grant(tab);
+    if (!this.#holder && !this.#options.acquire) return this.#grant(tab);
     this.#waiting.push(tab);
-    this.#lease(tab, "waiting");
+    if (this.#holder || this.#acquiring) this.#lease(tab, "waiting");
+    else this.retryLease();
+  }
+
+  /** Asks for the shared lease for the first waiting tab (the last holder let go of it). */
+  retryLease(): void {
+    const acquire = this.#options.acquire;
+    if (!acquire || this.#holder || this.#acquiring || !this.#waiting.length) return;
+    this.#acquiring = true;
+    acquire(this.owner).then((got) => {
+      this.#acquiring = false;
+      const next = got && !this.#holder ? this.#waiting.shift() : undefined;
+      if (next) return this.#grant(next);
+      if (got && !this.#holder) this.#options.release?.(this.owner);
+      for (const tab of this.#waiting) this.#lease(tab, "waiting");
+    }, () => {
+      this.#acquiring = false;
+      for (const tab of this.#waiting) this.#lease(tab, "waiting");
+    });
   }
 
   /** The owner renewed its lease; a waiting tab learns when the lease ends. */
   heartbeat(tab: TabConnection): void {
     if (tab !== this.#holder) {
       this.#lease(tab, "waiting");
+      // Another instance's lease may have ended without a word (that instance died).
+      if (!this.#holder) this.retryLease();
       return;
     }
     this.#arm();
     this.#lease(tab, "granted");
     this.#options.onHeartbeat?.(this.owner);
+    this.#options.renew?.(this.owner);
   }
 
   /** The tab registered actions; they count once it owns the lease. */
@@ -219,9 +273,30 @@ export class TabChannel<Owner = unknown> {
     this.#holder = null;
     this.#unsettle();
     this.#failAll("The tab closed before answering; the action may or may not have run.");
+    // A tab waiting here takes the lease on; else a shared lease goes back for another instance.
     const next = this.#waiting.shift();
-    if (next) this.#grant(next);
-    else this.#options.onChange?.(this.owner);
+    if (next) return this.#grant(next);
+    this.#options.release?.(this.owner);
+    this.#options.onChange?.(this.owner);
+  }
+
+  /**
+   * This instance stops but the session lives on (a shared store): the lease is let go and
+   * every tab closed with "going away", to reconnect through another instance.
+   */
+  handOver(): void {
+    const tabs = [...this.#connected];
+    for (const tab of tabs) clearTimeout(tab.helloTimer);
+    const held = this.#holder !== null;
+    this.#connected.clear();
+    this.#holder = null;
+    this.#waiting = [];
+    this.#unsettle();
+    this.#failAll(
+      "The bridge instance holding the tab stopped; the action may or may not have run.",
+    );
+    if (held) this.#options.release?.(this.owner);
+    for (const tab of tabs) tab.port.close(CloseCode.GoingAway, "bridge instance stopping");
   }
 
   /** Ends the channel: every tab is told why and closed, every invocation answered. */

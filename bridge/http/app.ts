@@ -36,7 +36,7 @@ export interface AppOptions extends OriginOptions {
   /** Called once per answered request. */
   log?: ((entry: RequestLogEntry) => void) | undefined;
   /** The audit entries of one session, newest first. */
-  activity?: ((session: Session) => AuditEntry[]) | undefined;
+  activity?: ((session: Session) => AuditEntry[] | Promise<AuditEntry[]>) | undefined;
   /** When set, only loopback names and these host names may be in `Host`. */
   allowedHosts?: readonly string[] | null;
   /** Called for errors that are not protocol errors (bugs), without request data. */
@@ -49,6 +49,8 @@ export interface AppOptions extends OriginOptions {
    * them.
    */
   protocols?: Hono<AppEnv>[];
+  /** This instance's id, sent as `X-Aim-Instance` when several share a store. */
+  instance?: string | undefined;
 }
 
 /** Builds the hono app of a bridge. */
@@ -73,6 +75,18 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
   app.notFound(() => errorResponse(notFound(), MANIFEST_HEADERS));
 
   if (options.log) app.use(accessLog(options.log));
+  const instance = options.instance;
+  if (instance) {
+    // Which instance answered: for operators behind a load balancer (docs/scaling.md).
+    app.use(async (c, next) => {
+      await next();
+      try {
+        c.res.headers.set("X-Aim-Instance", instance);
+      } catch {
+        // An upgraded socket's answer cannot change.
+      }
+    });
+  }
   app.use(identify(options));
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));

@@ -7,8 +7,8 @@
  * import { requireSession } from "./auth.ts";
  *
  * // In an embedding app's routes (see `routes` of createBridge):
- * app.post("/api/orders/:id/cancel", (c) => {
- *   const session = requireSession(c, core, { signedIn: true, tab: true });
+ * app.post("/api/orders/:id/cancel", async (c) => {
+ *   const session = await requireSession(c, core, { signedIn: true, tab: true });
  *   return c.json({ cancelledBy: session.identity!.username });
  * });
  * ```
@@ -41,7 +41,7 @@ export const TAB_KEY_HEADER = "X-Aim-Tab";
  *
  * @throws {AimError} 401 without a valid token, 403 `tab_required` for a stale tab key.
  */
-export function readSession(c: Context<AppEnv>, core: BridgeCore): Session {
+export function readSession(c: Context<AppEnv>, core: BridgeCore): Promise<Session> {
   const tabKey = c.req.header(TAB_KEY_HEADER);
   if (tabKey !== undefined) return core.authenticateTab(tabKey);
   return core.authenticate(readToken(c)?.token);
@@ -54,11 +54,11 @@ export function readSession(c: Context<AppEnv>, core: BridgeCore): Session {
  * @throws {AimError} 401 `missing_token`/`invalid_token`, 403 `forbidden_origin`,
  * `tab_required` or `login_required`.
  */
-export function requireSession(
+export async function requireSession(
   c: Context<AppEnv>,
   core: BridgeCore,
   options: RequireSessionOptions = {},
-): Session {
+): Promise<Session> {
   if (c.req.method !== "GET" && c.req.method !== "HEAD" && isCrossOrigin(c, c.get("origin"))) {
     throw forbiddenOrigin();
   }
@@ -67,10 +67,10 @@ export function requireSession(
   // still told first whether its token is any good (401).
   const tabKey = c.req.header(TAB_KEY_HEADER);
   if (options.tab && tabKey === undefined) {
-    core.authenticate(readToken(c)?.token);
-    core.authenticateTab(undefined);
+    await core.authenticate(readToken(c)?.token);
+    await core.authenticateTab(undefined);
   }
-  const session = options.tab ? core.authenticateTab(tabKey) : readSession(c, core);
+  const session = options.tab ? await core.authenticateTab(tabKey) : await readSession(c, core);
   if (options.signedIn && !session.identity) {
     throw new AimError(
       403,

@@ -41,7 +41,7 @@ const KEEP_ALIVE_MS = 25_000;
 /** Options of {@linkcode sessionRoutes}. */
 export interface SessionRoutesOptions {
   /** The audit entries of one session, newest first. */
-  activity?: ((session: Session) => AuditEntry[]) | undefined;
+  activity?: ((session: Session) => AuditEntry[] | Promise<AuditEntry[]>) | undefined;
   /** The session manifests the invoke answers' change documents are computed from. */
   manifests?: SessionManifests | undefined;
 }
@@ -108,7 +108,7 @@ export function sessionRoutes(
   app.post("/__aim/invoke", async (c) => {
     c.header("Cache-Control", "no-store");
     if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
-    const session = readSession(c, core);
+    const session = await readSession(c, core);
     const key = c.req.header("Idempotency-Key");
     if (key !== undefined && !/^[\x21-\x7e]{1,255}$/.test(key)) {
       throw badRequest("Idempotency-Key must be 1 to 255 visible ASCII characters.");
@@ -142,8 +142,8 @@ export function sessionRoutes(
 
   // The session's changes as server-sent events: each `change` event holds the manifest of the
   // session's page at that version, its id the `state_version`; `Last-Event-ID` resumes.
-  app.get("/__aim/events", (c) => {
-    const session = readSession(c, core);
+  app.get("/__aim/events", async (c) => {
+    const session = await readSession(c, core);
     if (session.waiting >= MAX_STREAMS) {
       throw new AimError(
         429,
@@ -185,11 +185,12 @@ export function sessionRoutes(
     });
   });
 
-  app.get("/__aim/activity", (c) => {
+  app.get("/__aim/activity", async (c) => {
     c.header("Cache-Control", "private, no-store");
     c.header("Vary", "Cookie, Authorization");
-    const session = readSession(c, core);
-    return c.json({ entries: options.activity?.(session) ?? [], state_version: session.version });
+    const session = await readSession(c, core);
+    const entries = await options.activity?.(session) ?? [];
+    return c.json({ entries, state_version: session.version });
   });
 
   return app;

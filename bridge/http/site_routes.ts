@@ -56,7 +56,7 @@ export function siteRoutes(
     const origin = c.get("origin");
     const token = readToken(c);
     if (token) {
-      return await sessions.answer(c, core.authenticate(token.token), info.page, format);
+      return await sessions.answer(c, await core.authenticate(token.token), info.page, format);
     }
     let cache = publicCache.get(info);
     if (!cache) publicCache.set(info, cache = new BoundedMap(8));

@@ -21,7 +21,7 @@ function closeReason(reason: string): string {
 /** The tab channel's route. */
 export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  app.get("/__aim/tab", (c) => {
+  app.get("/__aim/tab", async (c) => {
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
       throw new AimError(
         426,
@@ -37,7 +37,7 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
     const offered = (c.req.header("Sec-WebSocket-Protocol") ?? "").split(",").map((p) => p.trim());
     const credential = offered.find((p) => p.startsWith(CREDENTIAL_PROTOCOL_PREFIX))
       ?.slice(CREDENTIAL_PROTOCOL_PREFIX.length);
-    const session = core.sessions.findByCredential(credential);
+    const session = await core.sessions.findByCredential(credential);
     if (!offered.includes(TAB_PROTOCOL) || !session) {
       throw new AimError(
         403,

@@ -156,7 +156,7 @@ export class McpEndpoint {
     let session: Session;
     try {
       // The token comes from the Authorization header only: never a cookie, never the URL.
-      session = this.#core.authenticate(readBearer(c));
+      session = await this.#core.authenticate(readBearer(c));
     } catch (error) {
       if (error instanceof AimError) return aimError(error);
       throw error;

@@ -7,7 +7,7 @@
  * ```ts
  * import { createSessionServer } from "./server.ts";
  *
- * // core: a BridgeCore; session: core.authenticate(token)
+ * // core: a BridgeCore; session: await core.authenticate(token)
  * const server = createSessionServer({ core, session, origin: () => "http://127.0.0.1:8000" });
  * await server.connect(transport); // any MCP transport
  * ```

@@ -34,6 +34,7 @@ export const ERROR_CODES = [
   "action_failed",
   "too_many_requests",
   "server_error",
+  "store_unavailable",
   "tab_timeout",
 ] as const;
 
@@ -73,6 +74,17 @@ export class AimError extends Error {
   toJSON(): Record<string, unknown> {
     return { ...this.details, error: this.code, message: this.message };
   }
+}
+
+/** The `AimError` of an answer's status, body and headers (as another instance answered). */
+export function errorFromBody(
+  status: number,
+  body: Record<string, unknown>,
+  headers: Record<string, string>,
+): AimError {
+  const { error, message, ...details } = body;
+  const code = ERROR_CODES.includes(error as ErrorCode) ? error as ErrorCode : "server_error";
+  return new AimError(status, code, String(message ?? ""), { details, headers });
 }
 
 /** The `WWW-Authenticate` challenge for a rejected token. */

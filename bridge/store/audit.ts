@@ -23,6 +23,28 @@ export interface AuditEntry {
   via: "bridge" | "webmcp";
 }
 
+/** An input as the log keeps it: its JSON, unless too long to keep. */
+function keptInput(input: unknown): string {
+  const text = JSON.stringify(input ?? null);
+  return text.length > MAX_INPUT_CHARS ? JSON.stringify("[input too long to keep]") : text;
+}
+
+/** The entry the log shows for a record (what a shared store keeps of it, too). */
+export function auditEntry(record: InvocationRecord): AuditEntry {
+  return {
+    at: record.at.toISOString(),
+    session: record.sessionId.slice(0, 8),
+    username: record.username,
+    page: record.page,
+    actionId: record.actionId,
+    input: JSON.parse(keptInput(record.input)),
+    status: record.status,
+    outcome: record.outcome,
+    durationMs: record.durationMs,
+    via: record.via ?? "bridge",
+  };
+}
+
 const SCHEMA = `
 CREATE TABLE IF NOT EXISTS audit (
   id INTEGER PRIMARY KEY AUTOINCREMENT,
@@ -109,8 +131,7 @@ export class AuditLog implements Disposable {
 
   /** Records one invocation; its input must already be redacted. */
   record(entry: InvocationRecord): void {
-    let input = JSON.stringify(entry.input ?? null);
-    if (input.length > MAX_INPUT_CHARS) input = JSON.stringify("[input too long to keep]");
+    const input = keptInput(entry.input);
     this.#insert.run(
       entry.at.toISOString(),
       entry.sessionId,

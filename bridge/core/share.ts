@@ -1,0 +1,204 @@
+/**
+ * @module SessionShare: what several bridge instances share (sessions, leases, idempotent
+ * answers, login throttling, activity) and how an invocation reaches the instance whose socket
+ * holds a session's tab. The core talks only to this interface; `LocalShare` keeps everything
+ * in this process (the default), `RedisShare` (bridge/store/redis.ts) keeps it in Redis.
+ */
+import type { EndReason } from "../protocol/channel.ts";
+import type { ActionSpec } from "../protocol/action_spec.ts";
+import type { InvokeResult } from "../protocol/schemas.ts";
+
+/** The `cause` of the 409 `forward` rejects with when no instance received the call. */
+export const NOT_SENT = "not_sent";
+
+/** Who signed in on a session, set by the server only. */
+export interface Identity {
+  username: string;
+  name?: string;
+}
+
+/**
+ * A session as every instance sees it. Secrets are kept only as hashes: the token's (the key),
+ * the tab credential's and the tab key's.
+ */
+export interface SessionRecord {
+  id: string;
+  page: string;
+  client: string;
+  createdAt: number;
+  identity: Identity | null;
+  credentialHash: string;
+  tabKeyHash: string;
+  version: number;
+  /** The state and actions of the tab that holds the lease (or held it last). */
+  state: Record<string, unknown>;
+  actions: ActionSpec[];
+  /** The instance whose socket holds the lease; "" when none does. */
+  holder: string;
+  /** An agent used it, or a tab bound it: it keeps its full idle time. */
+  inUse: boolean;
+}
+
+/** What one instance tells the others about a session. */
+export type SessionSignal =
+  | { type: "changed"; version: number }
+  | { type: "ended"; reason: EndReason }
+  | { type: "released" }
+  | { type: "credential"; credential: string };
+
+/** An invocation sent to the instance that holds the session's tab. */
+export interface ForwardedCall {
+  body: unknown;
+  client?: string | undefined;
+  idempotencyKey?: string | undefined;
+  ifMatch?: number | undefined;
+}
+
+/** What runs a forwarded call on the instance that holds the tab. */
+export type ForwardHandler = (
+  tokenHash: string,
+  call: ForwardedCall,
+  options: { onAwaiting: (message: string) => void; signal: AbortSignal },
+) => Promise<InvokeResult>;
+
+/** Options of {@linkcode SessionShare.forward}. */
+export interface ForwardOptions {
+  /** How long to wait for an answer; an `awaiting` message restarts it with `confirmMs`. */
+  timeoutMs: number;
+  confirmMs: number;
+  onAwaiting?: ((message: string) => void) | undefined;
+  signal?: AbortSignal | undefined;
+}
+
+/** The first outcome of an `Idempotency-Key`, as kept for retries. */
+export type KeptOutcome =
+  | { ok: true; result: InvokeResult }
+  | {
+    ok: false;
+    status: number;
+    body: Record<string, unknown>;
+    headers: Record<string, string>;
+  };
+
+/** What a claim of an `Idempotency-Key` found. */
+export type IdempotencyClaim =
+  | { state: "new" }
+  | { state: "reused" }
+  | { state: "done"; outcome: KeptOutcome }
+  /** Another call under this key runs now, on a live instance. */
+  | { state: "running" }
+  /** The answer was not kept (too large), or the instance running it stopped. */
+  | { state: "lost" };
+
+/** Failures of one key, for login throttling. */
+export interface Attempts {
+  count: number;
+  last: number;
+}
+
+/** Options of {@linkcode SessionShare.create}. */
+export interface CreateLimits {
+  ttlMs: number;
+  maxSessions: number;
+  maxFreshPerClient: number;
+}
+
+/** Where sessions live beyond one process, and how a request reaches its tab. */
+export interface SessionShare {
+  /** This instance's id, safe to show (`X-Aim-Instance`). */
+  readonly instance: string;
+  /**
+   * False when this process holds every session (its own memory is the truth, and the
+   * methods below that read or write records are never called).
+   */
+  readonly shared: boolean;
+  /** Resolves once the store can be used. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
+
+  /** Stores a new session; returns the token hashes of the sessions that had to end for room. */
+  create(tokenHash: string, record: SessionRecord, limits: CreateLimits): Promise<string[]>;
+  load(tokenHash: string): Promise<SessionRecord | null>;
+  /** The token hash a tab credential's or tab key's hash belongs to. */
+  alias(kind: "credential" | "tabKey", hash: string): Promise<string | null>;
+  /**
+   * Writes fields of a live session (never re-creating one that ended); with `bump`, the
+   * version increases and the new one is returned (0 when the session is gone).
+   */
+  update(
+    tokenHash: string,
+    fields: Partial<SessionRecord>,
+    options?: { bump?: boolean; replaces?: Pick<SessionRecord, "credentialHash" | "tabKeyHash"> },
+  ): Promise<number>;
+  /** Renews the idle expiry of the session and its aliases. */
+  touch(
+    tokenHash: string,
+    record: Pick<SessionRecord, "credentialHash" | "tabKeyHash" | "client">,
+    ttlMs: number,
+  ): Promise<void>;
+  /** The session is in use: it no longer counts among those nobody used. */
+  inUse(tokenHash: string, client: string): Promise<void>;
+  remove(
+    tokenHash: string,
+    record: Pick<SessionRecord, "id" | "credentialHash" | "tabKeyHash" | "client">,
+    reason: EndReason,
+  ): Promise<void>;
+
+  /** Takes the lease of a session for this instance; false when a live instance holds it. */
+  acquire(tokenHash: string, ms: number): Promise<boolean>;
+  /** Renews this instance's lease; false when it no longer holds it. */
+  renew(tokenHash: string, ms: number): Promise<boolean>;
+  release(tokenHash: string): Promise<void>;
+  /** Whether an instance is alive. */
+  alive(instance: string): Promise<boolean>;
+
+  /** Tells the instances watching a session. */
+  signal(sessionId: string, signal: SessionSignal): void;
+  /** Watches a session's signals; returns what stops it. */
+  watch(sessionId: string, onSignal: (signal: SessionSignal) => void): () => void;
+
+  /**
+   * Runs a call on `instance` and returns its answer; rejects with the `AimError` it failed with,
+   * or with 409 `browser_not_connected` when that instance is gone.
+   */
+  forward(
+    instance: string,
+    tokenHash: string,
+    call: ForwardedCall,
+    options: ForwardOptions,
+  ): Promise<InvokeResult>;
+  /** Sets what runs calls forwarded to this instance. */
+  serve(handler: ForwardHandler): void;
+
+  /** Claims `key` of a session for a request with this fingerprint. */
+  claim(
+    tokenHash: string,
+    key: string,
+    fingerprint: string,
+    ttlMs: number,
+  ): Promise<IdempotencyClaim>;
+  /** Waits for the outcome of a claim another call holds, up to `ms`. */
+  outcome(tokenHash: string, key: string, ms: number): Promise<IdempotencyClaim>;
+  /** Keeps the outcome of a claim (undefined: too large to keep, or refused before it ran). */
+  settle(
+    tokenHash: string,
+    key: string,
+    outcome: KeptOutcome | undefined,
+    options: { ttlMs: number; ran: boolean },
+  ): Promise<void>;
+
+  /** Login throttling: one key's failures. */
+  attempts(key: string): Promise<Attempts | null>;
+  /** Records a failure; returns the key's failures after it. */
+  fail(key: string, windowMs: number, now: number): Promise<Attempts>;
+  forgive(key: string): Promise<void>;
+  reset(key: string): Promise<void>;
+
+  /** Activity shown to the page: the newest entries of a session, kept with it. */
+  record(
+    sessionId: string,
+    entry: unknown,
+    options: { keep: number; ttlMs: number },
+  ): Promise<void>;
+  activity(sessionId: string, limit: number): Promise<unknown[]>;
+}

@@ -1,0 +1,699 @@
+/**
+ * @module RedisShare: sessions, leases, idempotent answers, login throttling and activity kept
+ * in Redis, so that several bridge instances behind a load balancer serve the same sessions;
+ * invocations reach the instance holding a tab over publish/subscribe.
+ *
+ * Keys (prefix `aim:` by default): `s:{tokenHash}` a session's hash, `c:{hash}` and `k:{hash}`
+ * its tab credential's and tab key's aliases, `l:{tokenHash}` its lease, `i:{instance}` an
+ * instance's liveness, `n` and `f` / `f:{client}` sorted sets that count sessions, `d:…`
+ * idempotent answers, `t:…` login failures, `a:{sessionId}` activity. Channels: `e:{sessionId}`
+ * a session's signals, `q:{instance}` calls to an instance, `r:{instance}` its answers.
+ */
+import { createClient } from "@redis/client";
+import type { EndReason } from "../protocol/channel.ts";
+import { AimError, errorFromBody } from "../protocol/errors.ts";
+import type { InvokeResult } from "../protocol/schemas.ts";
+import type {
+  Attempts,
+  CreateLimits,
+  ForwardedCall,
+  ForwardHandler,
+  ForwardOptions,
+  IdempotencyClaim,
+  KeptOutcome,
+  SessionRecord,
+  SessionShare,
+  SessionSignal,
+} from "../core/share.ts";
+import { NOT_SENT } from "../core/share.ts";
+
+type Client = ReturnType<typeof createClient>;
+
+/** Options of {@linkcode RedisShare}. */
+export interface RedisShareOptions {
+  /** `redis://HOST:PORT/DB` */
+  url: string;
+  /** Prefix of every key and channel. @default {"aim:"} */
+  prefix?: string;
+  /** How long a command may take before the store counts as unavailable. @default {2000} */
+  commandTimeoutMs?: number;
+  /** Called for connection errors (once per outage), without request data. */
+  onError?: ((error: unknown) => void) | undefined;
+}
+
+/** How long an instance counts as alive after its last beat, and how often it beats. */
+const ALIVE_MS = 3000;
+const BEAT_MS = 1000;
+
+/** 503 `store_unavailable`: Redis cannot be reached; the bridge recovers when it is back. */
+export function storeUnavailable(cause?: unknown): AimError {
+  return new AimError(
+    503,
+    "store_unavailable",
+    "The session store cannot be reached; retry in a few seconds.",
+    { headers: { "Retry-After": "2" }, cause },
+  );
+}
+
+const CREATE = `
+local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
+local max, maxFresh = tonumber(ARGV[4]), tonumber(ARGV[5])
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
+redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
+local ended = {}
+if redis.call('ZCARD', KEYS[6]) >= maxFresh then
+  local old = redis.call('ZRANGE', KEYS[6], 0, 0)[1]
+  if old then table.insert(ended, old) end
+end
+if #ended == 0 and redis.call('ZCARD', KEYS[4]) >= max then
+  local old = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
+  if not old then return -1 end
+  table.insert(ended, old)
+end
+for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+redis.call('PEXPIRE', KEYS[1], ttl)
+redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
+redis.call('SET', KEYS[3], ARGV[1], 'PX', ttl)
+redis.call('ZADD', KEYS[4], now + ttl, ARGV[1])
+redis.call('ZADD', KEYS[5], now + ttl, ARGV[1])
+redis.call('ZADD', KEYS[6], now + ttl, ARGV[1])
+return ended`;
+
+const UPDATE = `
+if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
+for i = 2, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
+local ttl = redis.call('PTTL', KEYS[1])
+if KEYS[2] then
+  redis.call('DEL', KEYS[2])
+  if ttl > 0 then redis.call('SET', KEYS[3], ARGV[1], 'PX', ttl) end
+end
+if KEYS[4] then
+  redis.call('DEL', KEYS[4])
+  if ttl > 0 then redis.call('SET', KEYS[5], ARGV[1], 'PX', ttl) end
+end
+if ARGV[#ARGV] == 'bump' then return redis.call('HINCRBY', KEYS[1], 'version', 1) end
+return 1`;
+
+const ACQUIRE = `
+local holder = redis.call('GET', KEYS[1])
+if holder and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. holder) == 1 then return 0 end
+redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
+return 1`;
+
+const RENEW = `
+if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
+redis.call('PEXPIRE', KEYS[1], ARGV[2])
+return 1`;
+
+const RELEASE = `
+if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
+return 0`;
+
+const FAIL = `
+local count, last = tonumber(redis.call('HGET', KEYS[1], 'count') or '0'), tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
+local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
+if now - last >= window then count = 0 end
+count = count + 1
+redis.call('HSET', KEYS[1], 'count', count, 'last', now)
+redis.call('PEXPIRE', KEYS[1], window)
+return count`;
+
+const FORGIVE = `
+local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
+if count <= 0 then redis.call('DEL', KEYS[1]) end
+return count`;
+
+/** A reply to a forwarded call, or a note that it waits for the person. */
+type Reply =
+  | { id: string; type: "awaiting"; message: string }
+  | { id: string; type: "answer"; ok: true; result: InvokeResult }
+  | {
+    id: string;
+    type: "answer";
+    ok: false;
+    status: number;
+    body: Record<string, unknown>;
+    headers: Record<string, string>;
+  };
+
+interface Waiting {
+  resolve: (result: InvokeResult) => void;
+  reject: (error: unknown) => void;
+  onAwaiting?: ((message: string) => void) | undefined;
+  restart: (ms: number) => void;
+}
+
+function record(fields: Record<string, string>): SessionRecord | null {
+  if (!fields.id) return null;
+  return {
+    id: fields.id,
+    page: fields.page ?? "/",
+    client: fields.client ?? "unknown",
+    createdAt: Number(fields.createdAt ?? 0),
+    identity: fields.identity ? JSON.parse(fields.identity) : null,
+    credentialHash: fields.credentialHash ?? "",
+    tabKeyHash: fields.tabKeyHash ?? "",
+    version: Number(fields.version ?? 1),
+    state: fields.state ? JSON.parse(fields.state) : {},
+    actions: fields.actions ? JSON.parse(fields.actions) : [],
+    holder: fields.holder ?? "",
+    inUse: fields.inUse === "1",
+  };
+}
+
+/** The hash fields of (part of) a session record. */
+function fieldsOf(part: Partial<SessionRecord>): string[] {
+  const out: string[] = [];
+  for (const [name, value] of Object.entries(part)) {
+    if (value === undefined) continue;
+    if (name === "identity" || name === "state" || name === "actions") {
+      out.push(name, JSON.stringify(value));
+    } else if (name === "inUse") out.push(name, value ? "1" : "0");
+    else out.push(name, String(value));
+  }
+  return out;
+}
+
+/** A {@linkcode SessionShare} on Redis. */
+export class RedisShare implements SessionShare {
+  readonly instance: string = crypto.randomUUID().slice(0, 8);
+  readonly shared = true;
+  readonly #p: string;
+  readonly #client: Client;
+  readonly #sub: Client;
+  readonly #timeoutMs: number;
+  readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #ready: Promise<void>;
+  readonly #watchers = new Map<string, Set<(signal: SessionSignal) => void>>();
+  readonly #waiting = new Map<string, Waiting>();
+  readonly #running = new Map<string, AbortController>();
+  #handler: ForwardHandler | undefined;
+  #beat: ReturnType<typeof setInterval> | undefined;
+  #down = false;
+  #closed = false;
+
+  constructor(options: RedisShareOptions) {
+    this.#p = options.prefix ?? "aim:";
+    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
+    this.#onError = options.onError;
+    const socket = {
+      connectTimeout: 2000,
+      // Tried again for as long as the bridge runs: it recovers by itself when Redis is back.
+      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
+    };
+    // Commands fail at once while Redis is away (503), rather than wait in a queue.
+    this.#client = createClient({ url: options.url, disableOfflineQueue: true, socket });
+    this.#sub = createClient({ url: options.url, socket });
+    for (const client of [this.#client, this.#sub]) {
+      client.on("error", (error: unknown) => {
+        if (this.#down) return;
+        this.#down = true;
+        const reason = error instanceof Error ? error.message : String(error);
+        this.#onError?.(
+          new Error(`Redis cannot be reached (${reason}); answering 503 until it is back`),
+        );
+      });
+      client.on("ready", () => this.#down = false);
+    }
+    this.#ready = this.#start();
+    // A bridge that never reaches Redis still answers (503), so nothing may be left unhandled.
+    this.#ready.catch(() => {});
+  }
+
+  async #start(): Promise<void> {
+    await Promise.all([this.#client.connect(), this.#sub.connect()]);
+    await this.#sub.subscribe(this.#p + "q:" + this.instance, (m: string) => this.#onCall(m));
+    await this.#sub.subscribe(this.#p + "r:" + this.instance, (m: string) => this.#onReply(m));
+    const beat = () => {
+      this.#client.set(this.#p + "i:" + this.instance, "1", { PX: ALIVE_MS }).catch(() => {});
+    };
+    beat();
+    this.#beat = setInterval(beat, BEAT_MS);
+    Deno.unrefTimer(this.#beat as unknown as number);
+  }
+
+  ready(): Promise<void> {
+    return this.#ready;
+  }
+
+  async close(): Promise<void> {
+    if (this.#closed) return;
+    this.#closed = true;
+    clearInterval(this.#beat);
+    for (const waiting of this.#waiting.values()) {
+      waiting.reject(notConnected("The bridge is stopping; retry."));
+    }
+    this.#waiting.clear();
+    await this.#client.del(this.#p + "i:" + this.instance).catch(() => {});
+    await Promise.allSettled([this.#client.close(), this.#sub.close()]);
+  }
+
+  /** Runs a command within the timeout; any failure is 503 `store_unavailable`. */
+  async #run<T>(command: () => Promise<T>): Promise<T> {
+    if (this.#closed) throw storeUnavailable();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    try {
+      return await Promise.race([
+        command(),
+        new Promise<never>((_, reject) => {
+          timer = setTimeout(
+            () => reject(new Error("Redis did not answer in time")),
+            this.#timeoutMs,
+          );
+        }),
+      ]);
+    } catch (error) {
+      if (error instanceof AimError) throw error;
+      if (Deno.env.get("AIM_DEBUG")) console.error("redis", error);
+      throw storeUnavailable(error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  #key(kind: string, id: string): string {
+    return this.#p + kind + ":" + id;
+  }
+
+  async create(tokenHash: string, rec: SessionRecord, limits: CreateLimits): Promise<string[]> {
+    const ended = await this.#run(() =>
+      this.#client.eval(CREATE, {
+        keys: [
+          this.#key("s", tokenHash),
+          this.#key("c", rec.credentialHash),
+          this.#key("k", rec.tabKeyHash),
+          this.#p + "n",
+          this.#p + "f",
+          this.#key("f", rec.client),
+        ],
+        arguments: [
+          tokenHash,
+          String(Date.now()),
+          String(limits.ttlMs),
+          String(limits.maxSessions),
+          String(limits.maxFreshPerClient),
+          ...fieldsOf(rec),
+        ],
+      })
+    );
+    if (ended === -1) {
+      throw new AimError(
+        429,
+        "too_many_requests",
+        "The bridge holds as many sessions as it can; retry in a minute.",
+        { headers: { "Retry-After": "60" } },
+      );
+    }
+    return ended as string[];
+  }
+
+  async load(tokenHash: string): Promise<SessionRecord | null> {
+    const key = this.#key("s", tokenHash);
+    const [fields, holder] = await this.#run(() =>
+      this.#client.multi().hGetAll(key).get(this.#key("l", tokenHash)).exec()
+    ) as unknown as [Record<string, string>, string | null];
+    const found = record(fields);
+    if (found) found.holder = holder ?? "";
+    return found;
+  }
+
+  alias(kind: "credential" | "tabKey", hash: string): Promise<string | null> {
+    return this.#run(() => this.#client.get(this.#key(kind === "credential" ? "c" : "k", hash)));
+  }
+
+  async update(
+    tokenHash: string,
+    fields: Partial<SessionRecord>,
+    options: {
+      bump?: boolean;
+      replaces?: Pick<SessionRecord, "credentialHash" | "tabKeyHash">;
+    } = {},
+  ): Promise<number> {
+    const keys = [this.#key("s", tokenHash)];
+    const { replaces } = options;
+    if (replaces) {
+      keys.push(this.#key("c", replaces.credentialHash), this.#key("c", fields.credentialHash!));
+      keys.push(this.#key("k", replaces.tabKeyHash), this.#key("k", fields.tabKeyHash!));
+    }
+    const { holder: _, ...stored } = fields;
+    const result = await this.#run(() =>
+      this.#client.eval(UPDATE, {
+        keys,
+        arguments: [tokenHash, ...fieldsOf(stored), options.bump ? "bump" : "keep"],
+      })
+    );
+    return Number(result);
+  }
+
+  async touch(
+    tokenHash: string,
+    rec: Pick<SessionRecord, "credentialHash" | "tabKeyHash" | "client">,
+    ttlMs: number,
+  ): Promise<void> {
+    const expires = Date.now() + ttlMs;
+    await this.#run(() =>
+      this.#client.multi()
+        .pExpire(this.#key("s", tokenHash), ttlMs)
+        .pExpire(this.#key("c", rec.credentialHash), ttlMs)
+        .pExpire(this.#key("k", rec.tabKeyHash), ttlMs)
+        .zAdd(this.#p + "n", { score: expires, value: tokenHash }, { condition: "XX" })
+        .exec()
+    );
+  }
+
+  /** A session in use leaves the sets of unused ones. */
+  async inUse(tokenHash: string, client: string): Promise<void> {
+    await this.#run(() =>
+      this.#client.multi()
+        .zRem(this.#p + "f", tokenHash)
+        .zRem(this.#key("f", client), tokenHash)
+        .hSet(this.#key("s", tokenHash), "inUse", "1")
+        .exec()
+    );
+  }
+
+  async remove(
+    tokenHash: string,
+    rec: Pick<SessionRecord, "id" | "credentialHash" | "tabKeyHash" | "client">,
+    reason: EndReason,
+  ): Promise<void> {
+    await this.#run(() =>
+      this.#client.multi()
+        .del([
+          this.#key("s", tokenHash),
+          this.#key("c", rec.credentialHash),
+          this.#key("k", rec.tabKeyHash),
+          this.#key("l", tokenHash),
+        ])
+        .zRem(this.#p + "n", tokenHash)
+        .zRem(this.#p + "f", tokenHash)
+        .zRem(this.#key("f", rec.client), tokenHash)
+        .exec()
+    );
+    this.signal(rec.id, { type: "ended", reason });
+  }
+
+  async acquire(tokenHash: string, ms: number): Promise<boolean> {
+    const got = await this.#run(() =>
+      this.#client.eval(ACQUIRE, {
+        keys: [this.#key("l", tokenHash)],
+        arguments: [this.instance, String(ms), this.#p + "i:"],
+      })
+    );
+    return got === 1;
+  }
+
+  async renew(tokenHash: string, ms: number): Promise<boolean> {
+    const got = await this.#run(() =>
+      this.#client.eval(RENEW, {
+        keys: [this.#key("l", tokenHash)],
+        arguments: [this.instance, String(ms)],
+      })
+    );
+    return got === 1;
+  }
+
+  async release(tokenHash: string): Promise<void> {
+    await this.#run(() =>
+      this.#client.eval(RELEASE, { keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
+    );
+  }
+
+  async alive(instance: string): Promise<boolean> {
+    return await this.#run(() => this.#client.exists(this.#key("i", instance))) === 1;
+  }
+
+  signal(sessionId: string, signal: SessionSignal): void {
+    this.#client.publish(this.#key("e", sessionId), JSON.stringify(signal)).catch(() => {});
+  }
+
+  watch(sessionId: string, onSignal: (signal: SessionSignal) => void): () => void {
+    const channel = this.#key("e", sessionId);
+    let set = this.#watchers.get(channel);
+    if (!set) {
+      const watchers = set = new Set();
+      this.#watchers.set(channel, set);
+      this.#sub.subscribe(channel, (message: string) => {
+        const signal = JSON.parse(message) as SessionSignal;
+        for (const watcher of [...watchers]) watcher(signal);
+      }).catch(() => {});
+    }
+    set.add(onSignal);
+    return () => {
+      set.delete(onSignal);
+      if (set.size > 0 || this.#watchers.get(channel) !== set) return;
+      this.#watchers.delete(channel);
+      this.#sub.unsubscribe(channel).catch(() => {});
+    };
+  }
+
+  async forward(
+    instance: string,
+    tokenHash: string,
+    call: ForwardedCall,
+    options: ForwardOptions,
+  ): Promise<InvokeResult> {
+    const id = crypto.randomUUID();
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    let check: ReturnType<typeof setInterval> | undefined;
+    const answer = new Promise<InvokeResult>((resolve, reject) => {
+      const restart = (ms: number) => {
+        clearTimeout(timer);
+        timer = setTimeout(() => {
+          this.#cancel(instance, id);
+          reject(
+            new AimError(
+              504,
+              "tab_timeout",
+              `The tab did not answer within ${ms} ms; the action may still run.`,
+            ),
+          );
+        }, ms);
+      };
+      // Answers come on this instance's reply channel, subscribed before any call is sent.
+      this.#waiting.set(id, { resolve, reject, onAwaiting: options.onAwaiting, restart });
+      restart(options.timeoutMs);
+      // The instance running it may die: then no answer comes, and the agent is told at once.
+      check = setInterval(() => {
+        this.alive(instance).then((alive) => {
+          if (!alive) {
+            reject(notConnected(
+              "The bridge instance holding the tab stopped before answering; the action may or may not have run.",
+            ));
+          }
+        }, () => {});
+      }, BEAT_MS);
+      options.signal?.addEventListener("abort", () => {
+        this.#cancel(instance, id);
+        reject(
+          new AimError(409, "cancelled", "The invocation was cancelled before the page answered."),
+        );
+      }, { once: true });
+    });
+    try {
+      const message = JSON.stringify({ id, from: this.instance, tokenHash, call });
+      const receivers = await this.#run(() =>
+        this.#client.publish(this.#key("q", instance), message)
+      );
+      if (receivers === 0) {
+        throw new AimError(
+          409,
+          "browser_not_connected",
+          "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
+          { cause: NOT_SENT },
+        );
+      }
+      return await answer;
+    } finally {
+      clearTimeout(timer);
+      clearInterval(check);
+      this.#waiting.delete(id);
+    }
+  }
+
+  #cancel(instance: string, id: string): void {
+    const message = JSON.stringify({ id, from: this.instance, cancel: true });
+    this.#client.publish(this.#key("q", instance), message).catch(() => {});
+  }
+
+  serve(handler: ForwardHandler): void {
+    this.#handler = handler;
+  }
+
+  #reply(to: string, reply: Reply): void {
+    this.#client.publish(this.#key("r", to), JSON.stringify(reply)).catch(() => {});
+  }
+
+  async #onCall(message: string): Promise<void> {
+    const request = JSON.parse(message) as {
+      id: string;
+      from: string;
+      tokenHash: string;
+      call: ForwardedCall;
+      cancel?: boolean;
+    };
+    if (request.cancel) return this.#running.get(request.id)?.abort();
+    const handler = this.#handler;
+    if (!handler) return;
+    const abort = new AbortController();
+    this.#running.set(request.id, abort);
+    try {
+      const result = await handler(request.tokenHash, request.call, {
+        onAwaiting: (text) =>
+          this.#reply(request.from, { id: request.id, type: "awaiting", message: text }),
+        signal: abort.signal,
+      });
+      this.#reply(request.from, { id: request.id, type: "answer", ok: true, result });
+    } catch (error) {
+      const failure = error instanceof AimError
+        ? error
+        : new AimError(500, "server_error", "The bridge failed unexpectedly.");
+      this.#reply(request.from, {
+        id: request.id,
+        type: "answer",
+        ok: false,
+        status: failure.status,
+        body: failure.toJSON(),
+        headers: failure.headers,
+      });
+    } finally {
+      this.#running.delete(request.id);
+    }
+  }
+
+  #onReply(message: string): void {
+    const reply = JSON.parse(message) as Reply;
+    const waiting = this.#waiting.get(reply.id);
+    if (!waiting) return;
+    if (reply.type === "awaiting") {
+      waiting.onAwaiting?.(reply.message);
+      return;
+    }
+    if (reply.ok) waiting.resolve(reply.result);
+    else waiting.reject(errorFromBody(reply.status, reply.body, reply.headers));
+  }
+
+  async claim(
+    tokenHash: string,
+    key: string,
+    fingerprint: string,
+    ttlMs: number,
+  ): Promise<IdempotencyClaim> {
+    const name = this.#key("d", tokenHash + ":" + key);
+    const mine = JSON.stringify({ fingerprint, owner: this.instance });
+    const set = await this.#run(() => this.#client.set(name, mine, { NX: true, PX: ttlMs }));
+    if (set === "OK") return { state: "new" };
+    const seen = await this.#run(() => this.#client.get(name));
+    if (seen === null) return await this.claim(tokenHash, key, fingerprint, ttlMs);
+    const kept = JSON.parse(seen) as {
+      fingerprint: string;
+      owner: string;
+      outcome?: KeptOutcome;
+      lost?: true;
+    };
+    if (kept.fingerprint !== fingerprint) return { state: "reused" };
+    return await this.#claimed(name, kept, 0);
+  }
+
+  async #claimed(
+    name: string,
+    kept: { owner: string; outcome?: KeptOutcome; lost?: true },
+    ms: number,
+  ): Promise<IdempotencyClaim> {
+    if (kept.outcome) return { state: "done", outcome: kept.outcome };
+    if (kept.lost) return { state: "lost" };
+    // Under way on another call: its answer is waited for, unless its instance stopped.
+    if (!(await this.alive(kept.owner))) return { state: "lost" };
+    return ms > 0 ? await this.outcome(name, "", ms) : { state: "running" };
+  }
+
+  async outcome(tokenHashOrName: string, key: string, ms: number): Promise<IdempotencyClaim> {
+    const name = key ? this.#key("d", tokenHashOrName + ":" + key) : tokenHashOrName;
+    const until = Date.now() + ms;
+    let delay = 20;
+    while (Date.now() < until) {
+      const seen = await this.#run(() => this.#client.get(name));
+      if (seen === null) return { state: "lost" };
+      const kept = JSON.parse(seen) as { owner: string; outcome?: KeptOutcome; lost?: true };
+      if (kept.outcome || kept.lost || !(await this.alive(kept.owner))) {
+        return await this.#claimed(name, kept, 0);
+      }
+      if (this.#closed) break;
+      // The first answer is polled for: retries of one key are rare, and each ends in `ms`.
+      await new Promise((resolve) => setTimeout(resolve, delay));
+      delay = Math.min(delay * 2, 250);
+    }
+    return { state: "running" };
+  }
+
+  async settle(
+    tokenHash: string,
+    key: string,
+    outcome: KeptOutcome | undefined,
+    options: { ttlMs: number; ran: boolean },
+  ): Promise<void> {
+    const name = this.#key("d", tokenHash + ":" + key);
+    if (!options.ran) {
+      await this.#run(() => this.#client.del(name));
+      return;
+    }
+    const seen = await this.#run(() => this.#client.get(name));
+    if (seen === null) return;
+    const kept = JSON.parse(seen);
+    const value = outcome ? { ...kept, outcome } : { ...kept, lost: true };
+    await this.#run(() => this.#client.set(name, JSON.stringify(value), { PX: options.ttlMs }));
+  }
+
+  async attempts(key: string): Promise<Attempts | null> {
+    const fields = await this.#run(() => this.#client.hGetAll(this.#key("t", key)));
+    if (!fields.count) return null;
+    return { count: Number(fields.count), last: Number(fields.last) };
+  }
+
+  async fail(key: string, windowMs: number, now: number): Promise<Attempts> {
+    const count = await this.#run(() =>
+      this.#client.eval(FAIL, {
+        keys: [this.#key("t", key)],
+        arguments: [String(now), String(windowMs)],
+      })
+    );
+    return { count: Number(count), last: now };
+  }
+
+  async forgive(key: string): Promise<void> {
+    await this.#run(() =>
+      this.#client.eval(FORGIVE, { keys: [this.#key("t", key)], arguments: [] })
+    );
+  }
+
+  async reset(key: string): Promise<void> {
+    await this.#run(() => this.#client.del(this.#key("t", key)));
+  }
+
+  async record(
+    sessionId: string,
+    entry: unknown,
+    options: { keep: number; ttlMs: number },
+  ): Promise<void> {
+    const key = this.#key("a", sessionId);
+    await this.#run(() =>
+      this.#client.multi()
+        .lPush(key, JSON.stringify(entry))
+        .lTrim(key, 0, options.keep - 1)
+        .pExpire(key, options.ttlMs)
+        .exec()
+    );
+  }
+
+  async activity(sessionId: string, limit: number): Promise<unknown[]> {
+    const items = await this.#run(() =>
+      this.#client.lRange(this.#key("a", sessionId), 0, limit - 1)
+    );
+    return items.map((item: string) => JSON.parse(item));
+  }
+}
+
+function notConnected(message: string): AimError {
+  return new AimError(409, "browser_not_connected", message);
+}

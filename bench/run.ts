@@ -2,6 +2,7 @@
  * @module `deno task bench`: measures the performance budgets of DESIGN §8 that a benchmark
  * can measure here: public manifest rate against a bare `Deno.serve`, resident memory per
  * session with connected tabs, and (when bench/bundle_size.ts exists) the elements bundle; and
+ * what several instances on Redis cost (bench/cluster.ts, `deno task bench:cluster`); and
  * the goals of issue 11: session manifest reads (JSON, TOON) and the `304` of a signed-in demo
  * session against a bare `Deno.serve` (bench/session_reads.ts), and the tokens an agent spends
  * on the demo (bench/tokens.ts, `deno task bench:tokens`).
@@ -232,6 +233,27 @@ async function micro(): Promise<void> {
   }).output();
 }
 
+/** Several instances on Redis (bench/cluster.ts), when `redis-server` is installed. */
+async function cluster(): Promise<void> {
+  console.log("\n## Several instances on Redis (bench/cluster.ts)");
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--lock=deno.test.lock",
+      "--frozen=false",
+      new URL("./cluster.ts", import.meta.url).pathname,
+      ...(flags.quick ? ["--quick"] : []),
+    ],
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const text = new TextDecoder().decode(out.stdout);
+  console.log(text);
+  const added = /added by the other instance: .*$/m.exec(text)?.[0];
+  if (added) summary.push(`cluster: ${added}`);
+}
+
 function verdict(ok: boolean): string {
   return ok ? "(within budget)" : "(OVER BUDGET)";
 }
@@ -251,6 +273,7 @@ try {
   for (const count of SESSION_COUNTS) await memoryPerSession(root, count);
   await bundleSize();
   await tokens();
+  await cluster();
   if (!flags.quick) await micro();
 } finally {
   Deno.removeSync(root, { recursive: true });

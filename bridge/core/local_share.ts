@@ -40,6 +40,11 @@ export class LocalShare implements SessionShare {
   forgive = unshared;
   reset = unshared;
   record = unshared;
+  put = unshared;
+  get = unshared;
+  del = unshared;
+  tell = unshared;
+  listen(): void {}
   activity = unshared;
   signal(): void {}
   watch(): () => void {

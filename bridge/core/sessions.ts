@@ -73,6 +73,8 @@ export class Session {
   unwatch: (() => void) | undefined;
   /** When this process last renewed the session in the shared store. */
   sharedTouchAt = 0;
+  /** When this process last read the session from the shared store. */
+  copiedAt = 0;
   /** Who waits for the next change (long polls, event streams); made on first use. */
   #waiters: Set<() => void> | undefined;
   #idempotency: Map<string, IdempotentEntry> | undefined;
@@ -212,6 +214,8 @@ export interface CreatedSession {
 
 /** How often a session in use is renewed in a shared store, at most. */
 const SHARED_TOUCH_MS = 1000;
+/** How long this process keeps its copy of a shared session it has no tab of, unused. */
+const COPY_MS = 60_000;
 
 /** All live sessions of a bridge: those it holds, or its copies of the shared ones it serves. */
 export class SessionStore {
@@ -235,6 +239,11 @@ export class SessionStore {
   #leaseSweeper: ReturnType<typeof setInterval>;
   /** One options object for every channel, with hooks that find the session by `owner`. */
   #channelOptions: TabChannelOptions<Session>;
+  /** Failures of the shared store in the background: an outage is logged once, by the store. */
+  #quiet = (error: unknown): void => {
+    if (error instanceof AimError && error.code === "store_unavailable") return;
+    this.#options.onError?.(error);
+  };
 
   constructor(options: SessionStoreOptions = {}) {
     this.#options = options;
@@ -262,13 +271,13 @@ export class SessionStore {
           renew: (owner: Session) => {
             share.renew(owner.tokenHash, leaseMs).then(
               (held) => held ? undefined : this.#leaseLost(owner),
-              (error) => this.#options.onError?.(error),
+              this.#quiet,
             );
           },
           release: (owner: Session) => {
             share.release(owner.tokenHash).then(
               () => share.signal(owner.id, { type: "released" }),
-              (error) => this.#options.onError?.(error),
+              this.#quiet,
             );
           },
         }
@@ -402,7 +411,7 @@ export class SessionStore {
       if (version === 0) return this.end(session, "expired", { shared: false });
       session.changedTo(version);
       this.share.signal(session.id, { type: "changed", version });
-    }, (error) => this.#options.onError?.(error));
+    }, this.#quiet);
   }
 
   /** What another instance said of a session this process has a copy of. */
@@ -453,7 +462,7 @@ export class SessionStore {
       tab.lastActions = record.actions;
     }
     tab.remoteHolder = record.holder === this.share.instance ? "" : record.holder;
-    session.expiresAt = this.#now() + this.idleMs;
+    session.copiedAt = this.#now();
     session.changedTo(record.version);
   }
 
@@ -498,7 +507,7 @@ export class SessionStore {
     mine?.delete(session);
     if (mine?.size === 0) this.#freshByClient.delete(session.client);
     if (this.share.shared && !session.ended) {
-      this.share.inUse(session.tokenHash, session.client).catch((e) => this.#options.onError?.(e));
+      this.share.inUse(session.tokenHash, session.client).catch(this.#quiet);
     }
   }
 
@@ -528,7 +537,7 @@ export class SessionStore {
           identity: session.identity,
           credentialHash: session.credentialHash,
           tabKeyHash: session.tabKeyHash,
-        }, { replaces: before }).catch((error) => this.#options.onError?.(error));
+        }, { replaces: before }).catch(this.#quiet);
         // The session's tabs on other instances keep it for their reloads.
         this.share.signal(session.id, { type: "credential", credential });
       }
@@ -550,7 +559,7 @@ export class SessionStore {
     this.share.update(session.tokenHash, {
       credentialHash: session.credentialHash,
       tabKeyHash: session.tabKeyHash,
-    }, { replaces: before }).catch((error) => this.#options.onError?.(error));
+    }, { replaces: before }).catch(this.#quiet);
   }
 
   #live(session: Session | undefined): Session | undefined {
@@ -629,7 +638,7 @@ export class SessionStore {
     session.expiresAt = now + idle;
     if (this.share.shared && now - session.sharedTouchAt >= SHARED_TOUCH_MS) {
       session.sharedTouchAt = now;
-      this.share.touch(session.tokenHash, session, idle).catch((e) => this.#options.onError?.(e));
+      this.share.touch(session.tokenHash, session, idle).catch(this.#quiet);
     }
   }
 
@@ -645,9 +654,7 @@ export class SessionStore {
     this.#drop(session);
     session.tab.close(reason);
     if (this.share.shared && options.shared !== false) {
-      this.share.remove(session.tokenHash, session, reason).catch((e) =>
-        this.#options.onError?.(e)
-      );
+      this.share.remove(session.tokenHash, session, reason).catch(this.#quiet);
     }
   }
 
@@ -669,13 +676,14 @@ export class SessionStore {
   sweep(): void {
     const now = this.#now();
     for (const session of this.#byHash.values()) {
-      if (session.expiresAt > now) continue;
       if (!this.share.shared) {
-        this.end(session, "expired");
+        if (session.expiresAt <= now) this.end(session, "expired");
       } else if (session.tab.open === 0 && !session.waiting && !session.inFlight) {
+        // A copy nothing here needs: the store keeps the session, this process forgets it.
+        if (now - session.copiedAt < COPY_MS) continue;
         session.unwatch?.();
         this.#drop(session);
-      } else void this.#refresh(session);
+      } else if (session.expiresAt <= now) void this.#refresh(session);
     }
   }
 

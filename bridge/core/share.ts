@@ -194,6 +194,18 @@ export interface SessionShare {
   forgive(key: string): Promise<void>;
   reset(key: string): Promise<void>;
 
+  /**
+   * Small documents other instances need (an MCP session's opening, an ACP run's view), under
+   * `kind:id`, expiring after `ttlMs`.
+   */
+  put(kind: string, id: string, value: unknown, ttlMs: number): Promise<void>;
+  get(kind: string, id: string): Promise<unknown | null>;
+  del(kind: string, id: string): Promise<void>;
+  /** Sends a message on `topic` to `instance`; false when that instance is gone. */
+  tell(instance: string, topic: string, message: unknown): Promise<boolean>;
+  /** Handles the messages on `topic` other instances send to this one. */
+  listen(topic: string, handler: (message: unknown) => void): void;
+
   /** Activity shown to the page: the newest entries of a session, kept with it. */
   record(
     sessionId: string,

@@ -4,6 +4,13 @@
  * that hold the session's GET stream hear `notifications/tools/list_changed` when the session's
  * actions change (sign-in, sign-out, the tab navigating).
  *
+ * Behind a load balancer (a shared store: `core.share.shared`), any instance serves any MCP
+ * session. Its opening is kept in the store (the hash of its aim session's token and the
+ * `initialize` request, never the token); an instance sent a session it does not hold rebuilds
+ * it from there (same id, a new server, the `initialize` replayed to a new transport), and
+ * every instance reads that record on each request, so that a session closed on one instance
+ * is closed on all.
+ *
  * @example
  * ```ts
  * import { Hono } from "hono";
@@ -33,7 +40,11 @@ import { createSessionServer } from "./server.ts";
 /** Where the endpoint is. */
 export const MCP_PATH = "/__aim/mcp";
 
-/** Options of {@linkcode McpEndpoint}. */
+/**
+ * Options of {@linkcode McpEndpoint}. Behind a load balancer both bounds are per instance: each
+ * counts the MCP sessions this instance holds (opened here or rebuilt here), and the one it
+ * closes is closed on every instance.
+ */
 export interface McpEndpointOptions {
   /** MCP sessions one aim session may hold; past it, its oldest is closed. @default 8 */
   maxPerSession?: number;
@@ -68,6 +79,31 @@ interface SessionGroup {
   readonly stop: AbortController;
 }
 
+/**
+ * An MCP session as the shared store keeps it (`put("mcp", id, …)`), for the other instances
+ * to rebuild it. Never the token: its hash is enough to tell whose session it is.
+ */
+interface SharedMcpSession {
+  /** The token hash of the aim session it is bound to. */
+  tokenHash: string;
+  /** The `initialize` request that opened it, replayed to rebuild it. */
+  initialize: unknown;
+  /** When it was last written, ms since the epoch (renewed once a quarter of its life passed). */
+  touchedAt: number;
+}
+
+/** The shared documents' kind. */
+const SHARED_KIND = "mcp";
+
+/** What an MCP session id looks like (`crypto.randomUUID()`): anything else is not looked up. */
+const SESSION_ID_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
+
+/** The headers of the requests replayed to a rebuilt session's transport. */
+const REPLAY_HEADERS = {
+  "Content-Type": "application/json",
+  Accept: "application/json, text/event-stream",
+} as const;
+
 /** The longest one wait for a session's next change lasts before it is renewed, ms. */
 const FOLLOW_MS = 60_000;
 
@@ -87,6 +123,24 @@ function rpcError(status: number, code: number, message: string): Response {
     status,
     headers: NO_STORE,
   });
+}
+
+/** The answer to an MCP session id this bridge does not know, or that another token opened. */
+function sessionNotFound(): Response {
+  return rpcError(404, -32001, "Session not found: initialize a new MCP session.");
+}
+
+/** A shared document read back, if it has the shape {@linkcode SharedMcpSession} gives it. */
+function asShared(value: unknown): SharedMcpSession | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  const { tokenHash, initialize, touchedAt } = value as Partial<SharedMcpSession>;
+  if (typeof tokenHash !== "string" || !isInitializeRequest(initialize)) return undefined;
+  return { tokenHash, initialize, touchedAt: typeof touchedAt === "number" ? touchedAt : 0 };
+}
+
+/** The `initialize` request of a POST body that opens a session (alone, or in a batch of one). */
+function initializeOf(body: unknown): unknown {
+  return Array.isArray(body) ? body.find(isInitializeRequest) : body;
 }
 
 /** Whether two action lists are the same specs in the same order (specs are shared objects). */
@@ -125,6 +179,8 @@ export class McpEndpoint {
   readonly #core: BridgeCore;
   readonly #byId = new Map<string, McpSession>();
   readonly #groups = new Map<Session, SessionGroup>();
+  /** Rebuilds under way of MCP sessions opened on other instances, by id. */
+  readonly #rebuilding = new Map<string, Promise<McpSession | undefined>>();
   readonly #maxPerSession: number;
   readonly #maxSessions: number;
   readonly #onError: ((error: unknown) => void) | undefined;
@@ -143,10 +199,13 @@ export class McpEndpoint {
     return this.#byId.size;
   }
 
-  /** Closes every MCP session: their streams end, and no session is followed any more. */
+  /**
+   * Closes every MCP session this instance holds: their streams end, and no session is
+   * followed any more. Behind a load balancer they live on: other instances rebuild them.
+   */
   async close(): Promise<void> {
     const all = [...this.#byId.values()];
-    await Promise.all(all.map((entry) => this.#drop(entry)));
+    await Promise.all(all.map((entry) => this.#drop(entry, { forget: false })));
   }
 
   async #handle(c: Context<AppEnv>): Promise<Response> {
@@ -189,11 +248,15 @@ export class McpEndpoint {
     }
     const id = c.req.header("Mcp-Session-Id");
     if (id !== undefined) {
-      const entry = this.#byId.get(id);
-      // Another token's MCP session is answered as a missing one: its existence is not told.
-      if (!entry || entry.session !== session) {
-        return rpcError(404, -32001, "Session not found: initialize a new MCP session.");
+      let entry: McpSession | undefined;
+      try {
+        entry = await this.#find(c, id, session);
+      } catch (error) {
+        if (error instanceof AimError) return aimError(error);
+        throw error;
       }
+      // Another token's MCP session is answered as a missing one: its existence is not told.
+      if (!entry) return sessionNotFound();
       entry.origin = c.get("origin");
       entry.client = c.get("client");
       const progressCall = asksForProgress(parsedBody);
@@ -210,8 +273,122 @@ export class McpEndpoint {
     );
   }
 
-  /** Opens an MCP session for `session` with the `initialize` request in `body`. */
-  async #open(c: Context<AppEnv>, session: Session, body: unknown): Promise<Response> {
+  /**
+   * The MCP session `id` of `session`, or undefined when there is none (or it is another
+   * token's). Alone, only this instance's sessions exist. Behind a load balancer, the shared
+   * record is the truth: a session it no longer has is dropped here too, and one this instance
+   * does not hold is rebuilt from it.
+   *
+   * @throws {AimError} 503 `store_unavailable` when the shared store cannot be reached.
+   */
+  async #find(
+    c: Context<AppEnv>,
+    id: string,
+    session: Session,
+  ): Promise<McpSession | undefined> {
+    let entry = this.#byId.get(id);
+    const share = this.#core.share;
+    if (!share.shared) return entry?.session === session ? entry : undefined;
+    if (entry && entry.session !== session) {
+      // Another token's session stays as it is: that token's request cannot touch it.
+      if (entry.session.tokenHash !== session.tokenHash) return undefined;
+      // This instance's copy of the aim session was replaced (the old one was dropped while
+      // idle here): the MCP session is rebuilt on the new one.
+      await this.#drop(entry, { forget: false });
+      entry = undefined;
+    }
+    if (!SESSION_ID_REGEXP.test(id)) return undefined;
+    const shared = asShared(await share.get(SHARED_KIND, id));
+    if (!shared || shared.tokenHash !== session.tokenHash) {
+      // Closed on another instance, or expired: this instance's copy goes too.
+      if (entry) await this.#drop(entry, { forget: false });
+      return undefined;
+    }
+    // Renewed now and then while it is used, by whichever instance serves it.
+    const ttlMs = this.#core.sessions.idleMs;
+    const now = Date.now();
+    if (now - shared.touchedAt > ttlMs / 4) {
+      share.put(SHARED_KIND, id, { ...shared, touchedAt: now }, ttlMs)
+        .catch((error) => this.#onError?.(error));
+    }
+    if (entry) return entry;
+    // Requests that arrive together for a session not held here share one rebuild.
+    let rebuilt = this.#rebuilding.get(id);
+    if (!rebuilt) {
+      rebuilt = this.#rebuild(c, id, session, shared).finally(() => this.#rebuilding.delete(id));
+      this.#rebuilding.set(id, rebuilt);
+    }
+    entry = await rebuilt;
+    return entry?.session === session ? entry : undefined;
+  }
+
+  /**
+   * Rebuilds here the MCP session `id` opened on another instance: a new server on a transport
+   * that gives the same id, brought to the initialized state through its public API by
+   * replaying the `initialize` request and the `notifications/initialized` notification
+   * (their answers went to the client long ago, and are dropped).
+   */
+  async #rebuild(
+    c: Context<AppEnv>,
+    id: string,
+    session: Session,
+    shared: SharedMcpSession,
+  ): Promise<McpSession | undefined> {
+    // Held only once rebuilt: until then, no request can reach it half initialized.
+    const entry = this.#entry(c, session, { id: () => id, onOpened: () => {} });
+    const { transport, server } = entry;
+    try {
+      await server.connect(transport);
+      const url = c.req.url;
+      const opened = await transport.handleRequest(
+        new Request(url, { method: "POST", headers: REPLAY_HEADERS }),
+        { parsedBody: shared.initialize },
+      );
+      const answer = await opened.json().catch(() => undefined) as { result?: unknown };
+      if (opened.status !== 200 || answer?.result === undefined || entry.id !== id) {
+        throw new Error(
+          `The MCP session could not be rebuilt: initialize was answered ${opened.status} ${
+            JSON.stringify(answer)
+          }`,
+        );
+      }
+      const initialized = await transport.handleRequest(
+        new Request(url, {
+          method: "POST",
+          headers: { ...REPLAY_HEADERS, "Mcp-Session-Id": id },
+        }),
+        { parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" } },
+      );
+      await initialized.body?.cancel();
+      if (initialized.status !== 202) {
+        throw new Error(
+          `The MCP session could not be rebuilt: notifications/initialized was answered ${initialized.status}`,
+        );
+      }
+    } catch (error) {
+      this.#onError?.(error);
+      await server.close().catch(() => {});
+      return undefined;
+    }
+    // Another rebuild of it may have finished first (the aim session's copy was replaced).
+    const held = this.#byId.get(id);
+    if (held) {
+      await server.close().catch(() => {});
+      return held;
+    }
+    this.#add(entry);
+    return entry;
+  }
+
+  /**
+   * A new MCP session of `session`: its SDK server and a transport that answers in JSON. Its
+   * id is made by `options.id`; `options.onOpened` runs once the transport took an `initialize`.
+   */
+  #entry(
+    c: Context<AppEnv>,
+    session: Session,
+    options: { id: () => string; onOpened: (entry: McpSession) => void },
+  ): McpSession {
     // Its server and transport are set below; their callbacks read the entry when they run.
     const entry = {
       session,
@@ -221,15 +398,16 @@ export class McpEndpoint {
       pending: new Set(),
     } as unknown as McpSession;
     const transport = new WebStandardStreamableHTTPServerTransport({
-      sessionIdGenerator: () => crypto.randomUUID(),
+      sessionIdGenerator: options.id,
       // One JSON answer per request: no stream to set up and read, on either side. A call that
       // asks for progress is served on a stream of its own (see #stream).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         entry.id = id;
-        this.#add(entry);
+        options.onOpened(entry);
       },
-      onsessionclosed: () => void this.#drop(entry),
+      // A DELETE: closed here, and (awaited, before the answer) on every instance.
+      onsessionclosed: () => this.#drop(entry, { forget: true }),
     });
     const server = createSessionServer({
       core: this.#core,
@@ -239,10 +417,40 @@ export class McpEndpoint {
     });
     server.onerror = (error) => this.#onError?.(error);
     Object.assign(entry, { server, transport });
+    return entry;
+  }
+
+  /** Opens an MCP session for `session` with the `initialize` request in `body`. */
+  async #open(c: Context<AppEnv>, session: Session, body: unknown): Promise<Response> {
+    const entry = this.#entry(c, session, {
+      id: () => crypto.randomUUID(),
+      onOpened: (opened) => this.#add(opened),
+    });
+    const { server, transport } = entry;
     await server.connect(transport);
     const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
     // A refused initialize leaves nothing behind.
-    if (entry.id === undefined) await server.close().catch(() => {});
+    if (entry.id === undefined) {
+      await server.close().catch(() => {});
+      return response;
+    }
+    const share = this.#core.share;
+    if (share.shared) {
+      // Kept before the client hears of the session: its next request may reach any instance.
+      const shared: SharedMcpSession = {
+        tokenHash: session.tokenHash,
+        initialize: initializeOf(body),
+        touchedAt: Date.now(),
+      };
+      try {
+        await share.put(SHARED_KIND, entry.id, shared, this.#core.sessions.idleMs);
+      } catch (error) {
+        await this.#drop(entry, { forget: false });
+        await response.body?.cancel();
+        if (error instanceof AimError) return aimError(error);
+        throw error;
+      }
+    }
     return response;
   }
 
@@ -368,13 +576,22 @@ export class McpEndpoint {
     group.members.add(entry);
     this.#byId.set(entry.id!, entry);
     // A client that opens session after session without closing them holds only so many.
+    // Behind a load balancer the bounds are this instance's (it counts the sessions it opened
+    // or rebuilt, oldest first here), and a session closed for room is closed everywhere: so
+    // the shared store too keeps only so many of them.
     if (group.members.size > this.#maxPerSession) {
-      void this.#drop(group.members.values().next().value!);
+      void this.#drop(group.members.values().next().value!, { forget: true });
     }
-    if (this.#byId.size > this.#maxSessions) void this.#drop(this.#byId.values().next().value!);
+    if (this.#byId.size > this.#maxSessions) {
+      void this.#drop(this.#byId.values().next().value!, { forget: true });
+    }
   }
 
-  async #drop(entry: McpSession): Promise<void> {
+  /**
+   * Closes an MCP session here; with `forget`, also in the shared store (if any), so that no
+   * instance serves it any more: it was deleted, closed for room, or its aim session ended.
+   */
+  async #drop(entry: McpSession, options: { forget: boolean }): Promise<void> {
     if (entry.id === undefined || this.#byId.get(entry.id) !== entry) return;
     this.#byId.delete(entry.id);
     const group = this.#groups.get(entry.session);
@@ -383,8 +600,14 @@ export class McpEndpoint {
       this.#groups.delete(entry.session);
       group.stop.abort();
     }
-    // Closing the server closes its transport: the client's streams end.
-    await entry.server.close().catch((error) => this.#onError?.(error));
+    const share = this.#core.share;
+    await Promise.all([
+      // Closing the server closes its transport: the client's streams end.
+      entry.server.close().catch((error) => this.#onError?.(error)),
+      options.forget && share.shared
+        ? share.del(SHARED_KIND, entry.id).catch((error) => this.#onError?.(error))
+        : undefined,
+    ]);
   }
 
   /**
@@ -400,7 +623,7 @@ export class McpEndpoint {
       if (session.ended) {
         // After the task that ended it: a `disconnect` called over MCP gets its answer first.
         setTimeout(() => {
-          for (const entry of [...group.members]) void this.#drop(entry);
+          for (const entry of [...group.members]) void this.#drop(entry, { forget: true });
         }, 0);
         return;
       }

@@ -35,11 +35,12 @@ export const MAX_AWAIT_INPUT_BYTES = 16 * 1024;
 export const MAX_AWAIT_TEXT_CHARS = 2000;
 
 /**
- * A failure of the run itself rather than of its action: it passed its deadline, or its answer
- * was larger than the run may keep. Each protocol words it as it words an AIM error.
+ * A failure of the run itself rather than of its action: it passed its deadline, its answer was
+ * larger than the run may keep, or the bridge instance running it stopped (`runs/shared.ts`).
+ * Each protocol words it as it words an AIM error.
  */
 export class RunProblem extends Error {
-  readonly code: "run_deadline" | "output_too_large";
+  readonly code: "run_deadline" | "output_too_large" | "instance_stopped";
   readonly status: number;
   readonly details: Record<string, unknown>;
 
@@ -143,6 +144,7 @@ export abstract class TrackedRun<Failure, Awaiting> {
   #bytes: number;
   #reported: number;
   #onGrowth: ((grewBy: number) => void) | undefined;
+  #onChange: (() => void) | undefined;
 
   constructor(options: TrackedRunOptions) {
     this.ownerId = options.ownerId;
@@ -184,6 +186,19 @@ export abstract class TrackedRun<Failure, Awaiting> {
   onGrowth(listener: (grewBy: number) => void): void {
     this.#reported = this.#bytes;
     this.#onGrowth = listener;
+  }
+
+  /**
+   * Told after each change of what the run shows (its status, events, answer); set by the store
+   * that mirrors it to other bridge instances.
+   */
+  onChange(listener: () => void): void {
+    this.#onChange = listener;
+  }
+
+  /** Tells the store that what the run shows changed; the subclass calls it on each change. */
+  protected changed(): void {
+    this.#onChange?.();
   }
 
   /** Counts `bytes` more kept by the run, and tells the store. */

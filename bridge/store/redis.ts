@@ -95,6 +95,16 @@ end
 if ARGV[#ARGV] == 'bump' then return redis.call('HINCRBY', KEYS[1], 'version', 1) end
 return 1`;
 
+const LOAD = `
+local fields = redis.call('HGETALL', KEYS[1])
+if #fields == 0 then return fields end
+local holder = redis.call('GET', KEYS[2])
+if holder and redis.call('EXISTS', ARGV[1] .. holder) == 1 then
+  table.insert(fields, 'holder')
+  table.insert(fields, holder)
+end
+return fields`;
+
 const ACQUIRE = `
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. holder) == 1 then return 0 end
@@ -188,6 +198,7 @@ export class RedisShare implements SessionShare {
   readonly #watchers = new Map<string, Set<(signal: SessionSignal) => void>>();
   readonly #waiting = new Map<string, Waiting>();
   readonly #running = new Map<string, AbortController>();
+  readonly #topics = new Map<string, (message: unknown) => void>();
   #handler: ForwardHandler | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #down = false;
@@ -309,13 +320,16 @@ export class RedisShare implements SessionShare {
   }
 
   async load(tokenHash: string): Promise<SessionRecord | null> {
-    const key = this.#key("s", tokenHash);
-    const [fields, holder] = await this.#run(() =>
-      this.#client.multi().hGetAll(key).get(this.#key("l", tokenHash)).exec()
-    ) as unknown as [Record<string, string>, string | null];
-    const found = record(fields);
-    if (found) found.holder = holder ?? "";
-    return found;
+    // One round trip: the session, and who holds its lease if that instance is alive.
+    const flat = await this.#run(() =>
+      this.#client.eval(LOAD, {
+        keys: [this.#key("s", tokenHash), this.#key("l", tokenHash)],
+        arguments: [this.#p + "i:"],
+      })
+    ) as string[];
+    const fields: Record<string, string> = {};
+    for (let i = 0; i + 1 < flat.length; i += 2) fields[flat[i]!] = flat[i + 1]!;
+    return record(fields);
   }
 
   alias(kind: "credential" | "tabKey", hash: string): Promise<string | null> {
@@ -527,12 +541,15 @@ export class RedisShare implements SessionShare {
 
   async #onCall(message: string): Promise<void> {
     const request = JSON.parse(message) as {
+      topic?: string;
+      message?: unknown;
       id: string;
       from: string;
       tokenHash: string;
       call: ForwardedCall;
       cancel?: boolean;
     };
+    if (request.topic !== undefined) return this.#topics.get(request.topic)?.(request.message);
     if (request.cancel) return this.#running.get(request.id)?.abort();
     const handler = this.#handler;
     if (!handler) return;
@@ -669,6 +686,29 @@ export class RedisShare implements SessionShare {
 
   async reset(key: string): Promise<void> {
     await this.#run(() => this.#client.del(this.#key("t", key)));
+  }
+
+  async put(kind: string, id: string, value: unknown, ttlMs: number): Promise<void> {
+    const text = JSON.stringify(value);
+    await this.#run(() => this.#client.set(this.#key("o:" + kind, id), text, { PX: ttlMs }));
+  }
+
+  async get(kind: string, id: string): Promise<unknown | null> {
+    const text = await this.#run(() => this.#client.get(this.#key("o:" + kind, id)));
+    return text === null ? null : JSON.parse(text);
+  }
+
+  async del(kind: string, id: string): Promise<void> {
+    await this.#run(() => this.#client.del(this.#key("o:" + kind, id)));
+  }
+
+  async tell(instance: string, topic: string, message: unknown): Promise<boolean> {
+    const text = JSON.stringify({ topic, message });
+    return await this.#run(() => this.#client.publish(this.#key("q", instance), text)) > 0;
+  }
+
+  listen(topic: string, handler: (message: unknown) => void): void {
+    this.#topics.set(topic, handler);
   }
 
   async record(

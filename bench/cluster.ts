@@ -1,0 +1,169 @@
+/**
+ * @module `deno task bench:cluster` (and the last part of `deno task bench`): what sharing
+ * sessions through Redis costs. The invoke round trip when the tab is on another instance
+ * against the same instance (goal: under 1 ms added, median); session manifest reads per second
+ * with Redis against in memory; and the memory a session takes in Redis. Both bridges, the fake
+ * tab and the client run in this process, against one `redis-server` on 127.0.0.1.
+ */
+import { parseArgs } from "node:util";
+import { dirname, join } from "node:path";
+import { createClient } from "@redis/client";
+import { serve, type ServedBridge } from "../bridge/mod.ts";
+import { BASIC_SITE } from "../tests/helpers/bridge.ts";
+import { startRedis } from "../tests/helpers/cluster.ts";
+import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
+
+const { values: flags } = parseArgs({
+  args: Deno.args,
+  options: { quick: { type: "boolean", default: false } },
+});
+const CALLS = flags.quick ? 200 : 1000;
+const READ_SECONDS = flags.quick ? 1 : 3;
+const SESSIONS = flags.quick ? 1000 : 5000;
+const CONNECTIONS = 16;
+
+function writeSite(): string {
+  const root = Deno.makeTempDirSync({ prefix: "aim-bench-cluster-" });
+  for (const [path, content] of Object.entries(BASIC_SITE)) {
+    Deno.mkdirSync(dirname(join(root, path)), { recursive: true });
+    Deno.writeTextFileSync(join(root, path), content);
+  }
+  return root;
+}
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}
+
+function percentile(values: number[], p: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+}
+
+/** Round trips of `echo` invoked at `origin`, in ms. */
+async function roundTrips(origin: string, token: string, calls: number): Promise<number[]> {
+  const times: number[] = [];
+  for (let i = 0; i < calls; i++) {
+    const started = performance.now();
+    const res = await fetch(`${origin}/__aim/invoke`, {
+      method: "POST",
+      headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+      body: JSON.stringify({ actionId: "echo", input: `call ${i}` }),
+    });
+    await res.body?.cancel();
+    if (res.status !== 200) throw new Error(`invoke answered ${res.status}`);
+    times.push(performance.now() - started);
+  }
+  return times;
+}
+
+/** Session manifest reads per second at `origin`, from `CONNECTIONS` loops. */
+async function readRate(origin: string, token: string, seconds: number): Promise<number> {
+  const url = `${origin}/control-panel.json`;
+  const headers = { Authorization: `Bearer ${token}` };
+  let count = 0;
+  const until = performance.now() + seconds * 1000;
+  await Promise.all(Array.from({ length: CONNECTIONS }, async () => {
+    while (performance.now() < until) {
+      const res = await fetch(url, { headers });
+      await res.body?.cancel();
+      if (res.status !== 200) throw new Error(`manifest answered ${res.status}`);
+      count++;
+    }
+  }));
+  return count / seconds;
+}
+
+async function withTab(served: ServedBridge, token: string): Promise<FakeTab> {
+  const tab = await FakeTab.open(served.url, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
+  tab.send({ type: "state", state: { requests: [{ id: "req-1", status: "pending" }] } });
+  return tab;
+}
+
+const root = writeSite();
+await using redis = await startRedis();
+const quiet = { hostname: "127.0.0.1", port: 0, root };
+await using a = serve({ ...quiet, redis: redis.url });
+await using b = serve({ ...quiet, redis: redis.url });
+await using alone = serve(quiet);
+await Promise.all([a.ready, b.ready]);
+
+console.log("## Invoke round trip: tab on another instance vs the same instance");
+const token = await openPageSession(a.url, "/control-panel");
+await using tab = await withTab(a, token);
+const aloneToken = await openPageSession(alone.url, "/control-panel");
+await using aloneTab = await withTab(alone, aloneToken);
+await roundTrips(a.url, token, 50);
+await roundTrips(b.url, token, 50);
+await roundTrips(alone.url, aloneToken, 50);
+const same = await roundTrips(a.url, token, CALLS);
+const other = await roundTrips(b.url, token, CALLS);
+const memory = await roundTrips(alone.url, aloneToken, CALLS);
+const added = median(other) - median(same);
+console.log(
+  `in memory, one process:   median ${median(memory).toFixed(3)} ms, p99 ${
+    percentile(memory, 0.99).toFixed(3)
+  } ms`,
+);
+console.log(
+  `Redis, same instance:     median ${median(same).toFixed(3)} ms, p99 ${
+    percentile(same, 0.99).toFixed(3)
+  } ms`,
+);
+console.log(
+  `Redis, other instance:    median ${median(other).toFixed(3)} ms, p99 ${
+    percentile(other, 0.99).toFixed(3)
+  } ms`,
+);
+console.log(
+  `added by the other instance: ${added.toFixed(3)} ms median (goal < 1 ms: ${
+    added < 1 ? "met" : "missed"
+  }); ratio ${(median(other) / median(same)).toFixed(2)}×`,
+);
+
+console.log("\n## Session manifest reads per second: Redis vs in memory");
+const memoryRate = await readRate(alone.url, aloneToken, READ_SECONDS);
+const sameRate = await readRate(a.url, token, READ_SECONDS);
+const otherRate = await readRate(b.url, token, READ_SECONDS);
+console.log(`in memory:               ${memoryRate.toFixed(0)}/s`);
+console.log(
+  `Redis, tab here:         ${sameRate.toFixed(0)}/s (${(sameRate / memoryRate).toFixed(2)}×)`,
+);
+console.log(
+  `Redis, tab elsewhere:    ${otherRate.toFixed(0)}/s (${(otherRate / memoryRate).toFixed(2)}×)`,
+);
+
+console.log("\n## Memory per session in Redis");
+const client = createClient({ url: redis.url });
+await client.connect();
+const usedMemory = async () => {
+  const info = await client.info("memory");
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+};
+const before = await usedMemory();
+for (let i = 0; i < SESSIONS; i += 50) {
+  await Promise.all(
+    Array.from({ length: Math.min(50, SESSIONS - i) }, () =>
+      fetch(`${b.url}/__aim/session`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", "X-Forwarded-For": `10.0.${i % 250}.1` },
+        body: JSON.stringify({ page: "/control-panel" }),
+      }).then((res) => res.body?.cancel())),
+  );
+}
+const after = await usedMemory();
+const tokenKeys = await client.keys("aim:s:*");
+let withState = 0;
+for (const key of tokenKeys) {
+  const fields = await client.hGet(key, "actions");
+  if (fields && fields !== "[]") withState = await client.memoryUsage(key) ?? 0;
+}
+console.log(
+  `${SESSIONS} new sessions (no tab yet): ${((after - before) / SESSIONS).toFixed(0)} bytes each` +
+    ` (the hash, two aliases and three sorted-set entries)`,
+);
+console.log(`one session hash with its tab's state and actions: ${withState} bytes`);
+await client.close();

@@ -6,6 +6,7 @@
  * tab and the client run in this process, against one `redis-server` on 127.0.0.1.
  */
 import { parseArgs } from "node:util";
+import process from "node:process";
 import { dirname, join } from "node:path";
 import { createClient } from "@redis/client";
 import { serve, type ServedBridge } from "../bridge/mod.ts";
@@ -58,8 +59,20 @@ async function roundTrips(origin: string, token: string, calls: number): Promise
   return times;
 }
 
+/** Redis's CPU time so far (user and system), in µs. */
+async function redisCpu(client: ReturnType<typeof createClient>): Promise<number> {
+  const info = await client.info("cpu");
+  const user = Number(/used_cpu_user:([\d.]+)/.exec(info)![1]);
+  const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)![1]);
+  return (user + sys) * 1e6;
+}
+
 /** Session manifest reads per second at `origin`, from `CONNECTIONS` loops. */
-async function readRate(origin: string, token: string, seconds: number): Promise<number> {
+async function readRate(
+  origin: string,
+  token: string,
+  seconds: number,
+): Promise<{ rate: number; count: number }> {
   const url = `${origin}/control-panel.json`;
   const headers = { Authorization: `Bearer ${token}` };
   let count = 0;
@@ -72,7 +85,7 @@ async function readRate(origin: string, token: string, seconds: number): Promise
       count++;
     }
   }));
-  return count / seconds;
+  return { rate: count / seconds, count };
 }
 
 async function withTab(served: ServedBridge, token: string): Promise<FakeTab> {
@@ -90,6 +103,16 @@ await using a = serve({ ...quiet, redis: redis.url });
 await using b = serve({ ...quiet, redis: redis.url });
 await using alone = serve(quiet);
 await Promise.all([a.ready, b.ready]);
+const client = createClient({ url: redis.url });
+await client.connect();
+/** Redis CPU per operation of each kind, µs: what sizes Redis. */
+const redisCost: Record<string, number> = {};
+async function costly<T>(name: string, count: (result: T) => number, run: () => Promise<T>) {
+  const before = await redisCpu(client);
+  const result = await run();
+  redisCost[name] = (await redisCpu(client) - before) / count(result);
+  return result;
+}
 
 console.log("## Invoke round trip: tab on another instance vs the same instance");
 const token = await openPageSession(a.url, "/control-panel");
@@ -99,8 +122,16 @@ await using aloneTab = await withTab(alone, aloneToken);
 await roundTrips(a.url, token, 50);
 await roundTrips(b.url, token, 50);
 await roundTrips(alone.url, aloneToken, 50);
-const same = await roundTrips(a.url, token, CALLS);
-const other = await roundTrips(b.url, token, CALLS);
+const same = await costly(
+  "invoke, tab here",
+  (r) => r.length,
+  () => roundTrips(a.url, token, CALLS),
+);
+const other = await costly(
+  "invoke, tab elsewhere",
+  (r) => r.length,
+  () => roundTrips(b.url, token, CALLS),
+);
 const memory = await roundTrips(alone.url, aloneToken, CALLS);
 const added = median(other) - median(same);
 console.log(
@@ -125,9 +156,13 @@ console.log(
 );
 
 console.log("\n## Session manifest reads per second: Redis vs in memory");
-const memoryRate = await readRate(alone.url, aloneToken, READ_SECONDS);
-const sameRate = await readRate(a.url, token, READ_SECONDS);
-const otherRate = await readRate(b.url, token, READ_SECONDS);
+const memoryRate = (await readRate(alone.url, aloneToken, READ_SECONDS)).rate;
+const sameRate = (await costly(
+  "manifest read",
+  (r) => r.count,
+  () => readRate(a.url, token, READ_SECONDS),
+)).rate;
+const otherRate = (await readRate(b.url, token, READ_SECONDS)).rate;
 console.log(`in memory:               ${memoryRate.toFixed(0)}/s`);
 console.log(
   `Redis, tab here:         ${sameRate.toFixed(0)}/s (${(sameRate / memoryRate).toFixed(2)}×)`,
@@ -136,9 +171,28 @@ console.log(
   `Redis, tab elsewhere:    ${otherRate.toFixed(0)}/s (${(otherRate / memoryRate).toFixed(2)}×)`,
 );
 
+console.log("\n## A tab's heartbeat (every lease/3, 5 s by default)");
+const HEARTBEATS = flags.quick ? 1000 : 5000;
+const cpuBefore = process.cpuUsage();
+await costly("heartbeat", () => HEARTBEATS, async () => {
+  for (let i = 0; i < HEARTBEATS; i++) {
+    tab.send({ type: "heartbeat" });
+    await tab.next("lease");
+  }
+});
+const cpu = process.cpuUsage(cpuBefore);
+console.log(
+  `this process (bridge and tab): ${
+    ((cpu.user + cpu.system) / HEARTBEATS).toFixed(1)
+  } µs CPU per heartbeat`,
+);
+
+console.log("\n## Redis CPU per operation (INFO cpu, user + system)");
+for (const [name, micros] of Object.entries(redisCost)) {
+  console.log(`${name.padEnd(24)} ${micros.toFixed(1)} µs`);
+}
+
 console.log("\n## Memory per session in Redis");
-const client = createClient({ url: redis.url });
-await client.connect();
 const usedMemory = async () => {
   const info = await client.info("memory");
   return Number(/used_memory:(\d+)/.exec(info)![1]);

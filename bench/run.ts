@@ -17,6 +17,8 @@ import { join } from "node:path";
 import { BASIC_SITE } from "../tests/helpers/bridge.ts";
 import { BRIDGE_V8_FLAGS, Child, compareRates, fileLimit, mb, residentBytes } from "./lib.ts";
 import { sessionReads } from "./session_reads.ts";
+import { createClient } from "@redis/client";
+import { startRedis } from "../tests/helpers/cluster.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -54,7 +56,9 @@ function writeSite(): string {
 
 async function manifestRate(root: string): Promise<void> {
   console.log(`\n## Public manifest: bridge vs bare Deno.serve (GET ${PAGE}.json, no token)`);
-  const bridge = Child.start("./bridge_server.ts", [root], [...BRIDGE_V8_FLAGS]);
+  const bridge = Child.start("./bridge_server.ts", [root], [
+    ...BRIDGE_V8_FLAGS,
+  ]);
   const bridgeInfo = await bridge.read<{ url: string; pid: number }>();
   const target = `${bridgeInfo.url}${PAGE}.json`;
   const res = await fetch(target);
@@ -114,14 +118,17 @@ interface Memory {
   sessions: number;
 }
 
-async function memoryPerSession(root: string, count: number): Promise<void> {
-  console.log(`\n## Resident memory: ${count.toLocaleString("en")} sessions with connected tabs`);
+async function memoryPerSession(root: string, count: number, redis?: string): Promise<void> {
+  console.log(
+    `\n## Resident memory: ${count.toLocaleString("en")} sessions with connected tabs` +
+      (redis ? ", sessions in Redis" : ""),
+  );
   const limit = await fileLimit();
   if (limit < count + 1024) {
     console.log(`skipped: the open-file limit is ${limit}; ${count + 1024} descriptors are needed`);
     return;
   }
-  const bridge = Child.start("./bridge_server.ts", [root], [
+  const bridge = Child.start("./bridge_server.ts", redis ? [root, redis] : [root], [
     "--expose-gc",
     ...BRIDGE_V8_FLAGS,
   ]);
@@ -133,6 +140,7 @@ async function memoryPerSession(root: string, count: number): Promise<void> {
     headers: { "Content-Type": "application/json" },
     body: JSON.stringify({ page: PAGE }),
   })).body?.cancel();
+  const redisMemory = redis ? await redisUsedMemory(redis) : 0;
   await bridge.send("mem");
   const before = await bridge.read<Memory>();
   const rssBefore = residentBytes(info.pid) ?? before.rss;
@@ -144,6 +152,7 @@ async function memoryPerSession(root: string, count: number): Promise<void> {
   await bridge.send("mem");
   const after = await bridge.read<Memory>();
   const rssAfter = residentBytes(info.pid) ?? after.rss;
+  const redisAfter = redis ? await redisUsedMemory(redis) : 0;
   await tabs.stop();
   await bridge.stop();
 
@@ -158,8 +167,16 @@ async function memoryPerSession(root: string, count: number): Promise<void> {
   console.log(
     `per session: ${perSession.toFixed(1)} KB resident, ${heapPer.toFixed(1)} KB of JS heap`,
   );
-  let line = `memory ${count.toLocaleString("en")}: ${mb(rssAfter)} MB resident, ` +
-    `+${mb(delta)} MB, ${perSession.toFixed(1)} KB/session`;
+  let line = `memory ${count.toLocaleString("en")}${redis ? " (Redis)" : ""}: ${
+    mb(rssAfter)
+  } MB resident, +${mb(delta)} MB, ${perSession.toFixed(1)} KB/session`;
+  if (redis) {
+    const inRedis = (redisAfter - redisMemory) / Math.max(1, added);
+    console.log(`in Redis: ${(inRedis / 1024).toFixed(2)} KB per session with a tab`);
+    line += `; Redis ${(inRedis / 1024).toFixed(2)} KB/session`;
+    summary.push(line);
+    return;
+  }
   if (count === 10_000) {
     const ok = rssAfter < BUDGET.rss10k && opened.failed === 0;
     console.log(`budget: under ${mb(BUDGET.rss10k)} MB resident ${verdict(ok)}`);
@@ -233,6 +250,15 @@ async function micro(): Promise<void> {
   }).output();
 }
 
+/** Redis's `used_memory`, in bytes. */
+async function redisUsedMemory(url: string): Promise<number> {
+  const client = createClient({ url });
+  await client.connect();
+  const info = await client.info("memory");
+  await client.close();
+  return Number(/used_memory:(\d+)/.exec(info)![1]);
+}
+
 /** Several instances on Redis (bench/cluster.ts), when `redis-server` is installed. */
 async function cluster(): Promise<void> {
   console.log("\n## Several instances on Redis (bench/cluster.ts)");
@@ -271,6 +297,10 @@ try {
     report: (_name, _ok, line) => summary.push(line),
   });
   for (const count of SESSION_COUNTS) await memoryPerSession(root, count);
+  {
+    await using redis = await startRedis();
+    await memoryPerSession(root, SESSION_COUNTS.at(-1)!, redis.url);
+  }
   await bundleSize();
   await tokens();
   await cluster();

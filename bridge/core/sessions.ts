@@ -71,6 +71,8 @@ export class Session {
   onChange: ((session: Session) => void) | undefined;
   /** Stops watching the session's signals from other instances (shared stores only). */
   unwatch: (() => void) | undefined;
+  /** Called when someone here starts waiting for a change (set by a shared store). */
+  onWait: ((session: Session) => void) | undefined;
   /** When this process last renewed the session in the shared store. */
   sharedTouchAt = 0;
   /** When this process last read the session from the shared store. */
@@ -117,6 +119,7 @@ export class Session {
     }
     return new Promise((resolve) => {
       const waiters = this.#waiters ??= new Set();
+      if (waiters.size === 0) this.onWait?.(this);
       const done = () => {
         clearTimeout(timer);
         waiters.delete(done);
@@ -264,6 +267,7 @@ export class SessionStore {
       onHeartbeat: (owner) => this.touch(owner),
       onChange: (owner) => owner.changed(),
       onGrant: (owner) => options.onGrant?.(owner),
+      onWaiting: (owner) => this.#watch(owner),
       ...(share.shared
         ? {
           // The lease is the shared one: a tab gets it only when no live instance holds it.
@@ -395,8 +399,19 @@ export class SessionStore {
     this.#byTabKey.set(session.tabKeyHash, session);
     if (this.share.shared) {
       session.onChange = (s) => this.#shareChange(s);
-      session.unwatch = this.share.watch(session.id, (signal) => this.#onSignal(session, signal));
+      session.onWait = (s) => this.#watch(s);
     }
+  }
+
+  /**
+   * Listens to what other instances say of a session, once something here needs it: a wait for
+   * its next change, or a tab here waiting for a lease another instance holds. The instance
+   * holding the lease needs none (changes go through it, and a session that ended elsewhere
+   * fails its next lease renewal), so 10,000 tabs cost no subscriptions.
+   */
+  #watch(session: Session): void {
+    if (session.unwatch || session.ended) return;
+    session.unwatch = this.share.watch(session.id, (signal) => this.#onSignal(session, signal));
   }
 
   /** Shares a change this process made: the store's version comes back, then others are told. */

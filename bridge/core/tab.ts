@@ -70,6 +70,8 @@ export interface TabChannelOptions<Owner = unknown> {
   renew?: ((owner: Owner) => void) | undefined;
   /** Lets go of the shared lease. */
   release?: ((owner: Owner) => void) | undefined;
+  /** Called with the channel's `owner` when a tab here starts waiting for the lease. */
+  onWaiting?: ((owner: Owner) => void) | undefined;
   /** The clock. */
   now?: (() => number) | undefined;
 }
@@ -212,6 +214,7 @@ export class TabChannel<Owner = unknown> {
   attach(tab: TabConnection): void {
     if (!this.#holder && !this.#options.acquire) return this.#grant(tab);
     this.#waiting.push(tab);
+    this.#options.onWaiting?.(this.owner);
     if (this.#holder || this.#acquiring) this.#lease(tab, "waiting");
     else this.retryLease();
   }

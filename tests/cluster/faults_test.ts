@@ -252,3 +252,53 @@ Deno.test("an instance stopped with SIGTERM hands its tabs over: they reconnect 
   assert.equal(res.status, 200);
   assert.deepEqual((await res.json()).result, { echoed: "still here" });
 });
+
+Deno.test("a long poll on one instance wakes when the tab on another changes what the page shows", async () => {
+  await using cluster = await startCluster({ root: site() });
+  const [holder, poller] = cluster.instances as [
+    typeof cluster.instances[0],
+    typeof cluster.instances[0],
+  ];
+  const token = await openPageSession(cluster.origin, "/control-panel");
+  await using tab = await tabWithLease(holder.url, token, cluster.origin);
+  tab.setState({ requests: ["req-1"] });
+  const first = await manifest(poller.url, token);
+  const etag = first.headers.get("ETag")!;
+  await first.body?.cancel();
+  const waited = fetch(`${poller.url}/control-panel.json`, {
+    headers: { Authorization: `Bearer ${token}`, "If-None-Match": etag, Prefer: "wait=20" },
+  });
+  // The poll is held on the other instance before the change is made.
+  const started = Date.now();
+  tab.setState({ requests: ["req-1", "req-2"] });
+  const res = await waited;
+  assert.equal(res.status, 200);
+  assert.notEqual(res.headers.get("ETag"), etag);
+  assert.deepEqual((await res.json()).state.requests, ["req-1", "req-2"]);
+  assert.ok(Date.now() - started < 10_000, "woken by the change, not by the wait's end");
+});
+
+Deno.test("a second tab waiting on another instance takes the lease over when the first closes", async () => {
+  await using cluster = await startCluster({ root: site() });
+  const [first, second] = cluster.instances as [
+    typeof cluster.instances[0],
+    typeof cluster.instances[0],
+  ];
+  const token = await openPageSession(cluster.origin, "/control-panel");
+  const holder = await tabWithLease(first.url, token, cluster.origin);
+  await using waiting = await FakeTab.open(second.url, {
+    token,
+    page: "/control-panel",
+    origin: cluster.origin,
+  });
+  const lease = await waiting.next("lease");
+  assert.equal(lease.status, "waiting");
+  await holder[Symbol.asyncDispose]();
+  // Told by the holder's instance that the lease is free, not by its own next heartbeat.
+  const granted = await waiting.next("lease");
+  assert.equal(granted.status, "granted");
+  await waiting.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
+  const res = await invoke(cluster.origin, token, "echo", "moved");
+  assert.equal(res.status, 200);
+  assert.deepEqual((await res.json()).result, { echoed: "moved" });
+});

@@ -11,7 +11,14 @@ import {
   type RequestContext,
   type ServerCallContext,
 } from "@a2a-js/sdk/server";
-import type { AgentCard, Message, SendMessageRequest, StreamResponse, Task } from "@a2a-js/sdk";
+import type {
+  AgentCard,
+  CancelTaskRequest,
+  Message,
+  SendMessageRequest,
+  StreamResponse,
+  Task,
+} from "@a2a-js/sdk";
 import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
 import { AimError } from "../protocol/errors.ts";
@@ -104,7 +111,9 @@ export class AimExecutor implements AgentExecutor {
 /**
  * The SDK's request handler, with aim's rules first: a message with a data part gets a task
  * (refused with 429 when its session has all the tasks under way it may have), and a message
- * may not continue a task: the person, not the agent, answers a confirmation.
+ * may not continue a task: the person, not the agent, answers a confirmation. With several
+ * bridge instances sharing a store, an answer waits until the others can read the task, and a
+ * task another instance runs is cancelled there.
  */
 export class AimRequestHandler extends DefaultRequestHandler {
   readonly #tasks: A2ATasks;
@@ -120,7 +129,9 @@ export class AimRequestHandler extends DefaultRequestHandler {
   ): Promise<Message | Task> {
     const task = this.#prepare(params, context);
     try {
-      return await super.sendMessage(params, context);
+      const answer = await super.sendMessage(params, context);
+      if (task) await this.#tasks.settled(task);
+      return answer;
     } finally {
       if (task) this.#tasks.discard(task);
     }
@@ -132,10 +143,24 @@ export class AimRequestHandler extends DefaultRequestHandler {
   ): AsyncGenerator<StreamResponse, void, undefined> {
     const task = this.#prepare(params, context);
     try {
-      yield* super.sendMessageStream(params, context);
+      if (!task || !this.#tasks.shared) {
+        yield* super.sendMessageStream(params, context);
+        return;
+      }
+      // The stream stays here; what it tells is readable on every instance first.
+      for await (const event of super.sendMessageStream(params, context)) {
+        await this.#tasks.settled(task);
+        yield event;
+      }
     } finally {
       if (task) this.#tasks.discard(task);
     }
+  }
+
+  /** Cancels a task, here or (with a shared store) on the instance that runs it. */
+  override async cancelTask(params: CancelTaskRequest, context: ServerCallContext): Promise<Task> {
+    if (!this.#tasks.heldElsewhere(params.id)) return await super.cancelTask(params, context);
+    return await this.#tasks.cancelElsewhere(params.id, context);
   }
 
   /**

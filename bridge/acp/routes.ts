@@ -1,6 +1,8 @@
 /**
  * @module ACP's HTTP routes (`/ping`, `/agents`, `/runs`, `/sessions`): thin hono handlers over
- * the agent directory and the run store, answering errors in ACP's shape.
+ * the agent directory and the run store, answering errors in ACP's shape. With several bridge
+ * instances sharing a store, `/runs/{id}`, its events, its cancel and `/sessions/{id}` answer on
+ * any of them; a stream stays on the instance that runs it.
  */
 import { firstIssue } from "../protocol/issue.ts";
 import { type Context, Hono } from "hono";
@@ -13,7 +15,7 @@ import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";
 import { agentDirectory, agentManifest, PageFactsCache } from "./agents.ts";
 import { AcpHttpError, fromAimError } from "./errors.ts";
-import { type AcpRun, RunStore, type RunStoreOptions } from "./runs.ts";
+import { RunStore, type RunStoreOptions } from "./runs.ts";
 import {
   AgentsListQuery,
   RunCreateRequest,
@@ -67,7 +69,7 @@ function clientOf(c: Context<Env>): string {
 export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hono<Env> {
   const app = new Hono<Env>();
   const facts = new PageFactsCache();
-  const runs = new RunStore(core, options.runs);
+  const runs = new RunStore(core, { ...options.runs, onError: options.onError });
 
   app.onError((error) => {
     if (error instanceof AcpHttpError) return errorResponse(error);
@@ -83,14 +85,21 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   const sameOrigin = (c: Context<Env>) => {
     if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
   };
-  const findRun = async (c: Context<Env>): Promise<AcpRun> => {
+  /**
+   * What `read` finds of the run of the path for the caller, with `Cache-Control: no-store`;
+   * 404 when it finds nothing.
+   */
+  const onRun = async <T>(
+    c: Context<Env>,
+    read: (session: Session, id: string) => Promise<T | undefined>,
+  ): Promise<T> => {
     const session = await caller(c);
     const id = parse(RunId, c.req.param("id"), "run_id");
-    const run = runs.get(session, id);
+    const found = await read(session, id);
     // Another session's run is answered like a missing one: its existence is not told.
-    if (!run) throw new AcpHttpError(404, "not_found", `Run ${id} not found`);
+    if (found === undefined) throw new AcpHttpError(404, "not_found", `Run ${id} not found`);
     c.header("Cache-Control", "no-store");
-    return run;
+    return found;
   };
 
   app.get("/ping", (c) => c.json({}));
@@ -141,12 +150,17 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     c.header("Run-ID", run.id);
     c.header("Cache-Control", "no-store");
     switch (request.mode) {
-      case "sync":
+      // Each answer waits until other instances can read what it tells (`runs.settled`).
+      case "sync": {
         run.start();
-        return c.json(await run.stopped());
+        const stopped = await run.stopped();
+        await runs.settled(run);
+        return c.json(stopped);
+      }
       case "async": {
         const created = run.view();
         run.start();
+        await runs.settled(run);
         return c.json(created, 202);
       }
       case "stream":
@@ -155,6 +169,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
           // `data:` lines only, one event each, as the reference server sends them.
           for await (const event of run.follow()) {
             if (stream.aborted) break;
+            await runs.settled(run);
             await stream.writeSSE({ data: JSON.stringify(event) });
           }
         });
@@ -162,35 +177,42 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   });
   app.all("/runs", () => methodNotAllowed("POST"));
 
-  app.get("/runs/:id", async (c) => c.json((await findRun(c)).view()));
+  app.get(
+    "/runs/:id",
+    async (c) => c.json(await onRun(c, (session, id) => runs.view(session, id))),
+  );
   app.post("/runs/:id", async (c) => {
     sameOrigin(c);
-    const run = await findRun(c);
+    const run = await onRun(c, (session, id) => runs.view(session, id));
+    const id = run.run_id;
     parse(RunResumeRequest, await readJson(c, core.limits.maxBodyBytes), "body");
     if (run.status !== "awaiting") {
-      throw new AcpHttpError(403, "server_error", `Run ${run.id} has no await request`);
+      throw new AcpHttpError(403, "server_error", `Run ${id} has no await request`);
     }
     throw new AcpHttpError(
       403,
       "server_error",
-      `Run ${run.id} waits for the person at the page to confirm the action in the AIM panel; an agent cannot approve it. Read GET /runs/${run.id} (or its events) until it completes or fails.`,
+      `Run ${id} waits for the person at the page to confirm the action in the AIM panel; an agent cannot approve it. Read GET /runs/${id} (or its events) until it completes or fails.`,
     );
   });
   app.all("/runs/:id", () => methodNotAllowed("GET, POST"));
 
-  app.get("/runs/:id/events", async (c) => c.json({ events: (await findRun(c)).events() }));
+  app.get(
+    "/runs/:id/events",
+    async (c) => c.json({ events: await onRun(c, (session, id) => runs.events(session, id)) }),
+  );
   app.all("/runs/:id/events", () => methodNotAllowed("GET"));
 
   app.post("/runs/:id/cancel", async (c) => {
     sameOrigin(c);
-    return c.json((await findRun(c)).cancel(), 202);
+    return c.json(await onRun(c, (session, id) => runs.cancel(session, id)), 202);
   });
   app.all("/runs/:id/cancel", () => methodNotAllowed("POST"));
 
   app.get("/sessions/:id", async (c) => {
     const session = await caller(c);
     const id = parse(SessionId, c.req.param("id"), "session_id");
-    const found = runs.session(session, id);
+    const found = await runs.findSession(session, id);
     if (!found) throw new AcpHttpError(404, "not_found", `Session ${id} not found`);
     c.header("Cache-Control", "no-store");
     return c.json(found);

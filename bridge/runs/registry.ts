@@ -94,6 +94,11 @@ function busy(message: string): AimError {
  * keeps at most {@linkcode RunLimits.maxSessionBytes} of answers and events, its oldest
  * finished runs making way; when the registry is full, the finished runs of the sessions that
  * hold the most go first.
+ *
+ * With several bridge instances sharing a store, each instance's registry holds (and bounds)
+ * only the runs that instance runs: the bounds are per instance, so a cluster of N instances
+ * admits up to N times as many runs under way per session and per client. Other instances read
+ * a run through its shared document (`runs/shared.ts`).
  */
 export class RunRegistry<R extends TrackedRun<unknown, unknown>> {
   readonly limits: Readonly<RunLimits>;

@@ -549,7 +549,14 @@ export class RedisShare implements SessionShare {
       call: ForwardedCall;
       cancel?: boolean;
     };
-    if (request.topic !== undefined) return this.#topics.get(request.topic)?.(request.message);
+    if (request.topic !== undefined) {
+      try {
+        this.#topics.get(request.topic)?.(request.message);
+      } catch (error) {
+        this.#onError?.(error);
+      }
+      return;
+    }
     if (request.cancel) return this.#running.get(request.id)?.abort();
     const handler = this.#handler;
     if (!handler) return;

@@ -1,0 +1,229 @@
+/**
+ * @module A2A tasks on two bridge instances sharing Redis, each reached directly as a
+ * round-robin balancer would send requests: a task sent on one is read (`tasks/get`) and
+ * cancelled (`tasks/cancel`) on the other, by the official client, and only by its session.
+ */
+import assert from "node:assert/strict";
+import { join } from "node:path";
+import type { Client } from "@a2a-js/sdk/client";
+import { type Task, TaskState } from "@a2a-js/sdk";
+import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { serve } from "../../bridge/mod.ts";
+import { BASIC_SITE, type TestBridge } from "../helpers/bridge.ts";
+import { startAim } from "../helpers/cli.ts";
+import { type RedisServer, startRedis } from "../helpers/cluster.ts";
+import { openPageSession } from "../helpers/fake_tab.ts";
+import { tempDir } from "../helpers/temp.ts";
+import { connected } from "../acp/helpers.ts";
+import {
+  action,
+  answerOf,
+  asTask,
+  CLIENT_KINDS,
+  connectClient,
+  dataPart,
+  failureOf,
+  send,
+  userMessage,
+} from "../a2a/helpers.ts";
+
+/** The parts of {@linkcode TestBridge} the helpers use, for the bridge at `origin`. */
+function bridgeAt(origin: string): TestBridge {
+  return {
+    origin,
+    port: Number(new URL(origin).port),
+    fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
+    openSession: (page: string) => openPageSession(origin, page),
+  } as unknown as TestBridge;
+}
+
+/** Two bridges in this process over one site, sharing one Redis. */
+interface Pair extends AsyncDisposable {
+  a: TestBridge;
+  b: TestBridge;
+  redis: RedisServer;
+  site: string;
+}
+
+async function startPair(): Promise<Pair> {
+  await using stack = new AsyncDisposableStack();
+  const redis = stack.use(await startRedis());
+  const site = stack.use(await tempDir("aim-site-"));
+  for (const [path, content] of Object.entries(BASIC_SITE)) {
+    await Deno.mkdir(join(site.path, path, ".."), { recursive: true });
+    await Deno.writeTextFile(join(site.path, path), content);
+  }
+  const bridges: TestBridge[] = [];
+  for (let i = 0; i < 2; i++) {
+    const served = stack.use(
+      serve({ root: site.path, port: 0, hostname: "127.0.0.1", redis: redis.url }),
+    );
+    await served.ready;
+    bridges.push(bridgeAt(served.url));
+  }
+  const owned = stack.move();
+  return {
+    a: bridges[0]!,
+    b: bridges[1]!,
+    redis,
+    site: site.path,
+    [Symbol.asyncDispose]: () => owned.disposeAsync(),
+  };
+}
+
+/** `tasks/get` of `id`. */
+function getTask(client: Client, id: string): Promise<Task> {
+  return client.getTask({ tenant: "", id, historyLength: undefined });
+}
+
+/** A task sent without waiting for its end (`returnImmediately`). */
+async function sendAsync(client: Client, actionId: string, input: unknown): Promise<Task> {
+  return asTask(await client.sendMessage(send(userMessage(dataPart({ actionId, input })), true)));
+}
+
+/**
+ * Reads with `read` until `done` holds of what it read, every few milliseconds; fails with the
+ * last value after `timeoutMs`.
+ */
+async function until<T>(
+  read: () => Promise<T>,
+  done: (value: T) => boolean,
+  timeoutMs = 10_000,
+): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  while (true) {
+    const value = await read();
+    if (done(value)) return value;
+    if (Date.now() > deadline) {
+      throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
+    }
+    await new Promise((resolve) => setTimeout(resolve, 10));
+  }
+}
+
+for (const kind of CLIENT_KINDS) {
+  Deno.test(`tasks/get on another instance reads a task sent on the first (${kind})`, async (t) => {
+    await using pair = await startPair();
+    const { a, b } = pair;
+    for (const [where, home] of [["the first", a], ["the second", b]] as const) {
+      await t.step(`with the tab connected to ${where} instance`, async () => {
+        const { token, tab } = await connected(home);
+        await using _tab = tab;
+        const onA = await connectClient(kind, a.origin, token);
+        const onB = await connectClient(kind, b.origin, token);
+
+        // A task under way: followed on the other instance until the tab answers.
+        tab.answerWith = "never";
+        const working = await sendAsync(onA, "search", "later");
+        assert.equal(working.status?.state, TaskState.TASK_STATE_WORKING);
+        const invoke = await tab.next("invoke");
+        const seen = await getTask(onB, working.id);
+        assert.equal(seen.status?.state, TaskState.TASK_STATE_WORKING);
+        assert.equal(seen.contextId, working.contextId);
+        tab.send({ type: "result", id: invoke.id, ok: true, result: { found: ["later"] } });
+        const completed = await until(
+          () => getTask(onB, working.id),
+          (task) => task.status?.state === TaskState.TASK_STATE_COMPLETED,
+        );
+        assert.deepEqual(answerOf(completed).result, { found: ["later"] });
+        assert.deepEqual(completed, await getTask(onA, working.id));
+
+        // A task that finished before its answer: read on the other instance at once.
+        tab.answerWith = "handler";
+        const done = asTask(await onA.sendMessage(action("search", "pending")));
+        assert.deepEqual(answerOf(done).result, { found: ["pending"] });
+        assert.deepEqual(await getTask(onB, done.id), await getTask(onA, done.id));
+      });
+    }
+  });
+}
+
+Deno.test("tasks/cancel on another instance cancels a task waiting on the one that runs it", async () => {
+  await using pair = await startPair();
+  const { a, b } = pair;
+  const { token, tab } = await connected(a);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const onA = await connectClient("v1", a.origin, token);
+  const onB = await connectClient("v1", b.origin, token);
+  const working = await sendAsync(onA, "search", "slow");
+  const invoke = await tab.next("invoke");
+  const cancelled = await onB.cancelTask({ tenant: "", id: working.id, metadata: undefined });
+  assert.equal(cancelled.id, working.id);
+  assert.equal(cancelled.status?.state, TaskState.TASK_STATE_CANCELED);
+  // The instance running it withdrew the invocation from the tab.
+  assert.equal((await tab.next("cancel")).id, invoke.id);
+  assert.deepEqual(await getTask(onA, working.id), cancelled);
+  // Cancelling again answers the cancelled task; a finished task cannot be cancelled.
+  assert.deepEqual(
+    await onB.cancelTask({ tenant: "", id: working.id, metadata: undefined }),
+    cancelled,
+  );
+  tab.answerWith = "handler";
+  const done = asTask(await onA.sendMessage(action("search", "x")));
+  await assert.rejects(
+    onB.cancelTask({ tenant: "", id: done.id, metadata: undefined }),
+    (error) => error instanceof TaskNotCancelableError,
+  );
+});
+
+Deno.test("another session's token cannot read or cancel a task on another instance", async () => {
+  await using pair = await startPair();
+  const { a, b } = pair;
+  const { token, tab } = await connected(a);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const mine = await connectClient("v1", a.origin, token);
+  const theirs = await connectClient("v1", b.origin, await b.openSession("/control-panel"));
+  const working = await sendAsync(mine, "search", "held");
+  await tab.next("invoke");
+  await assert.rejects(
+    getTask(theirs, working.id),
+    (error) => error instanceof TaskNotFoundError,
+  );
+  await assert.rejects(
+    theirs.cancelTask({ tenant: "", id: working.id, metadata: undefined }),
+    (error) => error instanceof TaskNotFoundError,
+  );
+  // Not cancelled: its owner still reads it working on the other instance.
+  const onB = await connectClient("v1", b.origin, token);
+  assert.equal((await getTask(onB, working.id)).status?.state, TaskState.TASK_STATE_WORKING);
+});
+
+Deno.test("a task whose instance was killed ends as failed on the others and cannot be cancelled", async () => {
+  await using pair = await startPair();
+  const { a, b } = pair;
+  const doomed = await startAim([
+    "serve",
+    pair.site,
+    "--port",
+    "0",
+    "--redis",
+    pair.redis.url,
+    "--quiet",
+  ]);
+  await using _doomed = doomed;
+  await doomed.line(/sharing sessions through Redis/);
+  const { token, tab } = await connected(a);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const working = await sendAsync(await connectClient("v1", doomed.url, token), "search", "lost");
+  await tab.next("invoke");
+  const onB = await connectClient("v1", b.origin, token);
+  assert.equal((await getTask(onB, working.id)).status?.state, TaskState.TASK_STATE_WORKING);
+  await doomed.stop("SIGKILL");
+
+  // Whether the instance is found gone by the cancel or by its expired liveness, the task
+  // fails and can no longer be cancelled.
+  await assert.rejects(
+    onB.cancelTask({ tenant: "", id: working.id, metadata: undefined }),
+    (error) => error instanceof TaskNotCancelableError,
+  );
+  const failed = await until(
+    () => getTask(onB, working.id),
+    (task) => task.status?.state === TaskState.TASK_STATE_FAILED,
+  );
+  const body = failureOf(failed, "instance_stopped");
+  assert.match(String(body.message), /stopped before it finished.*may or may not have run/);
+  assert.deepEqual(await getTask(await connectClient("v1", a.origin, token), working.id), failed);
+});

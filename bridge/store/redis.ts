@@ -9,6 +9,7 @@
  * idempotent answers, `t:…` login failures, `a:{sessionId}` activity. Channels: `e:{sessionId}`
  * a session's signals, `q:{instance}` calls to an instance, `r:{instance}` its answers.
  */
+import type { EventEmitter } from "node:events";
 import { createClient } from "@redis/client";
 import type { EndReason } from "../protocol/channel.ts";
 import { AimError, errorFromBody } from "../protocol/errors.ts";
@@ -213,10 +214,20 @@ export class RedisShare implements SessionShare {
       // Tried again for as long as the bridge runs: it recovers by itself when Redis is back.
       reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
     };
-    // Commands fail at once while Redis is away (503), rather than wait in a queue.
-    this.#client = createClient({ url: options.url, disableOfflineQueue: true, socket });
-    this.#sub = createClient({ url: options.url, socket });
-    for (const client of [this.#client, this.#sub]) {
+    // Commands fail at once while Redis is away (503), rather than wait in a queue. The client's
+    // own command timeout is off: it keeps a timer and a signal alive for 5 s after every
+    // command (8 per connecting tab), where #run's timer is cleared as soon as Redis answers.
+    const commandOptions = { timeout: 0 };
+    this.#client = createClient({
+      url: options.url,
+      disableOfflineQueue: true,
+      socket,
+      commandOptions,
+    }) as unknown as Client;
+    this.#sub = createClient({ url: options.url, socket, commandOptions }) as unknown as Client;
+    for (const redis of [this.#client, this.#sub]) {
+      // The client is an EventEmitter; its type leaves `on` optional.
+      const client = redis as unknown as EventEmitter;
       client.on("error", (error: unknown) => {
         if (this.#down) return;
         this.#down = true;

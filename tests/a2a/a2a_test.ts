@@ -70,7 +70,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: SITE });
+    await using bridge = await startBridge({ site: SITE });
 
     for (const kind of CLIENT_KINDS) {
       await t.step(`with the ${kind} client`, async (t) => {

@@ -32,7 +32,7 @@ import {
 } from "./helpers.ts";
 
 Deno.test("the agent card has one skill per agent-enabled page, its actions as examples, and the token as a bearer scheme", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await bridge.fetch(AGENT_CARD_PATH, { headers: { "A2A-Version": "1.0" } });
   assert.equal(res.status, 200);
   assert.equal(res.headers.get("vary"), "A2A-Version");
@@ -71,7 +71,7 @@ Deno.test("the agent card has one skill per agent-enabled page, its actions as e
 });
 
 Deno.test("a client that names no version gets the card in v0.3's shape, with the v1 interfaces beside", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await bridge.fetch(AGENT_CARD_PATH);
   assert.equal(res.status, 200);
   const card = await res.json();
@@ -93,7 +93,7 @@ Deno.test("a client that names no version gets the card in v0.3's shape, with th
 
 for (const kind of CLIENT_KINDS) {
   Deno.test(`the official client (${kind}) runs a page action as a completed task with its answer as an artifact`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     const client = await connectClient(kind, bridge.origin, token);
@@ -114,7 +114,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`invalid input, a failing handler and an unknown action fail the task with aim's error body (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     const client = await connectClient(kind, bridge.origin, token);
@@ -137,7 +137,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`a text part gets an answer that explains the data part, and no task (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     const client = await connectClient(kind, bridge.origin, token);
@@ -155,7 +155,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`a consequential action is input-required while the person is asked, then completed (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     tab.answerWith = "never";
@@ -191,7 +191,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`a declined confirmation fails the task with declined (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     tab.answerWith = "never";
@@ -214,7 +214,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`message/stream sends the task, its answer and its end, in order (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     const client = await connectClient(kind, bridge.origin, token);
@@ -238,7 +238,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`cancelling a task withdraws its invocation, and a finished task cannot be cancelled (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     const client = await connectClient(kind, bridge.origin, token);
@@ -265,7 +265,7 @@ for (const kind of CLIENT_KINDS) {
 }
 
 Deno.test("raw JSON-RPC speaks message/send and tasks/get (v0.3) and SendMessage (v1) without the SDK", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const message = {
@@ -317,7 +317,7 @@ Deno.test("raw JSON-RPC speaks message/send and tasks/get (v0.3) and SendMessage
 });
 
 Deno.test("a task is visible only to the session that created it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const other = await bridge.openSession("/control-panel");
@@ -357,7 +357,7 @@ Deno.test("a task is visible only to the session that created it", async () => {
 });
 
 Deno.test("a message may not continue a task: the person answers confirmations, not the agent", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -377,7 +377,7 @@ Deno.test("a message may not continue a task: the person answers confirmations, 
 });
 
 Deno.test("the endpoint answers 401 without a valid token, 403 from another origin, 405 to GET, 413 and 400 to bodies over its bounds", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const body = { jsonrpc: "2.0", id: 1, method: "tasks/get", params: { id: "x" } };
   const missing = await rpc(bridge, null, body);
@@ -413,7 +413,7 @@ Deno.test("the endpoint answers 401 without a valid token, 403 from another orig
 });
 
 Deno.test("a session with all its tasks under way is refused with 429 and Retry-After; another session still runs", async () => {
-  await using bridge = startBridge({ a2aTasks: { maxActiveRunsPerSession: 1 } });
+  await using bridge = await startBridge({ a2aTasks: { maxActiveRunsPerSession: 1 } });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -448,7 +448,7 @@ Deno.test("a session with all its tasks under way is refused with 429 and Retry-
 });
 
 Deno.test("a task not finished by its deadline fails with run_deadline and its invocation is withdrawn", async () => {
-  await using bridge = startBridge({ a2aTasks: { deadlineMs: 300 } });
+  await using bridge = await startBridge({ a2aTasks: { deadlineMs: 300 } });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";

@@ -77,7 +77,7 @@ Deno.test({
     if (!setup.ok) {
       throw new Error(`npm could not install ${SDK}@${SDK_VERSION}:\n${setup.output}`);
     }
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     const output = await new Deno.Command("node", {

@@ -23,14 +23,14 @@ const FIXTURE_SITE = {
 };
 
 Deno.test("GET /ping answers an empty object", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await bridge.fetch("/ping");
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), {});
 });
 
 Deno.test("GET /agents lists one valid manifest per agent-enabled page of the site", async () => {
-  await using bridge = startBridge({ site: FIXTURE_SITE });
+  await using bridge = await startBridge({ site: FIXTURE_SITE });
   const res = await bridge.fetch("/agents");
   assert.equal(res.status, 200);
   const { agents } = AgentsListResponse.parse(await res.json());
@@ -68,7 +68,7 @@ Deno.test("GET /agents lists one valid manifest per agent-enabled page of the si
 });
 
 Deno.test("an agent manifest maps the page's description, actions, files and AIM manifests", async () => {
-  await using bridge = startBridge({ site: FIXTURE_SITE });
+  await using bridge = await startBridge({ site: FIXTURE_SITE });
   const o = bridge.origin;
   const panel = AgentManifest.parse(await (await bridge.fetch("/agents/control-panel")).json());
   assert.equal(panel.description, "Control panel");
@@ -127,7 +127,7 @@ Deno.test("an agent manifest maps the page's description, actions, files and AIM
 });
 
 Deno.test("GET /agents returns every agent by default and honours limit and offset", async () => {
-  await using bridge = startBridge({ site: FIXTURE_SITE });
+  await using bridge = await startBridge({ site: FIXTURE_SITE });
   const all = AgentsListResponse.parse(await (await bridge.fetch("/agents")).json()).agents;
   assert.ok(all.length > 5);
   const page = AgentsListResponse.parse(
@@ -141,7 +141,7 @@ Deno.test("GET /agents returns every agent by default and honours limit and offs
 });
 
 Deno.test("GET /agents/{name} of an unknown agent is a 404 in ACP's error shape", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   for (const name of ["nope", "plain", "Control-Panel", "a.json"]) {
     const body = await expectAcpError(await bridge.fetch(`/agents/${name}`), 404, "not_found");
     assert.equal(body.message, `Agent ${name} not found`);
@@ -149,7 +149,7 @@ Deno.test("GET /agents/{name} of an unknown agent is a 404 in ACP's error shape"
 });
 
 Deno.test("an agent's status is measured from invocations through /__aim/invoke and ACP", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   assert.equal((await bridge.invoke(token, "search", "a")).status, 200);
@@ -170,7 +170,7 @@ Deno.test("an agent's status is measured from invocations through /__aim/invoke 
 
 Deno.test("ACP paths are answered by ACP even when the site has files at those paths", async () => {
   const page = '<!doctype html><title>Shadow</title><aim-state name="x"></aim-state>';
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     site: {
       ...BASIC_SITE,
       "ping.html": page,
@@ -193,7 +193,7 @@ Deno.test("ACP paths are answered by ACP even when the site has files at those p
 });
 
 Deno.test("wrong methods on ACP paths answer 405 in ACP's error shape", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await bridge.fetch("/runs", { method: "GET" });
   await expectAcpError(res, 405, "server_error");
   assert.equal(res.headers.get("allow"), "POST");
@@ -201,7 +201,7 @@ Deno.test("wrong methods on ACP paths answer 405 in ACP's error shape", async ()
 });
 
 Deno.test("a page's tab does not change its agent manifest", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const before = await (await bridge.fetch("/agents/control-panel")).json();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });

@@ -33,7 +33,7 @@ function answerOf(run: Run): unknown {
 }
 
 Deno.test("a sync run invokes the action and answers 200 with the finished run", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const res = await postRun(bridge, token, runBody([jsonPart("search", "pending")], "sync"));
@@ -60,7 +60,7 @@ Deno.test("a sync run invokes the action and answers 200 with the finished run",
 });
 
 Deno.test("a run without a mode is a sync run", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const res = await postRun(bridge, token, runBody([jsonPart("search", "x")]));
@@ -69,7 +69,7 @@ Deno.test("a run without a mode is a sync run", async () => {
 });
 
 Deno.test("a text/plain part names the action and gives its input after a space", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge, "/control-panel", [{
     id: "comment",
     input_schema: {
@@ -108,7 +108,7 @@ Deno.test("a text/plain part names the action and gives its input after a space"
 });
 
 Deno.test("an async run answers 202 in created and finishes in the background", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -129,7 +129,7 @@ Deno.test("an async run answers 202 in created and finishes in the background", 
 });
 
 Deno.test("a stream run sends the reference's events in order, and /events gives the same", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const res = await postRun(bridge, token, runBody([jsonPart("search", "s")], "stream"));
@@ -159,7 +159,7 @@ Deno.test("a stream run sends the reference's events in order, and /events gives
 });
 
 Deno.test("a failing action is a failed run with ACP's error and the page's message", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const run = Run.parse(
@@ -184,7 +184,7 @@ Deno.test("a failing action is a failed run with ACP's error and the page's mess
 });
 
 Deno.test("every AIM error of an invocation becomes a failed run, never a hang", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   // approve_request is protected in the page's HTML: the tab registers it, the flag stays.
   const { token, tab } = await connected(bridge, "/control-panel", [
     { id: "approve_request", input_example: "req-3", handler: (id) => id },
@@ -209,7 +209,7 @@ Deno.test("every AIM error of an invocation becomes a failed run, never a hang",
 });
 
 Deno.test("malformed messages fail the run with invalid_input and say what to send", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const cases: unknown[] = [
@@ -236,7 +236,7 @@ Deno.test("malformed messages fail the run with invalid_input and say what to se
 });
 
 Deno.test("a body that is not a run request is invalid_input: 422 as the reference answers, 413 over the size limit", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   for (
@@ -261,7 +261,7 @@ Deno.test("a body that is not a run request is invalid_input: 422 as the referen
 });
 
 Deno.test("an unknown agent is a 404 not_found, and another page's agent a clear failure", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const missing = await postRun(bridge, token, {
@@ -284,7 +284,7 @@ Deno.test("an unknown agent is a 404 not_found, and another page's agent a clear
 });
 
 Deno.test("runs answer 401 in ACP's shape without a valid token", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const run = Run.parse(
@@ -310,7 +310,7 @@ Deno.test("runs answer 401 in ACP's shape without a valid token", async () => {
 });
 
 Deno.test("a run is visible only to the session that created it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const mine = Run.parse(
@@ -331,7 +331,7 @@ Deno.test("a run is visible only to the session that created it", async () => {
 });
 
 Deno.test("cancelling a run answers 202 cancelling, then it is cancelled and stays so", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -365,7 +365,7 @@ Deno.test("cancelling a run answers 202 cancelling, then it is cancelled and sta
 });
 
 Deno.test("a stream ends with run.cancelled when its run is cancelled", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -379,7 +379,7 @@ Deno.test("a stream ends with run.cancelled when its run is cancelled", async ()
 });
 
 Deno.test("a completed run cannot be cancelled", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const run = Run.parse(
@@ -390,7 +390,7 @@ Deno.test("a completed run cannot be cancelled", async () => {
 });
 
 Deno.test("a confirmation the tab waits for makes the run awaiting until the person answers", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -451,7 +451,7 @@ Deno.test("a confirmation the tab waits for makes the run awaiting until the per
 });
 
 Deno.test("a sync run stops at awaiting, and fails when the person declines", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -477,7 +477,7 @@ Deno.test("a sync run stops at awaiting, and fails when the person declines", as
 });
 
 Deno.test("resuming a run that awaits nothing is refused with 403, as the reference does", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const run = Run.parse(
@@ -499,7 +499,7 @@ Deno.test("resuming a run that awaits nothing is refused with 403, as the refere
 });
 
 Deno.test("runs of one ACP session are listed under GET /sessions/{id}", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const sessionId = crypto.randomUUID();
@@ -537,7 +537,7 @@ Deno.test("runs of one ACP session are listed under GET /sessions/{id}", async (
 });
 
 Deno.test("cross-origin requests may not create or cancel runs", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const res = await postRun(bridge, token, runBody([jsonPart("search", "x")]), {
@@ -548,7 +548,7 @@ Deno.test("cross-origin requests may not create or cancel runs", async () => {
 });
 
 Deno.test("an application/json part nested too deep fails the run saying how deep a part may nest", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const deep = "[".repeat(100) + "]".repeat(100);
   const res = await postRun(

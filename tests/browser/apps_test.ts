@@ -330,7 +330,7 @@ Deno.test({
   async fn(t) {
     const site = await appSite("vanilla", ["app.js"]);
     try {
-      await using bridge = startBridge({ root: site });
+      await using bridge = await startBridge({ root: site });
       await using browser = await launchBrowser();
       await driveApp(t, bridge, browser);
     } finally {
@@ -345,7 +345,7 @@ Deno.test({
   async fn(t) {
     const site = await bundledSite("react", "app.jsx");
     try {
-      await using bridge = startBridge({ root: site });
+      await using bridge = await startBridge({ root: site });
       await using browser = await launchBrowser();
       await driveApp(t, bridge, browser);
     } finally {
@@ -360,7 +360,7 @@ Deno.test({
   async fn(t) {
     const site = await bundledSite("lit", "app.ts");
     try {
-      await using bridge = startBridge({ root: site });
+      await using bridge = await startBridge({ root: site });
       await using browser = await launchBrowser();
       await driveApp(t, bridge, browser, LIT);
     } finally {
@@ -387,7 +387,7 @@ Deno.test({
     await t.step("aim check finds no problem in it", () => {
       assert.deepEqual(checkPage(html, "index.html"), []);
     });
-    await using bridge = startBridge({ site: { "index.html": html } });
+    await using bridge = await startBridge({ site: { "index.html": html } });
     await using browser = await launchBrowser();
     await using context = await browser.context();
     const page = await openPage(context, bridge, "/");

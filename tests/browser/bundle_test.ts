@@ -167,7 +167,7 @@ Deno.test("what a page loads up front stays within 12,000 bytes gzip", async () 
 });
 
 Deno.test("the bridge serves the entry revalidated by ETag, and it and every chunk immutable under their hash", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const bytes = await Deno.readFile(BUNDLE);
 
   const res = await bridge.fetch("/__aim/elements.js");
@@ -240,7 +240,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn() {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({
+    await using bridge = await startBridge({
       site: {
         "plain.html": `<!doctype html><title>Plain</title>${ELEMENTS}
 <aim-action name="search" description="Search" input-example="x"></aim-action>`,

@@ -28,7 +28,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: SITE, confirmTimeoutMs: 400 });
+    await using bridge = await startBridge({ site: SITE, confirmTimeoutMs: 400 });
     await using context = await browser.context();
     const page = await context.newPage();
     await page.goto(`${bridge.origin}/pay`);

@@ -42,7 +42,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn() {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({
+    await using bridge = await startBridge({
       site: { "index.html": `<!doctype html><body>${TREE}</body>`, "deep.js": await deepModule() },
     });
     await using context = await browser.context();
@@ -98,7 +98,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: { "index.html": PAGE } });
+    await using bridge = await startBridge({ site: { "index.html": PAGE } });
     await using context = await browser.context();
     const page = await context.newPage();
     await page.goto(`${bridge.origin}/`);

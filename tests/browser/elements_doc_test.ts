@@ -51,7 +51,7 @@ Deno.test("docs/elements.md shows what the manifest says for at least its main e
 Deno.test("every action example in docs/elements.md is what the public manifest lists", async () => {
   const found = (await examples()).filter((e) => e.json.id);
   const site = Object.fromEntries(found.map((e, i) => [`example-${i}.html`, page(e)]));
-  await using bridge = startBridge({ site });
+  await using bridge = await startBridge({ site });
   for (const [i, example] of found.entries()) {
     const res = await bridge.fetch(`/example-${i}.json`);
     const manifest = await res.json();
@@ -68,7 +68,7 @@ Deno.test({
   async fn() {
     const found = await examples();
     const site = Object.fromEntries(found.map((e, i) => [`example-${i}.html`, page(e)]));
-    await using bridge = startBridge({ site });
+    await using bridge = await startBridge({ site });
     await using browser = await launchBrowser();
     await using context = await browser.context();
     const tab = await context.newPage();

@@ -94,7 +94,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({
+    await using bridge = await startBridge({
       site: {
         "index.html": FIXTURE,
         "failing.html": FAILING,

@@ -19,7 +19,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn() {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: SITE });
+    await using bridge = await startBridge({ site: SITE });
     await using context = await browser.context();
     const page = await context.newPage();
     await page.goto(`${bridge.origin}/pay`);

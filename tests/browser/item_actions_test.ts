@@ -187,7 +187,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({
+    await using bridge = await startBridge({
       site: {
         "index.html": TODOS,
         "shop.html": CONTROLLED,

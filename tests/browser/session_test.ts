@@ -59,7 +59,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: SITE });
+    await using bridge = await startBridge({ site: SITE });
 
     await t.step("the panel says it is connecting until the bridge answers", async () => {
       await using context = await browser.context();
@@ -82,7 +82,7 @@ Deno.test({
     });
 
     await t.step("heartbeats keep the lease of a tab that stays open", async () => {
-      await using short = startBridge({ site: SITE, leaseMs: 1_200 });
+      await using short = await startBridge({ site: SITE, leaseMs: 1_200 });
       await using context = await browser.context();
       const tab = await context.newPage();
       await recordChannel(tab);
@@ -346,7 +346,7 @@ Deno.test({
         const tab = await openPage(context, bridge, "/");
         const token = await panelToken(tab);
         await panelStatus(tab, "connected");
-        const session = bridge.served.bridge.core.sessions.find(token)!;
+        const session = (await bridge.served.bridge.core.sessions.find(token))!;
         session.tab.holder!.port.close(1011, "dropped by the test");
         await panelStatus(tab, "disconnected");
         await panelStatus(tab, "connected");
@@ -385,7 +385,7 @@ Deno.test({
     await t.step(
       "a bridge that stops ends the session on screen: no token, no retrying, and a new session once it is back",
       async () => {
-        const first = startBridge({ root });
+        const first = await startBridge({ root });
         const port = first.served.port;
         await using context = await browser.context();
         const tab = await context.newPage();
@@ -426,7 +426,7 @@ Deno.test({
     await t.step(
       "a bridge that dies without a word: the tab retries, then says the session is gone and offers a new one",
       async () => {
-        const first = startBridge({ root });
+        const first = await startBridge({ root });
         const port = first.served.port;
         await using context = await browser.context();
         const tab = await context.newPage();

@@ -105,8 +105,8 @@ Deno.test({
   name: "an answer waits for the work the page declares, and says when it could not",
   ignore: NO_CHROMIUM,
   async fn(t) {
-    await using bridge = startBridge({ site: { "settle.html": PAGE }, users });
-    await using short = startBridge({ site: { "settle.html": PAGE }, settleTimeoutMs: 300 });
+    await using bridge = await startBridge({ site: { "settle.html": PAGE }, users });
+    await using short = await startBridge({ site: { "settle.html": PAGE }, settleTimeoutMs: 300 });
     await using browser = await launchBrowser();
     await using context = await browser.context();
     const { page, agent } = await open(bridge, context);

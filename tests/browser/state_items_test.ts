@@ -71,7 +71,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: { "index.html": PAGE } });
+    await using bridge = await startBridge({ site: { "index.html": PAGE } });
     await using context = await browser.context();
     const page = await context.newPage();
     const warnings = new Warnings(page);

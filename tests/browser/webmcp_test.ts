@@ -189,7 +189,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn(t) {
     await using browser = await launchBrowser({ webmcp: true });
-    await using bridge = startBridge({ site: { "bills.html": PAGE }, users });
+    await using bridge = await startBridge({ site: { "bills.html": PAGE }, users });
     await using context = await browser.context();
     const tab = await context.newPage();
     await watchTools(tab);
@@ -498,7 +498,7 @@ Deno.test({
   ignore: NO_CHROMIUM,
   async fn() {
     await using browser = await launchBrowser();
-    await using bridge = startBridge({ site: { "bills.html": PAGE }, users });
+    await using bridge = await startBridge({ site: { "bills.html": PAGE }, users });
     await using context = await browser.context();
     const tab = await context.newPage();
     const loaded: string[] = [];
@@ -611,7 +611,7 @@ Deno.test("inputProblem() accepts exactly the inputs the bridge's validateInput(
 // The bridge's side: the tab's `run` message and the audit log.
 
 Deno.test("the bridge records a tab's run report as from WebMCP, with its own status and the input as it validates it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await openPageSession(bridge.origin, "/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.register([{
@@ -652,7 +652,7 @@ Deno.test("the bridge records a tab's run report as from WebMCP, with its own st
 
 Deno.test("a tab reports at most RUN_REPORTS.burst runs at once; the rest are dropped, the channel kept", async () => {
   let now = 1_000_000;
-  await using bridge = startBridge({ now: () => now });
+  await using bridge = await startBridge({ now: () => now });
   const token = await openPageSession(bridge.origin, "/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.register([{ id: "sign", input_schema: { type: "string" }, input_example: "x" }]);
@@ -672,7 +672,7 @@ Deno.test("a tab reports at most RUN_REPORTS.burst runs at once; the rest are dr
 });
 
 Deno.test("a run report with an outcome the bridge does not know closes that channel (1008)", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await openPageSession(bridge.origin, "/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");

@@ -110,7 +110,7 @@ Deno.test("aim manifest reports a missing file, a plain page and bad arguments",
 });
 
 Deno.test("aim invoke prints the manifest and invokes actions as an agent", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -148,7 +148,7 @@ Deno.test("aim invoke prints the manifest and invokes actions as an agent", asyn
 });
 
 Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const page = `${bridge.origin}/control-panel`;
   const cases: [string[], Record<string, string>, number, RegExp][] = [
@@ -213,7 +213,7 @@ Deno.test("aim hash-password prints an scrypt hash of stdin that verifies", asyn
 });
 
 Deno.test("aim invoke --text sends an input that looks like JSON as the string itself", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");

@@ -1,8 +1,10 @@
 /**
- * @module Test helper: a bridge on port 0 over a temporary site, shut down with `await using`.
+ * @module Test helper: a bridge on port 0 over a temporary site, shut down with `await using`;
+ * with `AIM_TEST_CLUSTER=N`, N bridges sharing Redis behind HAProxy in its place.
  */
 import { dirname, join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
+import { type Cluster, startCluster } from "./cluster.ts";
 import { rememberCredential } from "./fake_tab.ts";
 
 /** Files of a temporary site: path → contents. */
@@ -18,10 +20,15 @@ export interface StartBridgeOptions extends Omit<ServeOptions, "root" | "port"> 
 
 /** A bridge running for one test module. */
 export interface TestBridge extends AsyncDisposable {
+  /** The bridge; in a cluster, the first one's. */
   readonly served: ServedBridge;
-  /** `http://127.0.0.1:PORT` */
+  /** `http://127.0.0.1:PORT`; in a cluster, the balancer's. */
   readonly origin: string;
+  /** The port of `origin`. */
+  readonly port: number;
   readonly root: string;
+  /** The bridges, Redis and HAProxy behind `origin` when `AIM_TEST_CLUSTER` asks for a cluster. */
+  readonly cluster?: Cluster;
   /** `fetch` of a path on this bridge. */
   fetch(path: string, init?: RequestInit): Promise<Response>;
   /** Opens a session on `page` as the page does; returns the token. */
@@ -65,17 +72,37 @@ function writeSite(root: string, files: SiteFiles): void {
   }
 }
 
-/** Starts a bridge on port 0 over a temporary site. */
-export function startBridge(options: StartBridgeOptions = {}): TestBridge {
-  const { site = BASIC_SITE, root: givenRoot, ...rest } = options;
-  const root = givenRoot ?? Deno.makeTempDirSync({ prefix: "aim-site-" });
-  if (!givenRoot) writeSite(root, site);
-  const served = serve({ hostname: "127.0.0.1", ...rest, root, port: 0 });
-  const origin = served.url;
-  const api: TestBridge = {
-    served,
+/**
+ * How many bridges `AIM_TEST_CLUSTER` asks for: 2 or more runs every {@linkcode startBridge} as
+ * a cluster behind HAProxy; unset (or 0 or 1) runs one bridge.
+ */
+export function clusterSize(): number {
+  const value = Deno.env.get("AIM_TEST_CLUSTER") ?? "";
+  if (value === "") return 1;
+  const size = Number(value);
+  if (!Number.isInteger(size) || size < 0) {
+    throw new Error(`AIM_TEST_CLUSTER must be a number of bridges, got "${value}"`);
+  }
+  return Math.max(size, 1);
+}
+
+/** The test API over a bridge (or a cluster) at `origin`. */
+function testBridge(options: {
+  origin: string;
+  root: string;
+  served: () => ServedBridge;
+  cluster?: Cluster;
+  dispose: () => Promise<void>;
+}): TestBridge {
+  const { origin } = options;
+  return {
+    get served() {
+      return options.served();
+    },
     origin,
-    root,
+    port: Number(new URL(origin).port),
+    root: options.root,
+    ...(options.cluster ? { cluster: options.cluster } : {}),
     fetch: (path, init) => fetch(origin + path, init),
     async openSession(page, init = {}) {
       const res = await fetch(origin + "/__aim/session", {
@@ -102,12 +129,55 @@ export function startBridge(options: StartBridgeOptions = {}): TestBridge {
         body: JSON.stringify(input === undefined ? { actionId } : { actionId, input }),
       });
     },
-    async [Symbol.asyncDispose]() {
-      await served.shutdown();
-      if (!givenRoot) await Deno.remove(root, { recursive: true }).catch(() => {});
-    },
+    [Symbol.asyncDispose]: options.dispose,
   };
-  return api;
+}
+
+/**
+ * Starts a bridge on port 0 over a temporary site; with `AIM_TEST_CLUSTER=N` (N ≥ 2), N bridges
+ * in this process sharing Redis behind HAProxy, reached through the balancer.
+ */
+export async function startBridge(options: StartBridgeOptions = {}): Promise<TestBridge> {
+  const { site = BASIC_SITE, root: givenRoot, ...rest } = options;
+  const root = givenRoot ?? await Deno.makeTempDir({ prefix: "aim-site-" });
+  if (!givenRoot) writeSite(root, site);
+  const removeRoot = async () => {
+    if (!givenRoot) await Deno.remove(root, { recursive: true }).catch(() => {});
+  };
+  const size = clusterSize();
+  if (size >= 2) {
+    let cluster: Cluster;
+    try {
+      cluster = await startCluster({ root, instances: size, bridge: rest });
+    } catch (error) {
+      await removeRoot();
+      throw error;
+    }
+    return testBridge({
+      origin: cluster.origin,
+      root,
+      served: () => {
+        const { served } = cluster.instances[0]!;
+        if (!served) throw new Error("The first bridge of the cluster is stopped");
+        return served;
+      },
+      cluster,
+      async dispose() {
+        await cluster[Symbol.asyncDispose]();
+        await removeRoot();
+      },
+    });
+  }
+  const served = serve({ hostname: "127.0.0.1", ...rest, root, port: 0 });
+  return testBridge({
+    origin: served.url,
+    root,
+    served: () => served,
+    async dispose() {
+      await served.shutdown();
+      await removeRoot();
+    },
+  });
 }
 
 /** Sends a raw WebSocket handshake for the tab channel; returns the status line and headers. */
@@ -115,7 +185,7 @@ export async function tabHandshake(
   bridge: TestBridge,
   headers: Record<string, string>,
 ): Promise<string> {
-  const { port } = bridge.served;
+  const { port } = bridge;
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   const lines = [
     "GET /__aim/tab HTTP/1.1",
@@ -137,11 +207,12 @@ export async function tabHandshake(
 
 /**
  * A bridge someone else started (the demo, a subprocess) seen through the parts of
- * {@linkcode TestBridge} that need only its origin: `origin`, `fetch` and `invoke`.
+ * {@linkcode TestBridge} that need only its origin: `origin`, `port`, `fetch` and `invoke`.
  */
 export function bridgeAt(origin: string): TestBridge {
   return {
     origin,
+    port: Number(new URL(origin).port),
     fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
     invoke: (token: string, actionId: string, input?: unknown) =>
       fetch(origin + "/__aim/invoke", {

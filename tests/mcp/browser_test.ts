@@ -63,7 +63,7 @@ Deno.test({
     const users = createUserStore([
       { username: "alice", passwordHash: await hashPassword("wonderland"), name: "Alice" },
     ]);
-    await using bridge = startBridge({ site: SITE, users });
+    await using bridge = await startBridge({ site: SITE, users });
 
     for (const kind of CLIENT_KINDS) {
       await t.step(`with the ${kind} client`, async (t) => {

@@ -51,7 +51,7 @@ Deno.test({
   name: "the official MCP conformance scenarios that apply to aim pass",
   ignore: UNAVAILABLE,
   async fn(t) {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const token = await bridge.openSession("/control-panel");
     await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
     await tab.next("lease");

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
-import { startBridge } from "../helpers/bridge.ts";
+import { startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import {
   assertInvokeAnswer,
@@ -24,7 +24,7 @@ const users = createUserStore([
 ]);
 
 /** A page session held by a fake tab that registered `pay` (consequential) and `search`. */
-async function heldSession(bridge: ReturnType<typeof startBridge>) {
+async function heldSession(bridge: TestBridge) {
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -50,7 +50,7 @@ async function heldSession(bridge: ReturnType<typeof startBridge>) {
 
 for (const kind of CLIENT_KINDS) {
   Deno.test(`the ${kind} client lists the session's actions as tools and calls them`, async (t) => {
-    await using bridge = startBridge({ users });
+    await using bridge = await startBridge({ users });
     const { token, tab } = await heldSession(bridge);
     await using _tab = tab;
     await using client = await connectClient(kind, bridge.origin, token);
@@ -243,7 +243,7 @@ for (const kind of CLIENT_KINDS) {
   });
 
   Deno.test(`a self-minted token's page actions answer browser_not_connected (${kind})`, async () => {
-    await using bridge = startBridge();
+    await using bridge = await startBridge();
     const token = await bridge.openSession("/control-panel");
     await using client = await connectClient(kind, bridge.origin, token);
     const names = (await client.listTools()).map((tool) => tool.name);
@@ -257,7 +257,7 @@ for (const kind of CLIENT_KINDS) {
 }
 
 Deno.test("without a token, or with a bad one, the endpoint answers 401 with a Bearer challenge", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const cases: [string, Record<string, string>, string][] = [
     ["no token", {}, "missing_token"],
@@ -289,7 +289,7 @@ Deno.test("without a token, or with a bad one, the endpoint answers 401 with a B
 });
 
 Deno.test("a Host or an Origin that is not the bridge's is refused with 403", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   // DNS rebinding: a page of evil.example whose name resolves to 127.0.0.1.
   const rebound = await bridge.served.bridge.fetch(
@@ -325,7 +325,7 @@ Deno.test("a Host or an Origin that is not the bridge's is refused with 403", as
 });
 
 Deno.test("an MCP session answers only the token that opened it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const mine = await bridge.openSession("/control-panel");
   const theirs = await bridge.openSession("/control-panel");
   await using client = await connectClient("v1", bridge.origin, mine);
@@ -348,7 +348,7 @@ Deno.test("an MCP session answers only the token that opened it", async () => {
 });
 
 Deno.test("the MCP sessions of a session end with it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using client = await connectClient("v2", bridge.origin, token);
   const result = await client.callTool("disconnect");
@@ -365,7 +365,7 @@ Deno.test("the MCP sessions of a session end with it", async () => {
 });
 
 Deno.test("one session holds at most maxPerSession MCP sessions; its oldest goes first", async () => {
-  await using bridge = startBridge({ mcp: { maxPerSession: 2 } });
+  await using bridge = await startBridge({ mcp: { maxPerSession: 2 } });
   const token = await bridge.openSession("/control-panel");
   const clients: TestClient[] = [];
   for (let i = 0; i < 3; i++) clients.push(await connectClient("v1", bridge.origin, token));
@@ -376,7 +376,7 @@ Deno.test("one session holds at most maxPerSession MCP sessions; its oldest goes
 });
 
 Deno.test("a request without a session id that is not initialize is refused", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const res = await fetch(endpoint(bridge.origin), {
     method: "POST",
@@ -437,7 +437,7 @@ async function ended(reader: ReadableStreamDefaultReader<Uint8Array>, ms = 5_000
 }
 
 Deno.test("a session that ends closes the streams of its MCP clients", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const reader = await openStream(bridge.origin, token);
   const res = await bridge.invoke(token, "disconnect");
@@ -447,7 +447,7 @@ Deno.test("a session that ends closes the streams of its MCP clients", async () 
 });
 
 Deno.test("a bridge that stops closes the streams of its MCP clients", async () => {
-  const bridge = startBridge();
+  const bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const reader = await openStream(bridge.origin, token);
   const stopped = bridge[Symbol.asyncDispose]();
@@ -481,7 +481,7 @@ function callBody(id: number, name: string, args: Record<string, unknown>): stri
 }
 
 Deno.test("a cancelled request is answered, and its invocation withdrawn", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await heldSession(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -516,7 +516,7 @@ Deno.test("a cancelled request is answered, and its invocation withdrawn", async
 });
 
 Deno.test("a client that hangs up withdraws its call from the tab", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await heldSession(bridge);
   await using _tab = tab;
   tab.answerWith = "never";

@@ -33,7 +33,7 @@ Deno.test("aim mcp serves the session's tools over stdio, as the endpoint does",
   const users = createUserStore([
     { username: "alice", passwordHash: await hashPassword("wonderland") },
   ]);
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -115,7 +115,7 @@ Deno.test("aim mcp serves the session's tools over stdio, as the endpoint does",
 });
 
 Deno.test("aim mcp takes the token from AIM_TOKEN only, and never prints it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const url = `${bridge.origin}/control-panel`;
   const onArgv = recordingIO({});
   assert.equal(await main(["mcp", url, "--token", "x".repeat(43)], onArgv.io), 2);

@@ -5,7 +5,7 @@ import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
 
 Deno.test("the channel opens with the tab credential only, from the bridge's own origin", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const protocols = (credential: string) => `aim-tab-v1, aim-credential.${credential}`;
   const credential = credentials.get(token)!;
@@ -50,7 +50,7 @@ Deno.test("the channel opens with the tab credential only, from the bridge's own
 });
 
 Deno.test("a second tab waits for the lease and gets it when the first closes", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   assert.equal((await first.next("lease")).status, "granted");
@@ -75,7 +75,7 @@ Deno.test("a second tab waits for the lease and gets it when the first closes", 
 });
 
 Deno.test("a lease that is not renewed expires and passes to the waiting tab", async () => {
-  await using bridge = startBridge({ leaseMs: 150 });
+  await using bridge = await startBridge({ leaseMs: 150 });
   const token = await bridge.openSession("/control-panel");
   await using first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   assert.equal((await first.next("lease")).leaseMs, 150);
@@ -89,14 +89,14 @@ Deno.test("a lease that is not renewed expires and passes to the waiting tab", a
 
 Deno.test("heartbeats keep the lease past its first end while a second tab waits", async () => {
   let now = Date.now();
-  await using bridge = startBridge({ now: () => now, leaseMs: 1_000 });
+  await using bridge = await startBridge({ now: () => now, leaseMs: 1_000 });
   const token = await bridge.openSession("/control-panel");
   await using first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await first.next("lease");
   await first.register([{ id: "search", handler: () => "from the first tab" }]);
   await using second = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await second.next("lease");
-  const channel = bridge.served.bridge.core.sessions.find(token)!.tab;
+  const channel = (await bridge.served.bridge.core.sessions.find(token))!.tab;
   // 0.6 of a lease between beats, three times: 1.8 leases in all, each beat inside the lease
   // the one before it renewed.
   for (let i = 0; i < 3; i++) {
@@ -133,7 +133,7 @@ Deno.test("heartbeats keep the lease past its first end while a second tab waits
 });
 
 Deno.test("a reload moves the session to the new page once the new tab owns it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await first.next("lease");
@@ -153,7 +153,7 @@ Deno.test("a reload moves the session to the new page once the new tab owns it",
 });
 
 Deno.test("a malformed message closes only that channel, with a reason", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const cases: [unknown, number, RegExp][] = [
     ["not json", CloseCode.Malformed, /not valid JSON/],
     [{ type: "launch" }, CloseCode.Malformed, /malformed message/],
@@ -193,7 +193,7 @@ Deno.test("a malformed message closes only that channel, with a reason", async (
 });
 
 Deno.test("a message before hello closes the channel", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel", hello: false });
   tab.send({ type: "heartbeat" });
@@ -204,7 +204,7 @@ Deno.test("a message before hello closes the channel", async () => {
 });
 
 Deno.test("a channel that never says hello is closed after the hello timeout, and frees its place", async () => {
-  await using bridge = startBridge({ helloTimeoutMs: 100 });
+  await using bridge = await startBridge({ helloTimeoutMs: 100 });
   const token = await bridge.openSession("/control-panel");
   const silent = await FakeTab.open(bridge.origin, { token, page: "/control-panel", hello: false });
   // Bounded, so that a bridge that never closes it fails the test instead of hanging it.
@@ -226,7 +226,9 @@ Deno.test("a channel that never says hello is closed after the hello timeout, an
 });
 
 Deno.test("an oversized message closes the channel with 1009; a large state is cut, not refused", async () => {
-  await using bridge = startBridge({ limits: { maxMessageBytes: 4096, maxStateBytes: 1024 } });
+  await using bridge = await startBridge({
+    limits: { maxMessageBytes: 4096, maxStateBytes: 1024 },
+  });
   const token = await bridge.openSession("/control-panel");
   const big = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await big.next("lease");
@@ -248,7 +250,7 @@ Deno.test("an oversized message closes the channel with 1009; a large state is c
 });
 
 Deno.test("register() rejects invalid and reserved actions and keeps the valid ones", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -282,7 +284,7 @@ Deno.test("register() rejects invalid and reserved actions and keeps the valid o
 });
 
 Deno.test("state snapshots lose keys that look like secrets", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -304,7 +306,7 @@ Deno.test("state snapshots lose keys that look like secrets", async () => {
 });
 
 Deno.test("a late result after a timeout is ignored and the channel keeps working", async () => {
-  await using bridge = startBridge({ tabTimeoutMs: 80 });
+  await using bridge = await startBridge({ tabTimeoutMs: 80 });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -321,7 +323,7 @@ Deno.test("a late result after a timeout is ignored and the channel keeps workin
 });
 
 Deno.test("shutting the bridge down tells the tabs and closes them", async () => {
-  const bridge = startBridge();
+  const bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -332,7 +334,7 @@ Deno.test("shutting the bridge down tells the tabs and closes them", async () =>
 });
 
 Deno.test("shutting the bridge down answers the invocation under way before it ends the session", async () => {
-  const bridge = startBridge();
+  const bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -356,7 +358,7 @@ Deno.test("shutting the bridge down answers the invocation under way before it e
 
 Deno.test("a session that expires while its tab is open tells the tab why and closes it", async () => {
   let now = Date.now();
-  await using bridge = startBridge({ now: () => now, idleMs: 60_000, leaseMs: 3_600_000 });
+  await using bridge = await startBridge({ now: () => now, idleMs: 60_000, leaseMs: 3_600_000 });
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -367,7 +369,7 @@ Deno.test("a session that expires while its tab is open tells the tab why and cl
 });
 
 Deno.test("only the owner's answer to the invocation in progress counts", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using owner = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await owner.next("lease");
@@ -375,7 +377,7 @@ Deno.test("only the owner's answer to the invocation in progress counts", async 
   owner.answerWith = "never";
   await using waiting = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await waiting.next("lease");
-  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const session = (await bridge.served.bridge.core.sessions.find(token))!;
   const awaited: string[] = [];
   const pending = bridge.served.bridge.core.invoke(session, { actionId: "search", input: "x" }, {
     onAwaiting: (message) => awaited.push(message),
@@ -398,7 +400,7 @@ Deno.test("only the owner's answer to the invocation in progress counts", async 
 });
 
 Deno.test("a registration and a state snapshot each replace the tab's previous one", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -419,7 +421,7 @@ Deno.test("a registration and a state snapshot each replace the tab's previous o
 });
 
 Deno.test("a session that ends tells every tab, waiting ones too, and closes each with 4001", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tabs = [];
   for (let i = 0; i < 3; i++) {
@@ -437,7 +439,7 @@ Deno.test("a session that ends tells every tab, waiting ones too, and closes eac
 });
 
 Deno.test("a close reason is cut to the 123 bytes a WebSocket allows, whatever its characters", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -453,13 +455,13 @@ Deno.test("a close reason is cut to the 123 bytes a WebSocket allows, whatever i
 });
 
 Deno.test("a tab that says the person must confirm gets the confirmation timeout, not the tab timeout", async () => {
-  await using bridge = startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 10_000 });
+  await using bridge = await startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 10_000 });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
   await tab.register([{ id: "pay", consequential: true }]);
   tab.answerWith = "never";
-  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const session = (await bridge.served.bridge.core.sessions.find(token))!;
   const awaited: string[] = [];
   let heard!: () => void;
   const awaiting = new Promise<void>((resolve) => heard = resolve);
@@ -491,9 +493,9 @@ Deno.test("a tab that says the person must confirm gets the confirmation timeout
 Deno.test("a socket that opens after its session ended is told so and closed with 4001", async () => {
   // The race between the handshake's check and the open, played on the core: the session
   // ends first, the socket's port connects after.
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { core } = bridge.served.bridge;
-  const session = core.sessions.find(await bridge.openSession("/control-panel"))!;
+  const session = (await core.sessions.find(await bridge.openSession("/control-panel")))!;
   core.sessions.end(session, "disconnected");
   const sent: unknown[] = [];
   const closed: number[] = [];
@@ -506,7 +508,7 @@ Deno.test("a socket that opens after its session ended is told so and closed wit
 });
 
 Deno.test("a confirmation the person never gives ends in 504 tab_timeout, and the tab is told to withdraw it", async () => {
-  await using bridge = startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 300 });
+  await using bridge = await startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 300 });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -528,7 +530,7 @@ Deno.test("a confirmation the person never gives ends in 504 tab_timeout, and th
 });
 
 Deno.test("a tab that never said hello is closed when its session ends", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const silent = await FakeTab.open(bridge.origin, { token, page: "/control-panel", hello: false });
   const res = await bridge.invoke(token, "disconnect", {});
@@ -538,7 +540,9 @@ Deno.test("a tab that never said hello is closed when its session ends", async (
 });
 
 Deno.test("channel limits count bytes, not characters", async () => {
-  await using bridge = startBridge({ limits: { maxMessageBytes: 4096, maxStateBytes: 2048 } });
+  await using bridge = await startBridge({
+    limits: { maxMessageBytes: 4096, maxStateBytes: 2048 },
+  });
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -556,7 +560,7 @@ Deno.test("channel limits count bytes, not characters", async () => {
 });
 
 Deno.test("a hello for a page that is not on this site, or no page path at all, closes the channel", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/does-not-exist/at/all" });
   const closed = await tab.closed;
@@ -574,7 +578,7 @@ Deno.test("a hello for a page that is not on this site, or no page path at all, 
 });
 
 Deno.test("one session takes a bounded number of tabs at once", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tabs: FakeTab[] = [];
   for (let i = 0; i < 8; i++) {

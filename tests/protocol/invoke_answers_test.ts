@@ -13,7 +13,7 @@ const PAGE = "/control-panel";
 
 /** A bridge, a session and a tab on PAGE whose `add` action appends to its `rows` state. */
 async function setup(): Promise<{ bridge: TestBridge; token: string; tab: FakeTab }> {
-  const bridge = startBridge();
+  const bridge = await startBridge();
   const token = await bridge.openSession(PAGE);
   const tab = await FakeTab.open(bridge.origin, { token, page: PAGE });
   await tab.next("lease");

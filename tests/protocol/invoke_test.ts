@@ -41,7 +41,7 @@ async function connected(bridge: TestBridge): Promise<{ token: string; tab: Fake
 }
 
 Deno.test("invoke() runs a tab action and answers its result and the state after it", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.stateAfter = (_id, q) => ({ query: q });
@@ -62,7 +62,7 @@ Deno.test("invoke() runs a tab action and answers its result and the state after
 });
 
 Deno.test("the owner's log hears of every invocation that names an action, refused ones and server actions too", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   await expectError(await bridge.invoke(token, "launch_rockets", "x"), 404, "unknown_action");
@@ -87,7 +87,7 @@ Deno.test("the owner's log hears of every invocation that names an action, refus
 });
 
 Deno.test("invoke() answers 400 bad_request for bodies that are not JSON or of the wrong shape", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const send = (body: string, type = "application/json") =>
@@ -118,7 +118,7 @@ Deno.test("invoke() answers 400 bad_request for bodies that are not JSON or of t
 });
 
 Deno.test("invoke() answers 413 payload_too_large over the body limit", async () => {
-  await using bridge = startBridge({ limits: { maxBodyBytes: 1024 } });
+  await using bridge = await startBridge({ limits: { maxBodyBytes: 1024 } });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const res = await bridge.invoke(token, "search", "x".repeat(2000));
@@ -143,7 +143,7 @@ Deno.test("invoke() answers 413 payload_too_large over the body limit", async ()
 });
 
 Deno.test("invoke() answers 401 missing_token and invalid_token with WWW-Authenticate", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const none = await bridge.fetch("/__aim/invoke", {
     method: "POST",
     headers: { "Content-Type": "application/json" },
@@ -159,7 +159,7 @@ Deno.test("invoke() answers 401 missing_token and invalid_token with WWW-Authent
 });
 
 Deno.test("invoke() answers 404 unknown_action with the available actions", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const body = await expectError(
@@ -173,7 +173,7 @@ Deno.test("invoke() answers 404 unknown_action with the available actions", asyn
 });
 
 Deno.test("invoke() answers 400 invalid_input with the schema, the example and a hint", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const wrapped = await expectError(
@@ -207,7 +207,7 @@ Deno.test("invoke() answers 400 invalid_input with the schema, the example and a
 });
 
 Deno.test("invoke() refuses __proto__ and constructor keys without polluting prototypes", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   for (
@@ -229,7 +229,7 @@ Deno.test("invoke() refuses __proto__ and constructor keys without polluting pro
 });
 
 Deno.test("invoke() answers 403 login_required for a protected action, whatever the snapshot claims", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.setState({ authenticated: true, user: { username: "mallory" } });
@@ -245,7 +245,7 @@ Deno.test("invoke() answers 403 login_required for a protected action, whatever 
 });
 
 Deno.test("login attaches the identity, shows protected actions, and logout keeps the token", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const wrong = await bridge.invoke(token, "login", { username: "alice", password: "nope" });
@@ -286,7 +286,7 @@ Deno.test("login attaches the identity, shows protected actions, and logout keep
 });
 
 Deno.test("failed logins are rate limited per session with 429 and Retry-After", async () => {
-  await using bridge = startBridge({ users, loginAttempts: { max: 3, windowMs: 60_000 } });
+  await using bridge = await startBridge({ users, loginAttempts: { max: 3, windowMs: 60_000 } });
   const token = await bridge.openSession("/control-panel");
   for (let i = 0; i < 3; i++) {
     await expectError(
@@ -305,7 +305,7 @@ Deno.test("failed logins are rate limited per session with 429 and Retry-After",
 });
 
 Deno.test("failed logins from one client are rate limited per account across its sessions", async () => {
-  await using bridge = startBridge({ users, loginAttempts: { max: 2, windowMs: 60_000 } });
+  await using bridge = await startBridge({ users, loginAttempts: { max: 2, windowMs: 60_000 } });
   for (let i = 0; i < 2; i++) {
     const token = await bridge.openSession("/control-panel");
     await expectError(
@@ -320,7 +320,7 @@ Deno.test("failed logins from one client are rate limited per account across its
 });
 
 Deno.test("a self-minted token gets 409 browser_not_connected for browser actions, server actions work", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const token = await bridge.openSession("/control-panel");
   const body = await expectError(
     await bridge.invoke(token, "search", "pending"),
@@ -340,7 +340,7 @@ Deno.test("a self-minted token gets 409 browser_not_connected for browser action
 });
 
 Deno.test("invoke() answers 409 browser_not_connected when the tab has gone", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await tab.close();
   const res = await bridge.invoke(token, "search", "pending");
@@ -348,7 +348,7 @@ Deno.test("invoke() answers 409 browser_not_connected when the tab has gone", as
 });
 
 Deno.test("invoke() answers 422 action_failed with the page's message", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.handlers.set("search", () => {
@@ -360,7 +360,7 @@ Deno.test("invoke() answers 422 action_failed with the page's message", async ()
 });
 
 Deno.test("invoke() answers 403 declined when the person declines", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "decline";
@@ -368,7 +368,7 @@ Deno.test("invoke() answers 403 declined when the person declines", async () => 
 });
 
 Deno.test("invoke() answers 504 tab_timeout when the tab never answers, and keeps serving", async () => {
-  await using bridge = startBridge({ tabTimeoutMs: 100 });
+  await using bridge = await startBridge({ tabTimeoutMs: 100 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -378,7 +378,7 @@ Deno.test("invoke() answers 504 tab_timeout when the tab never answers, and keep
 });
 
 Deno.test("invoke() answers 409 when the tab disconnects mid-invocation", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   tab.answerWith = "never";
   const pending = bridge.invoke(token, "search", "x");
@@ -389,7 +389,7 @@ Deno.test("invoke() answers 409 when the tab disconnects mid-invocation", async 
 });
 
 Deno.test("invoke() answers 429 too_many_requests with Retry-After when too many are in flight", async () => {
-  await using bridge = startBridge({ limits: { maxInFlight: 2 }, tabTimeoutMs: 5_000 });
+  await using bridge = await startBridge({ limits: { maxInFlight: 2 }, tabTimeoutMs: 5_000 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const release: (() => void)[] = [];
@@ -410,7 +410,7 @@ Deno.test("invoke() counts server actions against the invocations in flight of a
   const held: (() => void)[] = [];
   let running!: () => void;
   const twoRunning = new Promise<void>((resolve) => running = resolve);
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     limits: { maxInFlight: 2 },
     serverActions: [{
       id: "slow",
@@ -442,7 +442,7 @@ Deno.test("invoke() counts server actions against the invocations in flight of a
 });
 
 Deno.test("invoke() relays invocations to the tab one at a time", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   let running = 0;
@@ -468,7 +468,7 @@ Deno.test("invoke() relays invocations to the tab one at a time", async () => {
 });
 
 Deno.test("invoke() with an Idempotency-Key never runs an action twice", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   let runs = 0;
@@ -516,7 +516,7 @@ Deno.test("invoke() with an Idempotency-Key never runs an action twice", async (
 });
 
 Deno.test("a request refused before it ran runs when retried with the same Idempotency-Key once it is allowed", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const token = await bridge.openSession("/control-panel");
   const search = { "Idempotency-Key": "search-1" };
   const approve = { "Idempotency-Key": "approve-3" };
@@ -563,7 +563,7 @@ Deno.test("a request refused before it ran runs when retried with the same Idemp
 
 Deno.test("a session remembers its last 256 Idempotency-Keys: the 257th forgets the first", async () => {
   let runs = 0;
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     serverActions: [{
       id: "count",
       description: "Count one run",
@@ -584,11 +584,11 @@ Deno.test("a session remembers its last 256 Idempotency-Keys: the 257th forgets 
   assert.equal(runs, 257);
   // The first is forgotten: a retry with it is a new request, and runs.
   assert.equal(await call("key-0"), 258);
-  assert.equal(bridge.served.bridge.core.sessions.find(token)!.idempotency.size, 256);
+  assert.equal((await bridge.served.bridge.core.sessions.find(token))!.idempotency.size, 256);
 });
 
 Deno.test("idempotency keys belong to one session", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const one = await connected(bridge);
   await using _one = one.tab;
   const token2 = await bridge.openSession("/orders");
@@ -608,7 +608,7 @@ Deno.test("idempotency keys belong to one session", async () => {
 });
 
 Deno.test("invoke() refuses a cookie-authenticated request from another origin", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const res = await bridge.fetch("/__aim/invoke", {
@@ -625,13 +625,13 @@ Deno.test("invoke() refuses a cookie-authenticated request from another origin",
 });
 
 Deno.test("invoke() answers 405 to other methods", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await bridge.fetch("/__aim/invoke");
   await expectError(res, 405, "method_not_allowed", { Allow: "POST" });
 });
 
 Deno.test("a tab cannot drop the protected or consequential flags its page's HTML declares", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -652,7 +652,7 @@ Deno.test("a tab cannot drop the protected or consequential flags its page's HTM
 });
 
 Deno.test("invoke() never relays an action the tab did not register, even one the HTML declares", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -668,7 +668,7 @@ Deno.test("invoke() never relays an action the tab did not register, even one th
 });
 
 Deno.test("invoke() counts the tab timeout from the request, queue included", async () => {
-  await using bridge = startBridge({ tabTimeoutMs: 150 });
+  await using bridge = await startBridge({ tabTimeoutMs: 150 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -681,7 +681,7 @@ Deno.test("invoke() counts the tab timeout from the request, queue included", as
 });
 
 Deno.test("invoke() withdraws an invocation whose agent hung up before it ran", async () => {
-  await using bridge = startBridge({ tabTimeoutMs: 5_000 });
+  await using bridge = await startBridge({ tabTimeoutMs: 5_000 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const release: (() => void)[] = [];
@@ -700,7 +700,7 @@ Deno.test("invoke() withdraws an invocation whose agent hung up before it ran", 
     signal: abort.signal,
   }).catch((error) => error);
   // Wait until the bridge queued it: the session's in-flight count says so.
-  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const session = (await bridge.served.bridge.core.sessions.find(token))!;
   while (session.inFlight < 2) await new Promise((resolve) => setTimeout(resolve, 5));
   abort.abort();
   assert.ok((await second) instanceof Error);
@@ -712,7 +712,7 @@ Deno.test("invoke() withdraws an invocation whose agent hung up before it ran", 
 });
 
 Deno.test("failed logins sent in parallel cannot slip past the rate limit", async () => {
-  await using bridge = startBridge({ users, loginAttempts: { max: 3, windowMs: 60_000 } });
+  await using bridge = await startBridge({ users, loginAttempts: { max: 3, windowMs: 60_000 } });
   const tokens = await Promise.all(Array.from({ length: 12 }, () => bridge.openSession("/")));
   const answers = await Promise.all(
     tokens.map((t) => bridge.invoke(t, "login", { username: "alice", password: "guess" })),
@@ -724,7 +724,7 @@ Deno.test("failed logins sent in parallel cannot slip past the rate limit", asyn
 });
 
 Deno.test("secrets sent by mistake appear in no error and no activity entry", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   const wrapped = await expectError(

@@ -30,7 +30,7 @@ async function readBoth(
 }
 
 Deno.test("manifest() without a token is the public catalog with empty state", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const body = await readBoth(bridge.origin, "/control-panel");
   assert.equal(body.protocol, "AIP");
   assert.equal(body.page, "/control-panel");
@@ -63,7 +63,7 @@ Deno.test("manifest() without a token is the public catalog with empty state", a
 });
 
 Deno.test("manifest() reads a form's named fields and labels into an object schema", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const body = await readBoth(bridge.origin, "/orders");
   const order = (body.actions as Record<string, unknown>[]).find((a) => a.id === "place_order");
   assert.deepEqual(order?.input_schema, {
@@ -79,13 +79,13 @@ Deno.test("manifest() reads a form's named fields and labels into an object sche
 });
 
 Deno.test("manifest() serves / at /index.json", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const body = await readBoth(bridge.origin, "/index");
   assert.equal(body.page, "/");
 });
 
 Deno.test("manifest() re-reads a page when its file changes", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const first = await readBoth(bridge.origin, "/control-panel");
   const before = (first.actions as unknown[]).length;
   assert.equal(before, 4);
@@ -107,7 +107,7 @@ Deno.test("manifest() re-reads a page when its file changes", async () => {
 });
 
 Deno.test("manifest() returns 404 not_found for a missing page and a page without declarations", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   for (const path of ["/nope.json", "/plain.json", "/nope.toon", "/%2e%2e/etc/passwd.json"]) {
     const res = await bridge.fetch(path);
     assert.equal(res.status, 404, path);
@@ -119,7 +119,7 @@ Deno.test("manifest() returns 404 not_found for a missing page and a page withou
 });
 
 Deno.test("manifest() returns 401 invalid_token for an unknown, malformed or non-Bearer token", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const cases: Record<string, string>[] = [
     { Authorization: "Bearer not-a-token" },
     { Authorization: `Bearer ${"A".repeat(43)}` },
@@ -140,7 +140,7 @@ Deno.test("manifest() returns 401 invalid_token for an unknown, malformed or non
 });
 
 Deno.test("manifest() with a self-minted token lists the server actions only", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const body = await readBoth(bridge.origin, "/control-panel", {
     Authorization: `Bearer ${token}`,
@@ -152,14 +152,14 @@ Deno.test("manifest() with a self-minted token lists the server actions only", a
 });
 
 Deno.test("manifest() with the cookie works like the Bearer header", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const body = await readBoth(bridge.origin, "/control-panel", { Cookie: `aim_session=${token}` });
   assert.equal(body.state_scope, "session");
 });
 
 Deno.test("manifest() with a tab shows the session's live state and registered actions", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -184,7 +184,7 @@ Deno.test("manifest() with a tab shows the session's live state and registered a
 });
 
 Deno.test("manifest() returns 409 when the session is on another page", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -202,7 +202,7 @@ Deno.test("manifest() returns 409 when the session is on another page", async ()
 });
 
 Deno.test("sitemap lists every agent-enabled page in JSON and TOON", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const json = await bridge.fetch("/sitemap.json");
   assert.equal(json.status, 200);
   const body = Sitemap.parse(await json.json());
@@ -220,7 +220,7 @@ Deno.test("sitemap lists every agent-enabled page in JSON and TOON", async () =>
 });
 
 Deno.test("sitemap never carries session data", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const res = await bridge.fetch("/sitemap.json", {
     headers: { Authorization: `Bearer ${token}` },
@@ -231,7 +231,7 @@ Deno.test("sitemap never carries session data", async () => {
 });
 
 Deno.test("schema.json publishes the manifest's JSON Schema from the zod schemas", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await bridge.fetch("/__aim/schema.json");
   assert.equal(res.status, 200);
   const body = await res.json();
@@ -262,14 +262,14 @@ Deno.test("schema.json publishes the manifest's JSON Schema from the zod schemas
 });
 
 Deno.test("a static JSON file is still served when no page claims its path", async () => {
-  await using bridge = startBridge({ site: { ...BASIC_SITE } });
+  await using bridge = await startBridge({ site: { ...BASIC_SITE } });
   const res = await bridge.fetch("/data.json");
   assert.equal(res.status, 200);
   assert.deepEqual(await res.json(), { static: true });
 });
 
 Deno.test("manifest() returns 409 for a session opened on another page, even without a tab", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/");
   const res = await bridge.fetch("/control-panel.json", {
     headers: { Authorization: `Bearer ${token}` },
@@ -282,12 +282,12 @@ Deno.test("manifest() returns 409 for a session opened on another page, even wit
 });
 
 Deno.test("manifest paths answer errors with the manifest headers too", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const post = await bridge.fetch("/control-panel.json", { method: "POST" });
   assert.equal(post.status, 404);
   assertManifestHeaders(post);
   await post.body?.cancel();
-  const { port } = bridge.served;
+  const { port } = bridge;
   const conn = await Deno.connect({ hostname: "127.0.0.1", port });
   await conn.write(
     new TextEncoder().encode(
@@ -306,7 +306,7 @@ Deno.test("manifest paths answer errors with the manifest headers too", async ()
 });
 
 Deno.test("sitemap shows a page added while the bridge runs", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const paths = async () =>
     Sitemap.parse(await (await bridge.fetch("/sitemap.json")).json()).pages.map((p) => p.path);
   assert.ok(!(await paths()).includes("/added"));
@@ -321,7 +321,7 @@ Deno.test("sitemap shows a page added while the bridge runs", async () => {
 });
 
 Deno.test("manifest() never offers disconnect or a consequential action as the example when a safe one exists", async () => {
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     site: {
       "only-risky.html": `<aim-action name="pay" description="Pay the invoice now" consequential
         input-example="inv-1"></aim-action>`,

@@ -13,7 +13,7 @@ function post(origin: string, body: unknown, headers: Record<string, string> = {
 }
 
 Deno.test("session() answers a token, its expiry and page, and sets a strict HttpOnly cookie", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await post(bridge.origin, { page: "/control-panel" }, { Origin: bridge.origin });
   assert.equal(res.status, 200);
   const body = await res.json();
@@ -31,14 +31,14 @@ Deno.test("session() answers a token, its expiry and page, and sets a strict Htt
 });
 
 Deno.test("session() gives every page load its own 256-bit token", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const tokens = new Set<string>();
   for (let i = 0; i < 20; i++) tokens.add(await bridge.openSession("/control-panel"));
   assert.equal(tokens.size, 20);
 });
 
 Deno.test("session() resumes the page's own session with its credential and token, re-attached to the page", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -64,14 +64,14 @@ Deno.test("session() resumes the page's own session with its credential and toke
 });
 
 Deno.test("session() with an expired or unknown cookie starts a new session", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const res = await post(bridge.origin, { page: "/" }, { Cookie: `aim_session=${"x".repeat(43)}` });
   assert.equal(res.status, 200);
   assert.notEqual((await res.json()).sessionToken, "x".repeat(43));
 });
 
 Deno.test("session() refuses another origin with 403 and sets no cookie", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const cases: Record<string, string>[] = [
     { Origin: "https://evil.example" },
     { Origin: "null" },
@@ -85,7 +85,7 @@ Deno.test("session() refuses another origin with 403 and sets no cookie", async 
 });
 
 Deno.test("session() answers 400 bad_request for bad bodies and 404 for unknown pages", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const cases: [unknown, Record<string, string>, number][] = [
     ["{not json", {}, 400],
     [{}, {}, 400],
@@ -134,7 +134,7 @@ Deno.test("session() sets a __Host- cookie, Secure, behind HTTPS", async () => {
 
 Deno.test("a session expires after its idle time and use renews it", async () => {
   let now = Date.now();
-  await using bridge = startBridge({ now: () => now, idleMs: 60_000 });
+  await using bridge = await startBridge({ now: () => now, idleMs: 60_000 });
   const token = await bridge.openSession("/control-panel");
   const read = () =>
     bridge.fetch("/control-panel.json", { headers: { Authorization: `Bearer ${token}` } });
@@ -148,7 +148,7 @@ Deno.test("a session expires after its idle time and use renews it", async () =>
 
 Deno.test("a session's idle time is never over one hour", async () => {
   let now = Date.now();
-  await using bridge = startBridge({ now: () => now, idleMs: 10 * 3600_000 });
+  await using bridge = await startBridge({ now: () => now, idleMs: 10 * 3600_000 });
   const token = await bridge.openSession("/control-panel");
   const read = () =>
     bridge.fetch("/control-panel.json", { headers: { Authorization: `Bearer ${token}` } });
@@ -162,7 +162,7 @@ Deno.test("a session's idle time is never over one hour", async () => {
 
 Deno.test("a tab that connects gives its session the full idle time of a session in use", async () => {
   let now = Date.now();
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     now: () => now,
     freshIdleMs: 120_000,
     idleMs: 600_000,
@@ -184,7 +184,7 @@ Deno.test("a tab that connects gives its session the full idle time of a session
 Deno.test("a tab heartbeat renews the session", async () => {
   let now = Date.now();
   // A lease longer than the jumps of this clock, so that only the session's expiry is tested.
-  await using bridge = startBridge({ now: () => now, idleMs: 60_000, leaseMs: 600_000 });
+  await using bridge = await startBridge({ now: () => now, idleMs: 60_000, leaseMs: 600_000 });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -199,7 +199,7 @@ Deno.test("a tab heartbeat renews the session", async () => {
 });
 
 Deno.test("disconnect ends the session: its token answers 401 and the tab is told", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -220,19 +220,19 @@ Deno.test("no session survives a restart of the bridge", async () => {
   Deno.writeTextFileSync(`${root.path}/index.html`, `<aim-state name="x"></aim-state>`);
   let token: string;
   {
-    await using first = startBridge({ root: root.path });
+    await using first = await startBridge({ root: root.path });
     token = await first.openSession("/");
   }
-  await using second = startBridge({ root: root.path });
+  await using second = await startBridge({ root: root.path });
   const res = await second.fetch("/index.json", { headers: { Authorization: `Bearer ${token}` } });
   await expectError(res, 401, "invalid_token");
 });
 
 Deno.test("a token is kept only as a hash", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const store = bridge.served.bridge.core.sessions;
-  const session = store.find(token)!;
+  const session = (await store.find(token))!;
   assert.ok(session);
   assert.notEqual(session.tokenHash, token);
   const seen = new Set<unknown>();
@@ -248,7 +248,7 @@ Deno.test("a token is kept only as a hash", async () => {
 });
 
 Deno.test("session() re-attaches by the page's cookie only, never by an agent's Bearer token", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const res = await post(bridge.origin, { page: "/" }, { Authorization: `Bearer ${token}` });
   const body = await res.json();
@@ -261,7 +261,7 @@ Deno.test("session() re-attaches by the page's cookie only, never by an agent's 
 });
 
 Deno.test("a full bridge refuses new sessions with 429 and never ends a live one", async () => {
-  await using bridge = startBridge({ maxSessions: 3 });
+  await using bridge = await startBridge({ maxSessions: 3 });
   const tokens = await Promise.all([1, 2, 3].map(() => bridge.openSession("/control-panel")));
   // In use: an agent has read each one.
   for (const token of tokens) {

@@ -42,7 +42,7 @@ async function invoke(bridge: TestBridge, token: string, actionId: string, input
 const REQUESTS = [{ id: "req-3", status: "pending" }];
 
 Deno.test("an action whose page work ends after its handler returns is answered after that work, with the state it left", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -73,7 +73,7 @@ Deno.test("an action whose page work ends after its handler returns is answered 
 });
 
 Deno.test("a page action whose declared work outlasted the settle timeout is answered with settled false", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -88,7 +88,7 @@ Deno.test("a page action whose declared work outlasted the settle timeout is ans
 });
 
 Deno.test("a tab that says nothing of settling answers as before: settled true", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.handlers.set("reload", () => ({ reloaded: true }));
@@ -100,7 +100,7 @@ Deno.test("a tab that says nothing of settling answers as before: settled true",
 });
 
 Deno.test("login waits for the tab's settled message and answers with the state the tab reported before it", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.settle = "manual";
@@ -124,7 +124,7 @@ Deno.test("login waits for the tab's settled message and answers with the state 
 });
 
 Deno.test("logout waits for the tab's settled message too", async () => {
-  await using bridge = startBridge({ users });
+  await using bridge = await startBridge({ users });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   assert.equal((await invoke(bridge, token, "login", ALICE)).body.settled, true);
@@ -143,7 +143,7 @@ Deno.test("logout waits for the tab's settled message too", async () => {
 });
 
 Deno.test("an app's server action that signs in waits for the tab like login", async () => {
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     serverActions: [{
       id: "sign_in_as_guest",
       description: "Sign in as the guest",
@@ -169,7 +169,7 @@ Deno.test("an app's server action that signs in waits for the tab like login", a
 });
 
 Deno.test("a sign-in the tab does not settle within the settle timeout is answered with settled false", async () => {
-  await using bridge = startBridge({ users, settleTimeoutMs: 200 });
+  await using bridge = await startBridge({ users, settleTimeoutMs: 200 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.settle = "manual";
@@ -190,7 +190,7 @@ Deno.test("a sign-in the tab does not settle within the settle timeout is answer
 });
 
 Deno.test("a settled message from a tab that does not hold the session does not end the wait", async () => {
-  await using bridge = startBridge({ users, settleTimeoutMs: 500 });
+  await using bridge = await startBridge({ users, settleTimeoutMs: 500 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.settle = "manual";
@@ -205,7 +205,7 @@ Deno.test("a settled message from a tab that does not hold the session does not 
 });
 
 Deno.test("a tab that goes away while the bridge waits for it ends the wait at once: settled false", async () => {
-  await using bridge = startBridge({ users, settleTimeoutMs: 10_000 });
+  await using bridge = await startBridge({ users, settleTimeoutMs: 10_000 });
   const { token, tab } = await connected(bridge);
   tab.settle = "manual";
   const answer = invoke(bridge, token, "login", ALICE);
@@ -218,7 +218,7 @@ Deno.test("a tab that goes away while the bridge waits for it ends the wait at o
 });
 
 Deno.test("with no tab holding the session, login answers at once with settled true: nothing reacts", async () => {
-  await using bridge = startBridge({ users, settleTimeoutMs: 10_000 });
+  await using bridge = await startBridge({ users, settleTimeoutMs: 10_000 });
   const token = await bridge.openSession("/control-panel");
   const { status, body, ms } = await invoke(bridge, token, "login", ALICE);
   assert.equal(status, 200);
@@ -228,7 +228,7 @@ Deno.test("with no tab holding the session, login answers at once with settled t
 });
 
 Deno.test("the session message carries the settle timeout, and a settle id only when the bridge waits", async () => {
-  await using bridge = startBridge({ users, settleTimeoutMs: 1234 });
+  await using bridge = await startBridge({ users, settleTimeoutMs: 1234 });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   const granted = await tab.next("session");

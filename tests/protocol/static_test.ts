@@ -23,7 +23,7 @@ async function raw(port: number, target: string, host = `127.0.0.1:${port}`): Pr
 }
 
 Deno.test("static files are served with clean URLs and their content types", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const cases: [string, string, RegExp][] = [
     ["/", "text/html; charset=utf-8", /Home/],
     ["/index.html", "text/html; charset=utf-8", /Home/],
@@ -46,7 +46,7 @@ Deno.test("static files are served with clean URLs and their content types", asy
 });
 
 Deno.test("a path that does not exist answers 404 not_found", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   for (const path of ["/missing", "/missing.css", "/orders/missing.html", "/.hidden"]) {
     await expectError(await bridge.fetch(path), 404, "not_found");
   }
@@ -60,7 +60,7 @@ Deno.test("paths are confined to the site root: dot segments, encoded dots and s
     `${outside}/secret.html`,
     `<aim-action name="steal" description="Outside the root"></aim-action>`,
   );
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   Deno.symlinkSync(`${outside}/secret.txt`, `${bridge.root}/link.txt`);
   Deno.symlinkSync(`${outside}/secret.html`, `${bridge.root}/linked-page.html`);
   Deno.symlinkSync(outside, `${bridge.root}/linked-dir`);
@@ -82,7 +82,7 @@ Deno.test("paths are confined to the site root: dot segments, encoded dots and s
     "/index.html%00.css",
   ];
   for (const target of targets) {
-    const response = await raw(bridge.served.port, target);
+    const response = await raw(bridge.port, target);
     assert.match(response, /^HTTP\/1\.1 (404|400)/, target);
     assert.ok(!response.includes("TOP SECRET"), target);
     assert.ok(!response.includes("TOKEN=1"), target);
@@ -93,8 +93,8 @@ Deno.test("paths are confined to the site root: dot segments, encoded dots and s
 });
 
 Deno.test("a loopback bridge refuses a Host that is not a loopback name", async () => {
-  await using bridge = startBridge();
-  const { port } = bridge.served;
+  await using bridge = await startBridge();
+  const { port } = bridge;
   for (const host of ["evil.example", "evil.example:80", "127.0.0.1.nip.io", "10.0.0.1", ""]) {
     const response = await raw(port, "/control-panel.json", host);
     assert.match(response, /^HTTP\/1\.1 (403|400)/, host);
@@ -113,15 +113,15 @@ Deno.test("a loopback bridge refuses a Host that is not a loopback name", async 
 });
 
 Deno.test("allowedHosts extends the loopback Host check", async () => {
-  await using bridge = startBridge({ allowedHosts: ["aim.test"] });
-  const { port } = bridge.served;
+  await using bridge = await startBridge({ allowedHosts: ["aim.test"] });
+  const { port } = bridge;
   assert.match(await raw(port, "/", `aim.test:${port}`), /^HTTP\/1\.1 200/);
   assert.match(await raw(port, "/", "other.test"), /^HTTP\/1\.1 403/);
 });
 
 Deno.test("an absolute request line naming another host is refused like its Host", async () => {
-  await using bridge = startBridge();
-  const { port } = bridge.served;
+  await using bridge = await startBridge();
+  const { port } = bridge;
   const response = await raw(port, "http://evil.example/control-panel.json");
   assert.match(response, /^HTTP\/1\.1 403/);
   assert.match(response, /forbidden_host/);

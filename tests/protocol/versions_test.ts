@@ -23,7 +23,7 @@ async function version(bridge: TestBridge, token: string): Promise<number> {
 }
 
 Deno.test("state_version increases on each kind of change, and only then", async () => {
-  await using bridge = startBridge({ users: USERS });
+  await using bridge = await startBridge({ users: USERS });
   const token = await bridge.openSession("/control-panel");
   const seen = [await version(bridge, token)];
   const step = async (what: string, change: () => Promise<unknown> | unknown) => {
@@ -52,7 +52,7 @@ Deno.test("state_version increases on each kind of change, and only then", async
 });
 
 Deno.test("If-None-Match with the current ETag answers 304 with no body, and 200 after a change", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -88,7 +88,7 @@ Deno.test("If-None-Match with the current ETag answers 304 with no body, and 200
 });
 
 Deno.test("If-Match with a stale state_version answers 409 stale_state and does not run the action", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -119,7 +119,7 @@ Deno.test("If-Match with a stale state_version answers 409 stale_state and does 
 });
 
 Deno.test("a long poll (Prefer: wait) returns as soon as the state changes, and 304 when it does not in time", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -148,7 +148,7 @@ Deno.test("a long poll (Prefer: wait) returns as soon as the state changes, and 
 
 Deno.test("a change document (merge patch) from a held version gives the new manifest when applied", async () => {
   const { applyMergePatch } = await import("../../bridge/protocol/merge_patch.ts");
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -182,7 +182,7 @@ Deno.test("a change document (merge patch) from a held version gives the new man
 });
 
 Deno.test("the event stream delivers the session's changes in order and resumes from Last-Event-ID", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -230,7 +230,7 @@ Deno.test("the event stream delivers the session's changes in order and resumes 
 });
 
 Deno.test("a session holds at most 4 waiting requests: the fifth long poll gets 429 with Retry-After", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -247,7 +247,7 @@ Deno.test("a session holds at most 4 waiting requests: the fifth long poll gets 
       signal: controller.signal,
     });
   const held = [poll(), poll(), poll(), poll()];
-  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const session = (await bridge.served.bridge.core.sessions.find(token))!;
   // Held once the bridge counts them; no fixed wait: ask until it does.
   while (session.waiting < 4) await (await bridge.fetch("/sitemap.json")).body?.cancel();
   await expectError(await poll(), 429, "too_many_requests", { "retry-after": "5" });

@@ -54,7 +54,7 @@ async function within<T>(promise: Promise<T>, ms: number, what: string): Promise
 
 Deno.test("a session at its cap of runs under way gets 429 with Retry-After, and another session's run still completes", async () => {
   const held: (() => void)[] = [];
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     serverActions: actions(held),
     limits: { maxInFlight: 100 },
   });
@@ -80,7 +80,7 @@ Deno.test("a session at its cap of runs under way gets 429 with Retry-After, and
 
 Deno.test("a run that a tab keeps awaiting past its deadline fails with run_deadline and the tab is told to withdraw it", async () => {
   // The deadline follows the core's timeouts: 200 + 200 ms and a tenth more.
-  await using bridge = startBridge({ tabTimeoutMs: 200, confirmTimeoutMs: 200 });
+  await using bridge = await startBridge({ tabTimeoutMs: 200, confirmTimeoutMs: 200 });
   const { token, tab } = await connected(bridge);
   await using _tab = tab;
   tab.answerWith = "never";
@@ -108,7 +108,7 @@ Deno.test("a run that a tab keeps awaiting past its deadline fails with run_dead
 });
 
 Deno.test("a session's runs keep at most 4 MiB, the oldest making way, and a larger answer is not kept", async () => {
-  await using bridge = startBridge({ serverActions: actions([]) });
+  await using bridge = await startBridge({ serverActions: actions([]) });
   const token = await bridge.openSession("/control-panel");
   const other = await bridge.openSession("/control-panel");
   const otherRun = Run.parse(await (await run(bridge, other, "big 500000")).json());

@@ -111,7 +111,7 @@ Deno.test({
   async fn(t) {
     await using browser = await launchBrowser();
     // A prompt nobody answers fails the step within this, not after five minutes.
-    await using bridge = startBridge({ site: SITE, confirmTimeoutMs: 20_000 });
+    await using bridge = await startBridge({ site: SITE, confirmTimeoutMs: 20_000 });
 
     await t.step(
       "without a panel, a modal dialog shows the action and its exact input; Decline answers 403 declined and nothing runs",

@@ -31,7 +31,7 @@ const USERS = createUserStore([
 ]);
 
 Deno.test("the agent's token, however it is sent, never opens the tab channel", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   for (const headers of agentAttempts(bridge, token)) {
     const answer = await tabHandshake(bridge, headers);
@@ -41,7 +41,7 @@ Deno.test("the agent's token, however it is sent, never opens the tab channel", 
 });
 
 Deno.test("when the person's tab goes away, the agent still cannot take the lease or the tab key", async () => {
-  await using bridge = startBridge({ leaseMs: 300 });
+  await using bridge = await startBridge({ leaseMs: 300 });
   const token = await bridge.openSession("/control-panel");
   const person = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await person.next("lease");
@@ -64,7 +64,7 @@ Deno.test("when the person's tab goes away, the agent still cannot take the leas
 });
 
 Deno.test("no answer readable with the token carries the tab credential or the tab key", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const credential = credentials.get(token)!;
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
@@ -89,10 +89,13 @@ Deno.test("no answer readable with the token carries the tab credential or the t
 });
 
 Deno.test("signing in and out rotates the tab credential of every tab and the tab key of the owner only", async () => {
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     users: USERS,
     routes: (app, core) => {
-      app.get("/api/me", (c) => c.json({ id: requireSession(c, core, { tab: true }).id }));
+      app.get(
+        "/api/me",
+        async (c) => c.json({ id: (await requireSession(c, core, { tab: true })).id }),
+      );
     },
   });
   const token = await bridge.openSession("/control-panel");
@@ -145,7 +148,7 @@ Deno.test("signing in and out rotates the tab credential of every tab and the ta
 });
 
 Deno.test("the tab key names the session at /__aim/invoke in place of the token, while its tab holds the lease", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -167,7 +170,7 @@ Deno.test("the tab key names the session at /__aim/invoke in place of the token,
 });
 
 Deno.test("session() never adopts a session by its cookie or its token alone", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const attacker = await bridge.openSession("/control-panel");
   const cases: Record<string, string>[] = [
     { Cookie: `aim_session=${attacker}` },
@@ -202,7 +205,7 @@ Deno.test("session() never adopts a session by its cookie or its token alone", a
 });
 
 Deno.test("two session cookies in one request are refused: one of them was planted", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const a = await bridge.openSession("/control-panel");
   const b = await bridge.openSession("/control-panel");
   const res = await bridge.fetch("/control-panel.json", {

@@ -23,7 +23,7 @@ const deep = (levels: number, leaf = "1") => "[".repeat(levels) + leaf + "]".rep
 const deepObject = (levels: number) => '{"a":'.repeat(levels) + "1" + "}".repeat(levels);
 
 Deno.test("a tab message nested 3,000 levels deep closes only that channel with 1008", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const other = await bridge.openSession("/control-panel");
   await using bystander = await FakeTab.open(bridge.origin, {
     token: other,
@@ -52,7 +52,7 @@ Deno.test("a tab message nested 3,000 levels deep closes only that channel with 
 });
 
 Deno.test("an HTTP body nested 3,000 levels deep answers 400 bad_request, never 500", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const bodies: [string, string][] = [
     ["/__aim/invoke", `{"actionId":"search","input":${deep(3000)}}`],
@@ -71,7 +71,7 @@ Deno.test("an HTTP body nested 3,000 levels deep answers 400 bad_request, never 
 });
 
 Deno.test("an ACP body or message part nested 3,000 levels deep is refused as invalid input", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   const body = await bridge.fetch("/runs", {
     method: "POST",

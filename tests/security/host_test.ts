@@ -27,7 +27,7 @@ async function raw(bridge: TestBridge, text: string): Promise<string> {
 }
 
 Deno.test("a malformed Host answers 400 bad_request, never 500", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const port = bridge.served.port;
   const hosts = [
     `127.0.0.1:${port}.evil.example`,
@@ -56,7 +56,7 @@ Deno.test("a malformed Host answers 400 bad_request, never 500", async () => {
 });
 
 Deno.test("a body that takes too long to arrive answers 408 request_timeout", async () => {
-  await using bridge = startBridge({ limits: { bodyTimeoutMs: 200 } });
+  await using bridge = await startBridge({ limits: { bodyTimeoutMs: 200 } });
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: bridge.served.port });
   await conn.write(
     new TextEncoder().encode(
@@ -95,7 +95,7 @@ Deno.test("behind --trust-proxy the client is the last X-Forwarded-For hop; with
   // The first hops are the client's to write; the last is the one the proxy added.
   const forwarded = { "X-Forwarded-For": "203.0.113.7, 198.51.100.2" };
   for (const [trustProxy, seen] of [[true, "198.51.100.2"], [false, "127.0.0.1"]] as const) {
-    await using bridge = startBridge({ trustProxy, serverActions: [whoami] });
+    await using bridge = await startBridge({ trustProxy, serverActions: [whoami] });
     const token = await bridge.openSession("/control-panel");
     const res = await bridge.invoke(token, "whoami", "x", forwarded);
     assert.equal(res.status, 200);

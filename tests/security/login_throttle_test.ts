@@ -27,7 +27,7 @@ async function login(
 }
 
 Deno.test("five wrong passwords for bob from five sessions of one client never make bob wait at another client", async () => {
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     users: createUserStore([{ username: "bob", passwordHash: bob }]),
     trustProxy: true,
   });
@@ -65,7 +65,7 @@ Deno.test("a flood of 50 concurrent unknown-user logins from one client leaves a
       }
     },
   };
-  await using bridge = startBridge({ users, trustProxy: true });
+  await using bridge = await startBridge({ users, trustProxy: true });
   const tokens = await Promise.all(
     Array.from({ length: 51 }, () => bridge.openSession("/control-panel")),
   );
@@ -82,7 +82,7 @@ Deno.test("a flood of 50 concurrent unknown-user logins from one client leaves a
 });
 
 Deno.test("wrong logins sent at once from one client get no more free tries than one after another", async () => {
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     users: createUserStore([{ username: "bob", passwordHash: bob }]),
     trustProxy: true,
   });

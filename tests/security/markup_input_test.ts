@@ -64,7 +64,7 @@ Deno.test("an action with click= and no input stays an action that takes nothing
 });
 
 Deno.test("the bridge never advertises an input that click= would ignore", async () => {
-  await using bridge = startBridge({
+  await using bridge = await startBridge({
     site: {
       "panel.html": page(` input-pattern="req-[0-9]+" input-example="req-3"`) +
         `<button id="go">Go</button><aim-action name="go" description="Go on" click="#go"></aim-action>`,

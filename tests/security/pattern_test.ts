@@ -151,7 +151,7 @@ Deno.test('validateInput() answers invalid_input at once for input-pattern="(a+)
 });
 
 Deno.test("a tab's lookaround or backreference pattern is rejected at registration, naming the problem", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");

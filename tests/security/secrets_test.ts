@@ -125,7 +125,7 @@ Deno.test("redactSecrets() drops every secret-looking key at any depth and keeps
 });
 
 Deno.test("a tab's state never publishes pin, otp, card_number, ssn, cvv, jwt or refresh", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -211,7 +211,7 @@ Deno.test("isActionIdAmong() compares action ids regardless of case", () => {
 });
 
 Deno.test("a tab may not register LOGIN, Logout, Disconnect, constructor or toString", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");

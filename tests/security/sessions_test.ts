@@ -16,7 +16,7 @@ async function status(res: Response): Promise<number> {
 }
 
 Deno.test("a flood of mints on a full bridge sheds unused sessions, never a real page's", async () => {
-  await using bridge = startBridge({ maxSessions: 20 });
+  await using bridge = await startBridge({ maxSessions: 20 });
   const real = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token: real, page: "/control-panel" });
   await tab.next("lease");
@@ -36,7 +36,7 @@ Deno.test("a flood of mints on a full bridge sheds unused sessions, never a real
 
 Deno.test("a session no tab bound and nobody used expires within minutes; one in use lasts", async () => {
   let now = Date.now();
-  await using bridge = startBridge({ now: () => now, freshIdleMs: 120_000 });
+  await using bridge = await startBridge({ now: () => now, freshIdleMs: 120_000 });
   const unused = await bridge.openSession("/control-panel");
   const used = await bridge.openSession("/control-panel");
   const read = (token: string) =>
@@ -48,7 +48,7 @@ Deno.test("a session no tab bound and nobody used expires within minutes; one in
 });
 
 Deno.test("one client address holds a bounded number of unused sessions, its oldest going first", async () => {
-  await using bridge = startBridge({ maxFreshPerClient: 5 });
+  await using bridge = await startBridge({ maxFreshPerClient: 5 });
   const tokens: string[] = [];
   for (let i = 0; i < 8; i++) tokens.push(await bridge.openSession("/control-panel"));
   const alive = await Promise.all(
@@ -65,7 +65,7 @@ Deno.test("one client address holds a bounded number of unused sessions, its old
 });
 
 Deno.test("idempotent answers are kept within a byte budget; a retry past it is refused, never run again", async () => {
-  await using bridge = startBridge({ maxIdempotencyBytes: 50_000 });
+  await using bridge = await startBridge({ maxIdempotencyBytes: 50_000 });
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
@@ -77,7 +77,7 @@ Deno.test("idempotent answers are kept within a byte budget; a retry past it is 
   const call = (key: string) => bridge.invoke(token, "search", "q", { "Idempotency-Key": key });
   for (const key of ["a", "b", "c", "d"]) assert.equal(await status(await call(key)), 200);
   assert.equal(runs, 4);
-  const session = bridge.served.bridge.core.sessions.find(token)!;
+  const session = (await bridge.served.bridge.core.sessions.find(token))!;
   assert.ok(session.idempotencyBytes <= 50_000, String(session.idempotencyBytes));
   // The newest answer is still there; the oldest was dropped: refused, and not run again.
   const kept = await call("d");

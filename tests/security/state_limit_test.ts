@@ -11,7 +11,7 @@ import { FakeTab } from "../helpers/fake_tab.ts";
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
 
 Deno.test("a page whose state grows past the limit keeps its lease; the agent sees the cut", async () => {
-  await using bridge = startBridge();
+  await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");
   await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");

@@ -106,39 +106,39 @@ function clock(start = 1_000_000) {
   return { now: () => now, advance: (ms: number) => void (now += ms) };
 }
 
-Deno.test("the limiter lets max failures through, then makes the key wait 1 s, 2 s, 4 s, at most 30 s", () => {
+Deno.test("the limiter lets max failures through, then makes the key wait 1 s, 2 s, 4 s, at most 30 s", async () => {
   const t = clock();
   const limiter = new AttemptLimiter({ max: 3, now: t.now });
   for (let i = 0; i < 3; i++) {
-    assert.equal(limiter.retryAfter("alice"), 0);
-    limiter.fail("alice");
+    assert.equal(await limiter.retryAfter("alice"), 0);
+    await limiter.fail("alice");
   }
   const waits: number[] = [];
   for (let i = 0; i < 8; i++) {
-    const wait = limiter.retryAfter("alice");
+    const wait = await limiter.retryAfter("alice");
     waits.push(wait);
     t.advance(wait * 1000 - 1);
-    assert.ok(limiter.retryAfter("alice") > 0, "still waiting 1 ms before the end");
+    assert.ok(await limiter.retryAfter("alice") > 0, "still waiting 1 ms before the end");
     t.advance(1);
-    assert.equal(limiter.retryAfter("alice"), 0);
-    limiter.fail("alice");
+    assert.equal(await limiter.retryAfter("alice"), 0);
+    await limiter.fail("alice");
   }
   assert.deepEqual(waits, [1, 2, 4, 8, 16, 30, 30, 30]);
-  assert.equal(limiter.retryAfter("bob"), 0, "another key never waits for alice's failures");
+  assert.equal(await limiter.retryAfter("bob"), 0, "another key never waits for alice's failures");
 });
 
-Deno.test("the limiter forgets a key on reset and after a quiet window", () => {
+Deno.test("the limiter forgets a key on reset and after a quiet window", async () => {
   const t = clock();
   const limiter = new AttemptLimiter({ max: 1, windowMs: 60_000, now: t.now });
-  limiter.fail("k");
-  assert.equal(limiter.retryAfter("k"), 1);
-  limiter.reset("k");
-  assert.equal(limiter.retryAfter("k"), 0);
-  for (let i = 0; i < 6; i++) limiter.fail("k");
-  assert.equal(limiter.retryAfter("k"), 30);
+  await limiter.fail("k");
+  assert.equal(await limiter.retryAfter("k"), 1);
+  await limiter.reset("k");
+  assert.equal(await limiter.retryAfter("k"), 0);
+  for (let i = 0; i < 6; i++) await limiter.fail("k");
+  assert.equal(await limiter.retryAfter("k"), 30);
   t.advance(60_000);
-  limiter.fail("k");
-  assert.equal(limiter.retryAfter("k"), 1, "after a quiet window, counting starts again");
+  await limiter.fail("k");
+  assert.equal(await limiter.retryAfter("k"), 1, "after a quiet window, counting starts again");
   // A quiet window forgets a key even when its wait would have lasted longer.
   const long = new AttemptLimiter({
     max: 1,
@@ -147,34 +147,34 @@ Deno.test("the limiter forgets a key on reset and after a quiet window", () => {
     maxDelayMs: 60_000,
     now: t.now,
   });
-  long.fail("k");
-  assert.equal(long.retryAfter("k"), 60);
+  await long.fail("k");
+  assert.equal(await long.retryAfter("k"), 60);
   t.advance(5_000);
-  assert.equal(long.retryAfter("k"), 0);
+  assert.equal(await long.retryAfter("k"), 0);
 });
 
-Deno.test("the limiter takes back a failure counted ahead of a check that succeeded", () => {
+Deno.test("the limiter takes back a failure counted ahead of a check that succeeded", async () => {
   const t = clock();
   const limiter = new AttemptLimiter({ max: 1, now: t.now });
-  limiter.fail("k");
-  limiter.forgive("k");
-  assert.equal(limiter.retryAfter("k"), 0);
+  await limiter.fail("k");
+  await limiter.forgive("k");
+  assert.equal(await limiter.retryAfter("k"), 0);
   assert.equal(limiter.size, 0);
 });
 
-Deno.test("the limiter remembers a bounded number of keys, forgetting the longest quiet first", () => {
+Deno.test("the limiter remembers a bounded number of keys, forgetting the longest quiet first", async () => {
   const t = clock();
   const limiter = new AttemptLimiter({ max: 1, maxKeys: 100, now: t.now });
-  limiter.fail("first");
+  await limiter.fail("first");
   t.advance(10);
-  limiter.fail("second");
-  for (let i = 0; i < 1000; i++) limiter.fail(`flood-${i}`);
+  await limiter.fail("second");
+  for (let i = 0; i < 1000; i++) await limiter.fail(`flood-${i}`);
   assert.ok(limiter.size <= 100);
-  assert.equal(limiter.retryAfter("first"), 0);
-  assert.equal(limiter.retryAfter("flood-999"), 1);
+  assert.equal(await limiter.retryAfter("first"), 0);
+  assert.equal(await limiter.retryAfter("flood-999"), 1);
 });
 
-Deno.test("the limiter matches a model of growing, bounded waits for any failures and pauses", () => {
+Deno.test("the limiter matches a model of growing, bounded waits for any failures and pauses", async () => {
   type Op = { kind: "fail"; key: string } | { kind: "wait"; ms: number } | {
     kind: "reset";
     key: string;
@@ -186,14 +186,14 @@ Deno.test("the limiter matches a model of growing, bounded waits for any failure
     { arbitrary: fc.nat(90_000).map((ms) => ({ kind: "wait" as const, ms })), weight: 2 },
     { arbitrary: key.map((k) => ({ kind: "reset" as const, key: k })), weight: 1 },
   );
-  fc.assert(
-    fc.property(
+  await fc.assert(
+    fc.asyncProperty(
       fc.integer({ min: 1, max: 6 }),
       fc.integer({ min: 1_000, max: 120_000 }),
       fc.integer({ min: 100, max: 5_000 }),
       fc.integer({ min: 1_000, max: 60_000 }),
       fc.array(op, { maxLength: 40 }),
-      (max, windowMs, baseDelayMs, maxDelayMs, ops) => {
+      async (max, windowMs, baseDelayMs, maxDelayMs, ops) => {
         const t = clock();
         const limiter = new AttemptLimiter({ max, windowMs, baseDelayMs, maxDelayMs, now: t.now });
         // The model: per key, failures since the last quiet window, and when the last one was.
@@ -207,16 +207,16 @@ Deno.test("the limiter matches a model of growing, bounded waits for any failure
         for (const o of ops) {
           if (o.kind === "wait") t.advance(o.ms);
           else if (o.kind === "reset") {
-            limiter.reset(o.key);
+            await limiter.reset(o.key);
             model.delete(o.key);
           } else {
-            limiter.fail(o.key);
+            await limiter.fail(o.key);
             const w = model.get(o.key);
             if (!w || t.now() - w.last >= windowMs) model.set(o.key, { count: 1, last: t.now() });
             else model.set(o.key, { count: w.count + 1, last: t.now() });
           }
           for (const k of keys) {
-            const retry = limiter.retryAfter(k);
+            const retry = await limiter.retryAfter(k);
             assert.equal(retry, expected(k));
             assert.ok(retry >= 0 && retry <= Math.ceil(maxDelayMs / 1000), "the wait is bounded");
           }

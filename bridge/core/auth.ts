@@ -177,6 +177,26 @@ export class AttemptLimiter {
     return left > 0 ? Math.ceil(left / 1000) : 0;
   }
 
+  /**
+   * Checks `keys` and counts one failure of each in one step: 0 when none must wait (all are
+   * counted), else the longest wait in seconds (none is counted).
+   */
+  async claim(keys: string[]): Promise<number> {
+    if (this.#share) {
+      return await this.#share.claimAttempts(keys, {
+        now: this.#now(),
+        windowMs: this.windowMs,
+        max: this.max,
+        baseDelayMs: this.baseDelayMs,
+        maxDelayMs: this.maxDelayMs,
+      });
+    }
+    const waits = await Promise.all(keys.map((key) => this.retryAfter(key)));
+    const wait = Math.max(0, ...waits);
+    if (wait === 0) { for (const key of keys) await this.fail(key); }
+    return wait;
+  }
+
   /** Records one failure of `key`. */
   async fail(key: string): Promise<void> {
     const now = this.#now();

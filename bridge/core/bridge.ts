@@ -189,6 +189,7 @@ export class BridgeCore {
         client: call.client,
         idempotencyKey: call.idempotencyKey,
         ...(call.ifMatch === undefined ? {} : { ifMatch: call.ifMatch }),
+        tabTimeoutMs: call.timeoutMs,
         onAwaiting,
         signal,
       });
@@ -265,8 +266,10 @@ export class BridgeCore {
     const { resume } = options;
     const existing = await this.sessions.findByCredential(resume?.credential);
     if (existing && resume && (await this.sessions.find(resume.token)) === existing) {
-      if (existing.page !== info.page) existing.changed();
+      // The page first: a change is shared with what the session shows after it.
+      const moved = existing.page !== info.page;
       existing.page = info.page;
+      if (moved) existing.changed();
       this.sessions.touch(existing);
       return { session: existing, token: resume.token, reused: true };
     }
@@ -336,17 +339,23 @@ export class BridgeCore {
       // The tab is on another instance: the whole call runs there, where its lease, queue,
       // prompts and sign-in all are.
       try {
-        return await this.share.forward(elsewhere, session.tokenHash, {
+        const answer = await this.share.forward(elsewhere, session.tokenHash, {
           body,
           client: options.client,
           idempotencyKey: options.idempotencyKey,
           ifMatch: options.ifMatch,
-        }, {
           timeoutMs: this.#tabTimeoutMs,
+        }, {
+          // A little longer than the holder's own timeout, so that its answer (504) comes first.
+          timeoutMs: this.#tabTimeoutMs + 1000,
           confirmMs: this.#confirmTimeoutMs,
           onAwaiting: options.onAwaiting,
           signal: options.signal,
         });
+        // What the agent reads next here must be what the answer says: the holder wrote the
+        // change before it answered.
+        if ((answer.state_version ?? 0) > session.version) await this.sessions.refresh(session);
+        return answer;
       } catch (error) {
         // Nobody listens there any more: the call never left, and runs here without a tab.
         if (!(error instanceof AimError && error.cause === NOT_SENT)) throw error;

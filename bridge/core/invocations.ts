@@ -47,6 +47,8 @@ export interface InvokeOptions {
   onAwaiting?: ((message: string) => void) | undefined;
   /** Cancels an invocation relayed to the tab (409 `cancelled`); a server action runs on. */
   signal?: AbortSignal | undefined;
+  /** What is left of the tab timeout, when the call started on another instance. */
+  tabTimeoutMs?: number | undefined;
   /**
    * The `state_version` the agent decided on (`If-Match`): if the session changed since, the
    * action does not run (409 `stale_state`).
@@ -198,8 +200,11 @@ export class Invocations {
     key: string,
     print: string,
   ): Promise<InvokeResult> {
-    const { share, idleMs, maxIdempotencyBytes } = this.#ctx.sessions;
-    let claim = await share.claim(session.tokenHash, key, print, idleMs);
+    const { share, idleMs, maxIdempotencyBytes, maxIdempotencyKeys } = this.#ctx.sessions;
+    let claim = await share.claim(session.tokenHash, key, print, {
+      ttlMs: idleMs,
+      maxKeys: maxIdempotencyKeys,
+    });
     if (claim.state === "running") {
       claim = await share.outcome(session.tokenHash, key, this.#ctx.waitMs);
     }
@@ -215,14 +220,12 @@ export class Invocations {
         throw errorFromBody(outcome.status, outcome.body, outcome.headers);
       }
     }
-    const keep = (outcome: KeptOutcome | undefined, ran: boolean) => {
-      const fits = outcome && JSON.stringify(outcome).length <= maxIdempotencyBytes;
-      return share.settle(session.tokenHash, key, fits ? outcome : undefined, {
+    const keep = (outcome: KeptOutcome | undefined, ran: boolean) =>
+      share.settle(session.tokenHash, key, outcome, {
         ttlMs: idleMs,
         ran,
-      })
-        .catch(() => {});
-    };
+        maxBytes: maxIdempotencyBytes,
+      }).catch(() => {});
     try {
       const result = await this.#track(this.#record(session, request, call));
       await keep({ ok: true, result }, true);
@@ -429,6 +432,7 @@ export class Invocations {
   async #runTab(session: Session, spec: ActionSpec, input: unknown, call: Call): Promise<unknown> {
     const outcome = await session.tab.relay(spec.id, input, spec.consequential, {
       onAwaiting: call.onAwaiting,
+      timeoutMs: call.tabTimeoutMs,
       signal: call.signal,
     });
     if (outcome.ok) {

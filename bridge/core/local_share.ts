@@ -37,6 +37,7 @@ export class LocalShare implements SessionShare {
   settle = unshared;
   attempts = unshared;
   fail = unshared;
+  claimAttempts = unshared;
   forgive = unshared;
   reset = unshared;
   record = unshared;

@@ -225,15 +225,11 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
           );
         }
         try {
-          // Again: failures may have come while this login waited for a place.
-          await throttled();
-        } catch (error) {
-          gate.leave(places);
-          throw error;
-        }
-        // Counted before the (slow) check, so that attempts in parallel cannot slip past it.
-        try {
-          await Promise.all(keys.map((key) => limiter.fail(key)));
+          // Again (failures may have come while this login waited for a place), and counted
+          // in the same step, before the (slow) check: attempts in parallel, on this instance
+          // or another, cannot slip past it.
+          const wait = await limiter.claim(keys);
+          if (wait > 0) throw tooManyAttempts(wait);
         } catch (error) {
           gate.leave(places);
           throw error;

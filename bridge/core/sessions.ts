@@ -104,6 +104,11 @@ export class Session {
     for (const wake of waiters) wake();
   }
 
+  /** How many wait for the next change here. */
+  get waiters(): number {
+    return this.#waiters?.size ?? 0;
+  }
+
   /** Wakes whoever waits: the session ended. */
   endWaits(): void {
     this.#wake();
@@ -267,7 +272,7 @@ export class SessionStore {
       onHeartbeat: (owner) => this.touch(owner),
       onChange: (owner) => owner.changed(),
       onGrant: (owner) => options.onGrant?.(owner),
-      onWaiting: (owner) => this.#watch(owner),
+      onGuests: (owner) => this.#rewatch(owner),
       ...(share.shared
         ? {
           // The lease is the shared one: a tab gets it only when no live instance holds it.
@@ -414,6 +419,14 @@ export class SessionStore {
     session.unwatch = this.share.watch(session.id, (signal) => this.#onSignal(session, signal));
   }
 
+  /** Watches a session while tabs here do not hold its lease; else only while waits need it. */
+  #rewatch(session: Session): void {
+    if (session.tab.guests > 0) return this.#watch(session);
+    if (!session.unwatch || session.waiters > 0) return;
+    session.unwatch();
+    session.unwatch = undefined;
+  }
+
   /** Shares a change this process made: the store's version comes back, then others are told. */
   #shareChange(session: Session): void {
     if (session.ended) return;
@@ -433,7 +446,7 @@ export class SessionStore {
   #onSignal(session: Session, signal: SessionSignal): void {
     switch (signal.type) {
       case "changed":
-        if (signal.version > session.version) void this.#refresh(session);
+        if (signal.version > session.version) void this.refresh(session);
         return;
       case "ended":
         return this.end(session, signal.reason, { shared: false });
@@ -444,8 +457,8 @@ export class SessionStore {
     }
   }
 
-  /** Reads the session again from the shared store. */
-  async #refresh(session: Session): Promise<void> {
+  /** Reads the session again from the shared store (a change made on another instance). */
+  async refresh(session: Session): Promise<void> {
     const record = await this.share.load(session.tokenHash).catch(() => undefined);
     if (record === null) return this.end(session, "expired", { shared: false });
     if (record) this.#apply(session, record);
@@ -698,7 +711,7 @@ export class SessionStore {
         if (now - session.copiedAt < COPY_MS) continue;
         session.unwatch?.();
         this.#drop(session);
-      } else if (session.expiresAt <= now) void this.#refresh(session);
+      } else if (session.expiresAt <= now) void this.refresh(session);
     }
   }
 

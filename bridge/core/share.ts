@@ -52,6 +52,8 @@ export interface ForwardedCall {
   client?: string | undefined;
   idempotencyKey?: string | undefined;
   ifMatch?: number | undefined;
+  /** What is left of the tab timeout: the time counts from the agent's request. */
+  timeoutMs?: number | undefined;
 }
 
 /** What runs a forwarded call on the instance that holds the tab. */
@@ -94,6 +96,15 @@ export type IdempotencyClaim =
 export interface Attempts {
   count: number;
   last: number;
+}
+
+/** How failures make a key wait (see `AttemptLimiter`). */
+export interface AttemptPolicy {
+  now: number;
+  windowMs: number;
+  max: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
 }
 
 /** Options of {@linkcode SessionShare.create}. */
@@ -144,8 +155,11 @@ export interface SessionShare {
     reason: EndReason,
   ): Promise<void>;
 
-  /** Takes the lease of a session for this instance; false when a live instance holds it. */
-  acquire(tokenHash: string, ms: number): Promise<boolean>;
+  /**
+   * Takes the lease of a session for this instance: 0 when taken, else how long the lease a
+   * live instance holds lasts (ms).
+   */
+  acquire(tokenHash: string, ms: number): Promise<number>;
   /** Renews this instance's lease; false when it no longer holds it. */
   renew(tokenHash: string, ms: number): Promise<boolean>;
   release(tokenHash: string): Promise<void>;
@@ -170,25 +184,36 @@ export interface SessionShare {
   /** Sets what runs calls forwarded to this instance. */
   serve(handler: ForwardHandler): void;
 
-  /** Claims `key` of a session for a request with this fingerprint. */
+  /**
+   * Claims `key` of a session for a request with this fingerprint; past `maxKeys` keys in the
+   * session, its oldest are forgotten.
+   */
   claim(
     tokenHash: string,
     key: string,
     fingerprint: string,
-    ttlMs: number,
+    options: { ttlMs: number; maxKeys: number },
   ): Promise<IdempotencyClaim>;
   /** Waits for the outcome of a claim another call holds, up to `ms`. */
   outcome(tokenHash: string, key: string, ms: number): Promise<IdempotencyClaim>;
-  /** Keeps the outcome of a claim (undefined: too large to keep, or refused before it ran). */
+  /**
+   * Keeps the outcome of a claim within the session's `maxBytes` of answers (undefined, or past
+   * them: kept as lost); one refused before it ran (`ran: false`) is forgotten.
+   */
   settle(
     tokenHash: string,
     key: string,
     outcome: KeptOutcome | undefined,
-    options: { ttlMs: number; ran: boolean },
+    options: { ttlMs: number; ran: boolean; maxBytes: number },
   ): Promise<void>;
 
   /** Login throttling: one key's failures. */
   attempts(key: string): Promise<Attempts | null>;
+  /**
+   * Checks and counts login attempts atomically: 0 when no key must wait (each failure is then
+   * counted), else the longest wait in seconds.
+   */
+  claimAttempts(keys: string[], policy: AttemptPolicy): Promise<number>;
   /** Records a failure; returns the key's failures after it. */
   fail(key: string, windowMs: number, now: number): Promise<Attempts>;
   forgive(key: string): Promise<void>;

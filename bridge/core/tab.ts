@@ -63,15 +63,18 @@ export interface TabChannelOptions<Owner = unknown> {
   onChange?: (owner: Owner) => void;
   /**
    * Takes a lease shared with other instances; without it, the lease is this process's alone.
-   * Resolves false when another live instance holds it.
+   * Resolves 0 when taken, else how long the lease another live instance holds lasts (ms).
    */
-  acquire?: ((owner: Owner) => Promise<boolean>) | undefined;
+  acquire?: ((owner: Owner) => Promise<number>) | undefined;
   /** Renews the shared lease (the holder's heartbeat). */
   renew?: ((owner: Owner) => void) | undefined;
   /** Lets go of the shared lease. */
   release?: ((owner: Owner) => void) | undefined;
-  /** Called with the channel's `owner` when a tab here starts waiting for the lease. */
-  onWaiting?: ((owner: Owner) => void) | undefined;
+  /**
+   * Called with the channel's `owner` when the tabs here that do not hold the lease (not said
+   * hello yet, or waiting) change in number: they must hear what other instances say.
+   */
+  onGuests?: ((owner: Owner) => void) | undefined;
   /** The clock. */
   now?: (() => number) | undefined;
 }
@@ -82,6 +85,8 @@ export interface RelayOptions {
   onAwaiting?: ((message: string) => void) | undefined;
   /** Cancels the invocation: dropped from the queue, or withdrawn from the tab (`cancel`). */
   signal?: AbortSignal | undefined;
+  /** What is left of the tab timeout (a call another instance forwarded). */
+  timeoutMs?: number | undefined;
 }
 
 interface Pending {
@@ -125,6 +130,8 @@ export class TabChannel<Owner = unknown> {
   /** The instance whose tab holds the lease, when another one does (shared stores); else "". */
   remoteHolder = "";
   #acquiring = false;
+  /** When the lease another instance holds ends, as the store last said. */
+  #remoteExpiresAt = 0;
   /** Session changes the owner was asked to settle (`session.settle`): their waits, by id. */
   #settles = new Map<string, (settled: boolean) => void>();
 
@@ -165,6 +172,11 @@ export class TabChannel<Owner = unknown> {
     return this.#connected.size;
   }
 
+  /** Tabs open on this process that do not hold the lease. */
+  get guests(): number {
+    return this.#connected.size - (this.#holder ? 1 : 0);
+  }
+
   /** Invocations queued or running. */
   get queued(): number {
     return this.#queue.length + (this.#current ? 1 : 0);
@@ -172,7 +184,11 @@ export class TabChannel<Owner = unknown> {
 
   /** Tells a tab where it stands: granted, waiting (until when), or expired. */
   #lease(tab: TabConnection, status: "granted" | "waiting" | "expired"): void {
-    const expiresAt = new Date(this.#leaseExpiresAt).toISOString();
+    // Held on another instance: its end as the store last said, never a time already past.
+    const ends = this.#holder || !this.remoteHolder && !this.#options.acquire
+      ? this.#leaseExpiresAt
+      : Math.max(this.#remoteExpiresAt, this.#now() + 1);
+    const expiresAt = new Date(ends).toISOString();
     tab.port.send({ type: "lease", status, leaseMs: this.leaseMs, expiresAt });
   }
 
@@ -193,6 +209,7 @@ export class TabChannel<Owner = unknown> {
     this.lastState = tab.state;
     this.#options.onChange?.(this.owner);
     this.#options.onGrant?.(this.owner);
+    this.#options.onGuests?.(this.owner);
   }
 
   #expire(): void {
@@ -207,6 +224,7 @@ export class TabChannel<Owner = unknown> {
   connect(tab: TabConnection): boolean {
     if (this.#connected.size >= MAX_TABS) return false;
     this.#connected.add(tab);
+    this.#options.onGuests?.(this.owner);
     return true;
   }
 
@@ -214,7 +232,6 @@ export class TabChannel<Owner = unknown> {
   attach(tab: TabConnection): void {
     if (!this.#holder && !this.#options.acquire) return this.#grant(tab);
     this.#waiting.push(tab);
-    this.#options.onWaiting?.(this.owner);
     if (this.#holder || this.#acquiring) this.#lease(tab, "waiting");
     else this.retryLease();
   }
@@ -224,8 +241,10 @@ export class TabChannel<Owner = unknown> {
     const acquire = this.#options.acquire;
     if (!acquire || this.#holder || this.#acquiring || !this.#waiting.length) return;
     this.#acquiring = true;
-    acquire(this.owner).then((got) => {
+    acquire(this.owner).then((left) => {
       this.#acquiring = false;
+      const got = left === 0;
+      if (!got) this.#remoteExpiresAt = this.#now() + left;
       const next = got && !this.#holder ? this.#waiting.shift() : undefined;
       if (next) return this.#grant(next);
       if (got && !this.#holder) this.#options.release?.(this.owner);
@@ -269,7 +288,7 @@ export class TabChannel<Owner = unknown> {
   /** A tab went away; the next waiting tab gets the lease. */
   detach(tab: TabConnection): void {
     clearTimeout(tab.helloTimer);
-    this.#connected.delete(tab);
+    if (this.#connected.delete(tab)) this.#options.onGuests?.(this.owner);
     const index = this.#waiting.indexOf(tab);
     if (index >= 0) this.#waiting.splice(index, 1);
     if (tab !== this.#holder) return;
@@ -390,7 +409,7 @@ export class TabChannel<Owner = unknown> {
       };
       options.signal?.addEventListener("abort", () => this.#cancel(pending), { once: true });
       // The time counts from now: waiting behind another invocation is part of it.
-      this.#startTimer(pending, this.tabTimeoutMs);
+      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs));
       this.#queue.push(pending);
       this.#pump();
     });

@@ -15,6 +15,7 @@ import type { EndReason } from "../protocol/channel.ts";
 import { AimError, errorFromBody } from "../protocol/errors.ts";
 import type { InvokeResult } from "../protocol/schemas.ts";
 import type {
+  AttemptPolicy,
   Attempts,
   CreateLimits,
   ForwardedCall,
@@ -108,9 +109,11 @@ return fields`;
 
 const ACQUIRE = `
 local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. holder) == 1 then return 0 end
+if holder and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. holder) == 1 then
+  return math.max(1, redis.call('PTTL', KEYS[1]))
+end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 1`;
+return 0`;
 
 const RENEW = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
@@ -129,6 +132,53 @@ count = count + 1
 redis.call('HSET', KEYS[1], 'count', count, 'last', now)
 redis.call('PEXPIRE', KEYS[1], window)
 return count`;
+
+const CLAIM_ATTEMPTS = `
+local now, window, max = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
+local base, top = tonumber(ARGV[4]), tonumber(ARGV[5])
+local wait = 0
+for i = 1, #KEYS do
+  local count = tonumber(redis.call('HGET', KEYS[i], 'count') or '0')
+  local last = tonumber(redis.call('HGET', KEYS[i], 'last') or '0')
+  if now - last < window and count >= max then
+    local delay = math.min(top, base * 2 ^ math.min(count - max, 30))
+    local left = last + delay - now
+    if left > 0 then wait = math.max(wait, math.ceil(left / 1000)) end
+  end
+end
+if wait > 0 then return wait end
+for i = 1, #KEYS do
+  local count = tonumber(redis.call('HGET', KEYS[i], 'count') or '0')
+  local last = tonumber(redis.call('HGET', KEYS[i], 'last') or '0')
+  if now - last >= window then count = 0 end
+  redis.call('HSET', KEYS[i], 'count', count + 1, 'last', now)
+  redis.call('PEXPIRE', KEYS[i], window)
+end
+return 0`;
+
+const CLAIM = `
+if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
+  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[2])
+  local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
+  if extra > 0 then
+    local old = redis.call('ZPOPMIN', KEYS[2], extra)
+    for i = 1, #old, 2 do redis.call('DEL', ARGV[6] .. old[i]) end
+  end
+  return false
+end
+return redis.call('GET', KEYS[1])`;
+
+const SETTLE = `
+local value = ARGV[2]
+if ARGV[1] ~= '' then
+  local total = redis.call('INCRBY', KEYS[2], ARGV[4])
+  redis.call('PEXPIRE', KEYS[2], ARGV[3])
+  if total <= tonumber(ARGV[5]) then value = ARGV[1]
+  else redis.call('DECRBY', KEYS[2], ARGV[4]) end
+end
+if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('SET', KEYS[1], value, 'PX', ARGV[3]) end
+return 1`;
 
 const FORGIVE = `
 local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
@@ -419,14 +469,14 @@ export class RedisShare implements SessionShare {
     this.signal(rec.id, { type: "ended", reason });
   }
 
-  async acquire(tokenHash: string, ms: number): Promise<boolean> {
-    const got = await this.#run(() =>
+  async acquire(tokenHash: string, ms: number): Promise<number> {
+    const left = await this.#run(() =>
       this.#client.eval(ACQUIRE, {
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms), this.#p + "i:"],
       })
     );
-    return got === 1;
+    return Number(left);
   }
 
   async renew(tokenHash: string, ms: number): Promise<boolean> {
@@ -613,14 +663,24 @@ export class RedisShare implements SessionShare {
     tokenHash: string,
     key: string,
     fingerprint: string,
-    ttlMs: number,
+    options: { ttlMs: number; maxKeys: number },
   ): Promise<IdempotencyClaim> {
     const name = this.#key("d", tokenHash + ":" + key);
     const mine = JSON.stringify({ fingerprint, owner: this.instance });
-    const set = await this.#run(() => this.#client.set(name, mine, { NX: true, PX: ttlMs }));
-    if (set === "OK") return { state: "new" };
-    const seen = await this.#run(() => this.#client.get(name));
-    if (seen === null) return await this.claim(tokenHash, key, fingerprint, ttlMs);
+    const seen = await this.#run(() =>
+      this.#client.eval(CLAIM, {
+        keys: [name, this.#key("dk", tokenHash)],
+        arguments: [
+          mine,
+          String(options.ttlMs),
+          String(Date.now()),
+          key,
+          String(options.maxKeys),
+          this.#key("d", tokenHash + ":"),
+        ],
+      })
+    ) as string | null;
+    if (seen === null) return { state: "new" };
     const kept = JSON.parse(seen) as {
       fingerprint: string;
       owner: string;
@@ -666,7 +726,7 @@ export class RedisShare implements SessionShare {
     tokenHash: string,
     key: string,
     outcome: KeptOutcome | undefined,
-    options: { ttlMs: number; ran: boolean },
+    options: { ttlMs: number; ran: boolean; maxBytes: number },
   ): Promise<void> {
     const name = this.#key("d", tokenHash + ":" + key);
     if (!options.ran) {
@@ -676,8 +736,20 @@ export class RedisShare implements SessionShare {
     const seen = await this.#run(() => this.#client.get(name));
     if (seen === null) return;
     const kept = JSON.parse(seen);
-    const value = outcome ? { ...kept, outcome } : { ...kept, lost: true };
-    await this.#run(() => this.#client.set(name, JSON.stringify(value), { PX: options.ttlMs }));
+    const answer = outcome ? JSON.stringify({ ...kept, outcome }) : "";
+    // Within the session's byte budget, else kept as lost: a retry is refused, never run again.
+    await this.#run(() =>
+      this.#client.eval(SETTLE, {
+        keys: [name, this.#key("db", tokenHash)],
+        arguments: [
+          answer,
+          JSON.stringify({ ...kept, lost: true }),
+          String(options.ttlMs),
+          String(answer.length),
+          String(options.maxBytes),
+        ],
+      })
+    );
   }
 
   async attempts(key: string): Promise<Attempts | null> {
@@ -694,6 +766,17 @@ export class RedisShare implements SessionShare {
       })
     );
     return { count: Number(count), last: now };
+  }
+
+  async claimAttempts(keys: string[], policy: AttemptPolicy): Promise<number> {
+    const wait = await this.#run(() =>
+      this.#client.eval(CLAIM_ATTEMPTS, {
+        keys: keys.map((key) => this.#key("t", key)),
+        arguments: [policy.now, policy.windowMs, policy.max, policy.baseDelayMs, policy.maxDelayMs]
+          .map(String),
+      })
+    );
+    return Number(wait);
   }
 
   async forgive(key: string): Promise<void> {

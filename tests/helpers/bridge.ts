@@ -86,6 +86,13 @@ export function clusterSize(): number {
   return Math.max(size, 1);
 }
 
+/**
+ * Test options of a test about one bridge process itself: it reads the bridge's memory
+ * (`served.bridge.core`), ages sessions with a fake clock (Redis ages them by its own), or
+ * counts a limit that holds per instance. Under `AIM_TEST_CLUSTER` it is skipped, and says so.
+ */
+export const ONE_PROCESS: { ignore: boolean } = { ignore: clusterSize() >= 2 };
+
 /** The test API over a bridge (or a cluster) at `origin`. */
 function testBridge(options: {
   origin: string;

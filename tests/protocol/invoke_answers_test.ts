@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { decode as decodeToon } from "@toon-format/toon";
 import { applyMergePatch } from "../../bridge/protocol/merge_patch.ts";
-import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 
 const PAGE = "/control-panel";
@@ -74,30 +74,34 @@ Deno.test("Prefer: return=minimal answers the result and the version without the
   assert.equal(body.state_version, (await read(bridge, token)).state_version);
 });
 
-Deno.test("Prefer: return=changes with If-Match answers a merge patch that brings the agent's manifest to the answer's version", async () => {
-  const { bridge, token, tab } = await setup();
-  await using _bridge = bridge;
-  await using _tab = tab;
-  let held = await read(bridge, token);
-  for (const input of ["a", "b", "c"]) {
-    const res = await invoke(bridge, token, input, {
-      Prefer: "return=changes",
-      "If-Match": `"v${held.state_version}"`,
-    });
-    assert.equal(res.status, 200);
-    assert.equal(res.headers.get("preference-applied"), "return=changes");
-    const body = await res.json();
-    assert.equal(body.state, undefined, "the changes replace the state");
-    assert.deepEqual(body.result, { added: input });
-    held = applyMergePatch(held, body.changes) as typeof held;
-    const now = await read(bridge, token);
-    assert.equal(body.state_version, now.state_version);
-    assert.deepEqual(held, now, `after ${input}, the patched manifest is the manifest now`);
-    // Only what changed: the actions did not.
-    assert.equal(body.changes.actions, undefined);
-    assert.ok(Array.isArray(body.changes.state.rows));
-  }
-});
+Deno.test(
+  "Prefer: return=changes with If-Match answers a merge patch that brings the agent's manifest to the answer's version",
+  ONE_PROCESS,
+  async () => {
+    const { bridge, token, tab } = await setup();
+    await using _bridge = bridge;
+    await using _tab = tab;
+    let held = await read(bridge, token);
+    for (const input of ["a", "b", "c"]) {
+      const res = await invoke(bridge, token, input, {
+        Prefer: "return=changes",
+        "If-Match": `"v${held.state_version}"`,
+      });
+      assert.equal(res.status, 200);
+      assert.equal(res.headers.get("preference-applied"), "return=changes");
+      const body = await res.json();
+      assert.equal(body.state, undefined, "the changes replace the state");
+      assert.deepEqual(body.result, { added: input });
+      held = applyMergePatch(held, body.changes) as typeof held;
+      const now = await read(bridge, token);
+      assert.equal(body.state_version, now.state_version);
+      assert.deepEqual(held, now, `after ${input}, the patched manifest is the manifest now`);
+      // Only what changed: the actions did not.
+      assert.equal(body.changes.actions, undefined);
+      assert.ok(Array.isArray(body.changes.state.rows));
+    }
+  },
+);
 
 Deno.test("Prefer: return=changes falls back to the state when the bridge does not know the If-Match version's manifest, or without If-Match", async () => {
   const { bridge, token, tab } = await setup();

@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startBridge } from "../helpers/bridge.ts";
+import { ONE_PROCESS, startBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";
 import { tempDir } from "../helpers/temp.ts";
@@ -132,7 +132,7 @@ Deno.test("session() sets a __Host- cookie, Secure, behind HTTPS", async () => {
   }
 });
 
-Deno.test("a session expires after its idle time and use renews it", async () => {
+Deno.test("a session expires after its idle time and use renews it", ONE_PROCESS, async () => {
   let now = Date.now();
   await using bridge = await startBridge({ now: () => now, idleMs: 60_000 });
   const token = await bridge.openSession("/control-panel");
@@ -146,7 +146,7 @@ Deno.test("a session expires after its idle time and use renews it", async () =>
   await expectError(await read(), 401, "invalid_token");
 });
 
-Deno.test("a session's idle time is never over one hour", async () => {
+Deno.test("a session's idle time is never over one hour", ONE_PROCESS, async () => {
   let now = Date.now();
   await using bridge = await startBridge({ now: () => now, idleMs: 10 * 3600_000 });
   const token = await bridge.openSession("/control-panel");

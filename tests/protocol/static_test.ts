@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { startBridge } from "../helpers/bridge.ts";
+import { ONE_PROCESS, startBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { tempDir } from "../helpers/temp.ts";
 
@@ -119,10 +119,14 @@ Deno.test("allowedHosts extends the loopback Host check", async () => {
   assert.match(await raw(port, "/", "other.test"), /^HTTP\/1\.1 403/);
 });
 
-Deno.test("an absolute request line naming another host is refused like its Host", async () => {
-  await using bridge = await startBridge();
-  const { port } = bridge;
-  const response = await raw(port, "http://evil.example/control-panel.json");
-  assert.match(response, /^HTTP\/1\.1 403/);
-  assert.match(response, /forbidden_host/);
-});
+Deno.test(
+  "an absolute request line naming another host is refused like its Host",
+  ONE_PROCESS,
+  async () => {
+    await using bridge = await startBridge();
+    const { port } = bridge;
+    const response = await raw(port, "http://evil.example/control-panel.json");
+    assert.match(response, /^HTTP\/1\.1 403/);
+    assert.match(response, /forbidden_host/);
+  },
+);

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
-import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { expectError } from "../helpers/errors.ts";
 
@@ -146,40 +146,44 @@ Deno.test("a long poll (Prefer: wait) returns as soon as the state changes, and 
   assert.ok(body.state_version > current);
 });
 
-Deno.test("a change document (merge patch) from a held version gives the new manifest when applied", async () => {
-  const { applyMergePatch } = await import("../../bridge/protocol/merge_patch.ts");
-  await using bridge = await startBridge();
-  const token = await bridge.openSession("/control-panel");
-  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  await tab.next("lease");
-  tab.setState({ rows: [{ id: "a", done: false }, { id: "b", done: false }], filter: "all" });
-  await tab.register([{ id: "search", handler: () => 1 }]);
-  const auth = { Authorization: `Bearer ${token}` };
-  const oldRes = await bridge.fetch("/control-panel.json", { headers: auth });
-  const old = await oldRes.json();
-  tab.setState({ rows: [{ id: "a", done: true }, { id: "b", done: false }], filter: "all" });
-  await tab.register([{ id: "search", handler: () => 1 }]);
-  const patchRes = await bridge.fetch("/control-panel.json", {
-    headers: {
-      ...auth,
-      Accept: "application/merge-patch+json",
-      "If-None-Match": oldRes.headers.get("etag")!,
-    },
-  });
-  assert.equal(patchRes.status, 200);
-  assert.equal(patchRes.headers.get("content-type"), "application/merge-patch+json");
-  assert.equal(patchRes.headers.get("aim-patch-from"), oldRes.headers.get("etag"));
-  const patch = await patchRes.json();
-  assert.equal(patch.filter, undefined, "what did not change is not sent");
-  const full = await (await bridge.fetch("/control-panel.json", { headers: auth })).json();
-  assert.deepEqual(applyMergePatch(old, patch), full);
-  // A version the bridge no longer knows: the whole manifest.
-  const unknown = await bridge.fetch("/control-panel.json", {
-    headers: { ...auth, Accept: "application/merge-patch+json", "If-None-Match": '"v1"' },
-  });
-  assert.match(unknown.headers.get("content-type")!, /^application\/json/);
-  assert.deepEqual(await unknown.json(), full);
-});
+Deno.test(
+  "a change document (merge patch) from a held version gives the new manifest when applied",
+  ONE_PROCESS,
+  async () => {
+    const { applyMergePatch } = await import("../../bridge/protocol/merge_patch.ts");
+    await using bridge = await startBridge();
+    const token = await bridge.openSession("/control-panel");
+    await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await tab.next("lease");
+    tab.setState({ rows: [{ id: "a", done: false }, { id: "b", done: false }], filter: "all" });
+    await tab.register([{ id: "search", handler: () => 1 }]);
+    const auth = { Authorization: `Bearer ${token}` };
+    const oldRes = await bridge.fetch("/control-panel.json", { headers: auth });
+    const old = await oldRes.json();
+    tab.setState({ rows: [{ id: "a", done: true }, { id: "b", done: false }], filter: "all" });
+    await tab.register([{ id: "search", handler: () => 1 }]);
+    const patchRes = await bridge.fetch("/control-panel.json", {
+      headers: {
+        ...auth,
+        Accept: "application/merge-patch+json",
+        "If-None-Match": oldRes.headers.get("etag")!,
+      },
+    });
+    assert.equal(patchRes.status, 200);
+    assert.equal(patchRes.headers.get("content-type"), "application/merge-patch+json");
+    assert.equal(patchRes.headers.get("aim-patch-from"), oldRes.headers.get("etag"));
+    const patch = await patchRes.json();
+    assert.equal(patch.filter, undefined, "what did not change is not sent");
+    const full = await (await bridge.fetch("/control-panel.json", { headers: auth })).json();
+    assert.deepEqual(applyMergePatch(old, patch), full);
+    // A version the bridge no longer knows: the whole manifest.
+    const unknown = await bridge.fetch("/control-panel.json", {
+      headers: { ...auth, Accept: "application/merge-patch+json", "If-None-Match": '"v1"' },
+    });
+    assert.match(unknown.headers.get("content-type")!, /^application\/json/);
+    assert.deepEqual(await unknown.json(), full);
+  },
+);
 
 Deno.test("the event stream delivers the session's changes in order and resumes from Last-Event-ID", async () => {
   await using bridge = await startBridge();
@@ -229,34 +233,38 @@ Deno.test("the event stream delivers the session's changes in order and resumes 
   resumed.close();
 });
 
-Deno.test("a session holds at most 4 waiting requests: the fifth long poll gets 429 with Retry-After", async () => {
-  await using bridge = await startBridge();
-  const token = await bridge.openSession("/control-panel");
-  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  await tab.next("lease");
-  await tab.register([{ id: "search", handler: () => 1 }]);
-  const current = await version(bridge, token);
-  const controller = new AbortController();
-  const poll = () =>
-    bridge.fetch("/control-panel.json", {
-      headers: {
-        Authorization: `Bearer ${token}`,
-        "If-None-Match": `"v${current}"`,
-        Prefer: "wait=30",
-      },
-      signal: controller.signal,
-    });
-  const held = [poll(), poll(), poll(), poll()];
-  const session = (await bridge.served.bridge.core.sessions.find(token))!;
-  // Held once the bridge counts them; no fixed wait: ask until it does.
-  while (session.waiting < 4) await (await bridge.fetch("/sitemap.json")).body?.cancel();
-  await expectError(await poll(), 429, "too_many_requests", { "retry-after": "5" });
-  // A change answers the held ones, and the place is free again.
-  tab.setState({ rows: ["new"] });
-  for (const res of await Promise.all(held)) {
-    assert.equal(res.status, 200);
-    await res.body?.cancel();
-  }
-  assert.equal(session.waiting, 0);
-  controller.abort();
-});
+Deno.test(
+  "a session holds at most 4 waiting requests: the fifth long poll gets 429 with Retry-After",
+  ONE_PROCESS,
+  async () => {
+    await using bridge = await startBridge();
+    const token = await bridge.openSession("/control-panel");
+    await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await tab.next("lease");
+    await tab.register([{ id: "search", handler: () => 1 }]);
+    const current = await version(bridge, token);
+    const controller = new AbortController();
+    const poll = () =>
+      bridge.fetch("/control-panel.json", {
+        headers: {
+          Authorization: `Bearer ${token}`,
+          "If-None-Match": `"v${current}"`,
+          Prefer: "wait=30",
+        },
+        signal: controller.signal,
+      });
+    const held = [poll(), poll(), poll(), poll()];
+    const session = (await bridge.served.bridge.core.sessions.find(token))!;
+    // Held once the bridge counts them; no fixed wait: ask until it does.
+    while (session.waiting < 4) await (await bridge.fetch("/sitemap.json")).body?.cancel();
+    await expectError(await poll(), 429, "too_many_requests", { "retry-after": "5" });
+    // A change answers the held ones, and the place is free again.
+    tab.setState({ rows: ["new"] });
+    for (const res of await Promise.all(held)) {
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+    assert.equal(session.waiting, 0);
+    controller.abort();
+  },
+);

@@ -60,7 +60,7 @@ async function roundTrips(origin: string, token: string, calls: number): Promise
 }
 
 /** Redis's CPU time so far (user and system), in µs. */
-async function redisCpu(client: ReturnType<typeof createClient>): Promise<number> {
+async function redisCpu(client: { info(section: string): Promise<string> }): Promise<number> {
   const info = await client.info("cpu");
   const user = Number(/used_cpu_user:([\d.]+)/.exec(info)![1]);
   const sys = Number(/used_cpu_sys:([\d.]+)/.exec(info)![1]);
@@ -118,7 +118,7 @@ console.log("## Invoke round trip: tab on another instance vs the same instance"
 const token = await openPageSession(a.url, "/control-panel");
 await using tab = await withTab(a, token);
 const aloneToken = await openPageSession(alone.url, "/control-panel");
-await using aloneTab = await withTab(alone, aloneToken);
+await using _aloneTab = await withTab(alone, aloneToken);
 await roundTrips(a.url, token, 50);
 await roundTrips(b.url, token, 50);
 await roundTrips(alone.url, aloneToken, 50);

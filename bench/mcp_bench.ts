@@ -59,7 +59,7 @@ if (NO_CHROMIUM) {
 }
 
 await using browser = await launchBrowser();
-await using bridge = startBridge({ site: SITE });
+await using bridge = await startBridge({ site: SITE });
 await using context = await browser.context();
 const page = await openPage(context, bridge, "/bench");
 const token = await panelToken(page);

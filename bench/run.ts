@@ -18,7 +18,7 @@ import { BASIC_SITE } from "../tests/helpers/bridge.ts";
 import { BRIDGE_V8_FLAGS, Child, compareRates, fileLimit, mb, residentBytes } from "./lib.ts";
 import { sessionReads } from "./session_reads.ts";
 import { createClient } from "@redis/client";
-import { startRedis } from "../tests/helpers/cluster.ts";
+import { NO_CLUSTER, startRedis } from "../tests/helpers/cluster.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -297,13 +297,14 @@ try {
     report: (_name, _ok, line) => summary.push(line),
   });
   for (const count of SESSION_COUNTS) await memoryPerSession(root, count);
-  {
+  if (NO_CLUSTER) console.log("\n## Sessions in Redis: skipped (no redis-server or haproxy)");
+  else {
     await using redis = await startRedis();
     await memoryPerSession(root, SESSION_COUNTS.at(-1)!, redis.url);
   }
   await bundleSize();
   await tokens();
-  await cluster();
+  if (!NO_CLUSTER) await cluster();
   if (!flags.quick) await micro();
 } finally {
   Deno.removeSync(root, { recursive: true });

@@ -95,6 +95,29 @@ interface SharedMcpSession {
 /** The shared documents' kind. */
 const SHARED_KIND = "mcp";
 
+/**
+ * The kind of the shared documents that say which instance runs a `tools/call` (by MCP session
+ * and JSON-RPC id), so that a `notifications/cancelled` sent to another instance reaches it.
+ */
+const CALL_KIND = "mcp-call";
+
+/** The topic on which an instance tells another to cancel a call it runs. */
+const CANCEL_TOPIC = "mcp-cancel";
+
+/** What {@linkcode CANCEL_TOPIC} carries. */
+interface CancelMessage {
+  session: string;
+  tokenHash: string;
+  requestId: string | number;
+  reason?: string | undefined;
+}
+
+/** The id of a call's {@linkcode CALL_KIND} document; undefined for an id too long to keep. */
+function callKey(session: string, requestId: string | number): string | undefined {
+  const id = JSON.stringify(requestId);
+  return id.length > 256 ? undefined : `${session}:${id}`;
+}
+
 /** What an MCP session id looks like (`crypto.randomUUID()`): anything else is not looked up. */
 const SESSION_ID_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 
@@ -192,6 +215,9 @@ export class McpEndpoint {
     this.#onError = options.onError;
     this.routes = new Hono<AppEnv>();
     this.routes.all(MCP_PATH, (c) => this.#handle(c));
+    if (core.share.shared) {
+      core.share.listen(CANCEL_TOPIC, (message) => this.#cancelHere(message));
+    }
   }
 
   /** MCP sessions held now. */
@@ -468,6 +494,7 @@ export class McpEndpoint {
   ): Promise<Response> {
     const cancel = new AbortController();
     entry.streamed.set(call.id, cancel);
+    const withdraw = await this.#announce(entry, [call.id]);
     const server = createSessionServer({
       core: this.#core,
       session: entry.session,
@@ -486,6 +513,7 @@ export class McpEndpoint {
     if (entry.id) headers.set("Mcp-Session-Id", entry.id);
     const done = () => {
       if (entry.streamed.get(call.id) === cancel) entry.streamed.delete(call.id);
+      withdraw();
       void server.close().catch(() => {});
     };
     if (!response.body) {
@@ -512,31 +540,40 @@ export class McpEndpoint {
   async #forward(c: Context<AppEnv>, entry: McpSession, body: unknown): Promise<Response> {
     const messages = Array.isArray(body) ? body : [body];
     const ids: (string | number)[] = [];
+    const calls: (string | number)[] = [];
     const cancelled: (string | number)[] = [];
+    const elsewhere: Promise<void>[] = [];
     for (const message of messages) {
-      const m = message as { id?: unknown; method?: unknown; params?: { requestId?: unknown } };
+      const m = message as {
+        id?: unknown;
+        method?: unknown;
+        params?: { requestId?: unknown; reason?: unknown };
+      };
       if (typeof m?.method !== "string") continue;
-      if (typeof m.id === "string" || typeof m.id === "number") ids.push(m.id);
+      if (typeof m.id === "string" || typeof m.id === "number") {
+        ids.push(m.id);
+        if (m.method === "tools/call") calls.push(m.id);
+      }
       const target = m.params?.requestId;
       if (
         m.method === "notifications/cancelled" &&
         (typeof target === "string" || typeof target === "number")
       ) {
-        entry.streamed.get(target)?.abort();
+        const reason = typeof m.params?.reason === "string" ? m.params.reason : undefined;
+        const stream = entry.streamed.get(target);
+        stream?.abort();
         cancelled.push(target);
+        // A call this instance does not run may run on another one.
+        if (!stream && !entry.pending.has(target)) {
+          elsewhere.push(this.#cancelElsewhere(entry, target, reason));
+        }
       }
     }
+    await Promise.all(elsewhere);
     for (const id of ids) entry.pending.add(id);
+    const withdraw = await this.#announce(entry, calls);
     const hangUp = () => {
-      for (const id of ids) {
-        // As if the client had cancelled: the handler's signal withdraws the invocation.
-        entry.transport.onmessage?.({
-          jsonrpc: "2.0",
-          method: "notifications/cancelled",
-          params: { requestId: id, reason: "The client hung up." },
-        });
-        this.#answerCancelled(entry, id);
-      }
+      for (const id of ids) this.#withdraw(entry, id, "The client hung up.");
     };
     const signal = c.req.raw.signal;
     signal.addEventListener("abort", hangUp, { once: true });
@@ -547,7 +584,84 @@ export class McpEndpoint {
     } finally {
       signal.removeEventListener("abort", hangUp);
       for (const id of ids) entry.pending.delete(id);
+      withdraw();
     }
+  }
+
+  /**
+   * Behind a load balancer, says in the shared store that this instance runs these calls of
+   * the MCP session, for as long as they run; returns what withdraws that. A store that cannot
+   * be reached only costs the calls their cancellation from another instance.
+   */
+  async #announce(entry: McpSession, calls: readonly (string | number)[]): Promise<() => void> {
+    const share = this.#core.share;
+    const id = entry.id;
+    if (!share.shared || id === undefined || calls.length === 0) return () => {};
+    const keys = calls.map((call) => callKey(id, call)).filter((key) => key !== undefined);
+    const ttlMs = this.#core.sessions.idleMs;
+    await Promise.all(
+      keys.map((key) =>
+        share.put(CALL_KIND, key, { instance: share.instance }, ttlMs)
+          .catch((error) => this.#onError?.(error))
+      ),
+    );
+    return () => {
+      for (const key of keys) {
+        share.del(CALL_KIND, key).catch((error) => this.#onError?.(error));
+      }
+    };
+  }
+
+  /** Tells the instance that runs call `requestId` of the MCP session to cancel it. */
+  async #cancelElsewhere(
+    entry: McpSession,
+    requestId: string | number,
+    reason: string | undefined,
+  ): Promise<void> {
+    const share = this.#core.share;
+    const key = entry.id === undefined ? undefined : callKey(entry.id, requestId);
+    if (!share.shared || key === undefined) return;
+    try {
+      const running = await share.get(CALL_KIND, key) as { instance?: unknown } | null;
+      const instance = running?.instance;
+      if (typeof instance !== "string" || instance === share.instance) return;
+      const message: CancelMessage = {
+        session: entry.id!,
+        tokenHash: entry.session.tokenHash,
+        requestId,
+        reason,
+      };
+      await share.tell(instance, CANCEL_TOPIC, message);
+    } catch (error) {
+      this.#onError?.(error);
+    }
+  }
+
+  /** Cancels a call of an MCP session held here, as another instance was asked to. */
+  #cancelHere(received: unknown): void {
+    if (typeof received !== "object" || received === null) return;
+    const message = received as Partial<CancelMessage>;
+    const { requestId } = message;
+    const entry = typeof message.session === "string" ? this.#byId.get(message.session) : undefined;
+    // Only the MCP session's own token could have asked it.
+    if (!entry || entry.session.tokenHash !== message.tokenHash) return;
+    if (typeof requestId !== "string" && typeof requestId !== "number") return;
+    entry.streamed.get(requestId)?.abort();
+    const reason = typeof message.reason === "string" ? message.reason : undefined;
+    if (entry.pending.has(requestId)) this.#withdraw(entry, requestId, reason);
+  }
+
+  /**
+   * Withdraws a request that waits, as if the client had cancelled it (the handler's signal
+   * withdraws the invocation), and answers it.
+   */
+  #withdraw(entry: McpSession, id: string | number, reason: string | undefined): void {
+    entry.transport.onmessage?.({
+      jsonrpc: "2.0",
+      method: "notifications/cancelled",
+      params: { requestId: id, ...(reason === undefined ? {} : { reason }) },
+    });
+    this.#answerCancelled(entry, id);
   }
 
   /** Answers a cancelled request that still waits, which the SDK leaves unanswered. */
@@ -600,6 +714,8 @@ export class McpEndpoint {
       this.#groups.delete(entry.session);
       group.stop.abort();
     }
+    // Requests still waiting are answered while the transport can: closed, it never would.
+    for (const id of [...entry.pending]) this.#withdraw(entry, id, "The MCP session was closed.");
     const share = this.#core.share;
     await Promise.all([
       // Closing the server closes its transport: the client's streams end.

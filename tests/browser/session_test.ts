@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import { serve } from "../../bridge/mod.ts";
-import { startBridge } from "../helpers/bridge.ts";
+import { ONE_PROCESS, startBridge } from "../helpers/bridge.ts";
 import {
   Agent,
   clickPanelButton,
@@ -339,9 +339,11 @@ Deno.test({
       assert.equal((await new Agent(bridge, fresh).invoke("increment")).status, 200);
     });
 
-    await t.step(
-      "when the channel drops, the tab reconnects by itself with the same token",
-      async () => {
+    await t.step({
+      name: "when the channel drops, the tab reconnects by itself with the same token",
+      // It drops the channel from inside the bridge's memory.
+      ...ONE_PROCESS,
+      fn: async () => {
         await using context = await browser.context();
         const tab = await openPage(context, bridge, "/");
         const token = await panelToken(tab);
@@ -353,7 +355,7 @@ Deno.test({
         assert.equal(await panelToken(tab), token);
         assert.equal((await new Agent(bridge, token).invoke("increment")).status, 200);
       },
-    );
+    });
   },
 });
 
@@ -376,7 +378,9 @@ async function deafToEnded(page: import("puppeteer-core").Page): Promise<void> {
 
 Deno.test({
   name: "when the bridge goes away",
-  ignore: NO_CHROMIUM,
+  // One bridge stopping ends its sessions; in a cluster another takes its tabs over
+  // (tests/cluster/browser_cluster_test.ts).
+  ignore: NO_CHROMIUM || ONE_PROCESS.ignore,
   async fn(t) {
     await using browser = await launchBrowser();
     const root = await Deno.makeTempDir({ prefix: "aim-site-" });

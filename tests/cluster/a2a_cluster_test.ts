@@ -11,7 +11,7 @@ import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
 import { serve } from "../../bridge/mod.ts";
 import { BASIC_SITE, type TestBridge } from "../helpers/bridge.ts";
 import { startAim } from "../helpers/cli.ts";
-import { type RedisServer, startRedis } from "../helpers/cluster.ts";
+import { NO_CLUSTER, type RedisServer, startRedis } from "../helpers/cluster.ts";
 import { openPageSession } from "../helpers/fake_tab.ts";
 import { tempDir } from "../helpers/temp.ts";
 import { connected } from "../acp/helpers.ts";
@@ -102,7 +102,9 @@ async function until<T>(
 }
 
 for (const kind of CLIENT_KINDS) {
-  Deno.test(`tasks/get on another instance reads a task sent on the first (${kind})`, async (t) => {
+  Deno.test(`tasks/get on another instance reads a task sent on the first (${kind})`, {
+    ignore: NO_CLUSTER,
+  }, async (t) => {
     await using pair = await startPair();
     const { a, b } = pair;
     for (const [where, home] of [["the first", a], ["the second", b]] as const) {
@@ -138,7 +140,9 @@ for (const kind of CLIENT_KINDS) {
   });
 }
 
-Deno.test("tasks/cancel on another instance cancels a task waiting on the one that runs it", async () => {
+Deno.test("tasks/cancel on another instance cancels a task waiting on the one that runs it", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using pair = await startPair();
   const { a, b } = pair;
   const { token, tab } = await connected(a);
@@ -167,7 +171,9 @@ Deno.test("tasks/cancel on another instance cancels a task waiting on the one th
   );
 });
 
-Deno.test("another session's token cannot read or cancel a task on another instance", async () => {
+Deno.test("another session's token cannot read or cancel a task on another instance", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using pair = await startPair();
   const { a, b } = pair;
   const { token, tab } = await connected(a);
@@ -190,7 +196,9 @@ Deno.test("another session's token cannot read or cancel a task on another insta
   assert.equal((await getTask(onB, working.id)).status?.state, TaskState.TASK_STATE_WORKING);
 });
 
-Deno.test("a task whose instance was killed ends as failed on the others and cannot be cancelled", async () => {
+Deno.test("a task whose instance was killed ends as failed on the others and cannot be cancelled", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using pair = await startPair();
   const { a, b } = pair;
   const doomed = await startAim([

@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { startCluster } from "../helpers/cluster.ts";
+import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
 import { bridgeAt } from "../helpers/bridge.ts";
 import {
   Agent,
@@ -54,7 +54,7 @@ async function approve(page: import("puppeteer-core").Page): Promise<void> {
 
 Deno.test({
   name: "Chromium keeps its session through the balancer while the instance holding its tab dies",
-  ignore: NO_CHROMIUM,
+  ignore: NO_CHROMIUM || NO_CLUSTER,
   async fn(t) {
     const root = await Deno.makeTempDir({ prefix: "aim-cluster-browser-" });
     await Deno.writeTextFile(join(root, "bills.html"), PAGE);

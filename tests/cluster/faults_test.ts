@@ -6,7 +6,7 @@
 import assert from "node:assert/strict";
 import { dirname, join } from "node:path";
 import { BASIC_SITE } from "../helpers/bridge.ts";
-import { startCluster } from "../helpers/cluster.ts";
+import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 
 function site(): string {
@@ -63,37 +63,45 @@ async function tabWithLease(origin: string, token: string, publicOrigin: string)
   return tab;
 }
 
-Deno.test("the agent's requests spread over every instance, and each reaches the tab wherever it is", async () => {
-  await using cluster = await startCluster({ root: site() });
-  const token = await openPageSession(cluster.origin, "/control-panel");
-  await using tab = await tabWithLease(cluster.origin, token, cluster.origin);
-  await tab.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
-  const answered = new Set<string>();
-  for (let i = 0; i < 9; i++) {
-    const res = await invoke(cluster.origin, token, "echo", `call ${i}`);
-    assert.equal(res.status, 200);
-    assert.deepEqual((await res.json()).result, { echoed: `call ${i}` });
-    answered.add(res.headers.get("X-Aim-Instance")!);
-    const read = await manifest(cluster.origin, token);
-    const body = await read.json();
-    assert.equal(body.browser_connected, true);
-    assert.ok(body.actions.some((a: { id: string }) => a.id === "echo"));
-    answered.add(read.headers.get("X-Aim-Instance")!);
-  }
-  assert.equal(answered.size, 3, "round-robin: every instance answered");
-});
+Deno.test(
+  "the agent's requests spread over every instance, and each reaches the tab wherever it is",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using cluster = await startCluster({ root: site() });
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    await using tab = await tabWithLease(cluster.origin, token, cluster.origin);
+    await tab.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
+    const answered = new Set<string>();
+    for (let i = 0; i < 9; i++) {
+      const res = await invoke(cluster.origin, token, "echo", `call ${i}`);
+      assert.equal(res.status, 200);
+      assert.deepEqual((await res.json()).result, { echoed: `call ${i}` });
+      answered.add(res.headers.get("X-Aim-Instance")!);
+      const read = await manifest(cluster.origin, token);
+      const body = await read.json();
+      assert.equal(body.browser_connected, true);
+      assert.ok(body.actions.some((a: { id: string }) => a.id === "echo"));
+      answered.add(read.headers.get("X-Aim-Instance")!);
+    }
+    assert.equal(answered.size, 3, "round-robin: every instance answered");
+  },
+);
 
-Deno.test("with no tab on any instance an invocation is refused at once with 409 browser_not_connected", async () => {
-  await using cluster = await startCluster({ root: site() });
-  const token = await openPageSession(cluster.origin, "/control-panel");
-  for (let i = 0; i < 3; i++) {
-    const res = await invoke(cluster.origin, token, "search", "x");
-    assert.equal(res.status, 409);
-    assert.equal((await res.json()).error, "browser_not_connected");
-  }
-});
+Deno.test(
+  "with no tab on any instance an invocation is refused at once with 409 browser_not_connected",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using cluster = await startCluster({ root: site() });
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    for (let i = 0; i < 3; i++) {
+      const res = await invoke(cluster.origin, token, "search", "x");
+      assert.equal(res.status, 409);
+      assert.equal((await res.json()).error, "browser_not_connected");
+    }
+  },
+);
 
-Deno.test("login failures count on every instance together", async () => {
+Deno.test("login failures count on every instance together", { ignore: NO_CLUSTER }, async () => {
   await using cluster = await startCluster({ root: site() });
   const token = await openPageSession(cluster.origin, "/control-panel");
   const statuses: number[] = [];
@@ -108,7 +116,9 @@ Deno.test("login failures count on every instance together", async () => {
   assert.equal(statuses[3], 429);
 });
 
-Deno.test("a client's unused sessions are bounded across instances: its oldest ends everywhere", async () => {
+Deno.test("a client's unused sessions are bounded across instances: its oldest ends everywhere", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using cluster = await startCluster({ root: site(), bridge: { maxFreshPerClient: 3 } });
   const tokens: string[] = [];
   for (let i = 0; i < 4; i++) tokens.push(await openPageSession(cluster.origin, "/control-panel"));
@@ -122,138 +132,156 @@ Deno.test("a client's unused sessions are bounded across instances: its oldest e
   }
 });
 
-Deno.test("an idempotent retry on another instance gets the first answer and never runs the action twice", async () => {
-  await using cluster = await startCluster({ root: site() });
-  const token = await openPageSession(cluster.origin, "/control-panel");
-  await using tab = await tabWithLease(cluster.instances[0]!.url, token, cluster.origin);
-  let runs = 0;
-  await tab.register([{ id: "pay", handler: () => ({ paid: ++runs }) }]);
-  const key = { "Idempotency-Key": "pay-1" };
-  const answers = [];
-  for (const instance of cluster.instances) {
-    const res = await invoke(instance.url, token, "pay", "x", key);
-    assert.equal(res.status, 200);
-    answers.push((await res.json()).result);
-  }
-  assert.deepEqual(answers, [{ paid: 1 }, { paid: 1 }, { paid: 1 }]);
-  assert.equal(runs, 1);
-  const reused = await invoke(cluster.instances[2]!.url, token, "pay", "other", key);
-  assert.equal(reused.status, 422);
-  assert.equal((await reused.json()).error, "idempotency_key_reused");
-});
+Deno.test(
+  "an idempotent retry on another instance gets the first answer and never runs the action twice",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using cluster = await startCluster({ root: site() });
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    await using tab = await tabWithLease(cluster.instances[0]!.url, token, cluster.origin);
+    let runs = 0;
+    await tab.register([{ id: "pay", handler: () => ({ paid: ++runs }) }]);
+    const key = { "Idempotency-Key": "pay-1" };
+    const answers = [];
+    for (const instance of cluster.instances) {
+      const res = await invoke(instance.url, token, "pay", "x", key);
+      assert.equal(res.status, 200);
+      answers.push((await res.json()).result);
+    }
+    assert.deepEqual(answers, [{ paid: 1 }, { paid: 1 }, { paid: 1 }]);
+    assert.equal(runs, 1);
+    const reused = await invoke(cluster.instances[2]!.url, token, "pay", "other", key);
+    assert.equal(reused.status, 422);
+    assert.equal((await reused.json()).error, "idempotency_key_reused");
+  },
+);
 
-Deno.test("Redis stopped answers 503 store_unavailable with Retry-After, and the bridges recover when it is back", async () => {
-  await using cluster = await startCluster({ root: site() });
-  const token = await openPageSession(cluster.origin, "/control-panel");
-  await using tab = await tabWithLease(cluster.instances[0]!.url, token, cluster.origin);
-  await cluster.redis.stop();
-  for (const instance of cluster.instances) {
-    const res = await manifest(instance.url, token);
-    assert.equal(res.status, 503);
-    assert.ok(Number(res.headers.get("Retry-After")) > 0);
-    assert.equal((await res.json()).error, "store_unavailable");
-    const opened = await fetch(`${instance.url}/__aim/session`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Origin: cluster.origin },
-      body: JSON.stringify({ page: "/control-panel" }),
-    });
-    assert.equal(opened.status, 503);
-    await opened.body?.cancel();
-  }
-  // The public manifest needs no store.
-  const pub = await fetch(`${cluster.origin}/control-panel.json`);
-  assert.equal(pub.status, 200);
-  await pub.body?.cancel();
-  // Started again without persistence: the sessions are gone (401), as after a bridge restart,
-  // and the tab holding one is told that it ended.
-  await cluster.redis.start();
-  await eventually(async () => {
-    const res = await manifest(cluster.origin, token);
-    await res.body?.cancel();
-    return res.status === 401;
-  }, "401 after Redis came back empty");
-  await eventually(async () => {
-    if (tab.socket.readyState === WebSocket.OPEN) tab.send({ type: "heartbeat" });
-    return await Promise.resolve(tab.socket.readyState === WebSocket.CLOSED);
-  }, "the tab told its session ended");
-  assert.equal((await tab.closed).code, 4001);
-  for (const instance of cluster.instances) {
-    await eventually(async () => {
-      const fresh = await fetch(`${instance.url}/__aim/session`, {
+Deno.test(
+  "Redis stopped answers 503 store_unavailable with Retry-After, and the bridges recover when it is back",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using cluster = await startCluster({ root: site() });
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    await using tab = await tabWithLease(cluster.instances[0]!.url, token, cluster.origin);
+    await cluster.redis.stop();
+    for (const instance of cluster.instances) {
+      const res = await manifest(instance.url, token);
+      assert.equal(res.status, 503);
+      assert.ok(Number(res.headers.get("Retry-After")) > 0);
+      assert.equal((await res.json()).error, "store_unavailable");
+      const opened = await fetch(`${instance.url}/__aim/session`, {
         method: "POST",
         headers: { "Content-Type": "application/json", Origin: cluster.origin },
         body: JSON.stringify({ page: "/control-panel" }),
       });
-      await fresh.body?.cancel();
-      return fresh.status === 200;
-    }, `instance ${instance.port} opening sessions again`);
-  }
-});
+      assert.equal(opened.status, 503);
+      await opened.body?.cancel();
+    }
+    // The public manifest needs no store.
+    const pub = await fetch(`${cluster.origin}/control-panel.json`);
+    assert.equal(pub.status, 200);
+    await pub.body?.cancel();
+    // Started again without persistence: the sessions are gone (401), as after a bridge restart,
+    // and the tab holding one is told that it ended.
+    await cluster.redis.start();
+    await eventually(async () => {
+      const res = await manifest(cluster.origin, token);
+      await res.body?.cancel();
+      return res.status === 401;
+    }, "401 after Redis came back empty");
+    await eventually(async () => {
+      if (tab.socket.readyState === WebSocket.OPEN) tab.send({ type: "heartbeat" });
+      return await Promise.resolve(tab.socket.readyState === WebSocket.CLOSED);
+    }, "the tab told its session ended");
+    assert.equal((await tab.closed).code, 4001);
+    for (const instance of cluster.instances) {
+      await eventually(async () => {
+        const fresh = await fetch(`${instance.url}/__aim/session`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Origin: cluster.origin },
+          body: JSON.stringify({ page: "/control-panel" }),
+        });
+        await fresh.body?.cancel();
+        return fresh.status === 200;
+      }, `instance ${instance.port} opening sessions again`);
+    }
+  },
+);
 
-Deno.test("an instance killed mid-invocation answers the agent with a clear error; the tab comes back through another with its session, and the action never runs twice", async () => {
-  await using cluster = await startCluster({ root: site(), inProcess: false });
-  const [doomed, other] = cluster.instances as [
-    typeof cluster.instances[0],
-    typeof cluster.instances[0],
-  ];
-  const token = await openPageSession(cluster.origin, "/control-panel");
-  const tab = await tabWithLease(doomed.url, token, cluster.origin);
-  let runs = 0;
-  let started!: () => void;
-  const running = new Promise<void>((resolve) => started = resolve);
-  await tab.register([{
-    id: "pay",
-    handler: () => {
-      runs++;
-      started();
-      return new Promise(() => {});
-    },
-  }]);
-  const key = { "Idempotency-Key": "pay-once" };
-  const pending = invoke(other.url, token, "pay", "x", key);
-  await running;
-  const killedAt = Date.now();
-  await doomed.stop("SIGKILL");
-  const res = await pending;
-  const body = await res.json();
-  assert.equal(res.status, 409, JSON.stringify(body));
-  assert.equal(body.error, "browser_not_connected");
-  assert.match(body.message, /may or may not have run/);
-  assert.ok(Date.now() - killedAt < 10_000, "told well within the tab timeout");
-  await tab.closed;
-  await tab[Symbol.asyncDispose]();
-  // The page reconnects through the balancer to a live instance, with its session.
-  await using back = await tabWithLease(cluster.origin, token, cluster.origin);
-  let again = 0;
-  await back.register([{ id: "pay", handler: () => ({ paid: ++again }) }]);
-  const retry = await invoke(cluster.origin, token, "pay", "x", key);
-  assert.equal(retry.status, 409);
-  assert.equal((await retry.json()).error, "idempotency_key_expired");
-  assert.equal(runs + again, 1, "the action ran once");
-  const fresh = await invoke(cluster.origin, token, "pay", "y");
-  assert.equal(fresh.status, 200);
-  assert.deepEqual((await fresh.json()).result, { paid: 1 });
-});
+Deno.test(
+  "an instance killed mid-invocation answers the agent with a clear error; the tab comes back through another with its session, and the action never runs twice",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using cluster = await startCluster({ root: site(), inProcess: false });
+    const [doomed, other] = cluster.instances as [
+      typeof cluster.instances[0],
+      typeof cluster.instances[0],
+    ];
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    const tab = await tabWithLease(doomed.url, token, cluster.origin);
+    let runs = 0;
+    let started!: () => void;
+    const running = new Promise<void>((resolve) => started = resolve);
+    await tab.register([{
+      id: "pay",
+      handler: () => {
+        runs++;
+        started();
+        return new Promise(() => {});
+      },
+    }]);
+    const key = { "Idempotency-Key": "pay-once" };
+    const pending = invoke(other.url, token, "pay", "x", key);
+    await running;
+    const killedAt = Date.now();
+    await doomed.stop("SIGKILL");
+    const res = await pending;
+    const body = await res.json();
+    assert.equal(res.status, 409, JSON.stringify(body));
+    assert.equal(body.error, "browser_not_connected");
+    assert.match(body.message, /may or may not have run/);
+    assert.ok(Date.now() - killedAt < 10_000, "told well within the tab timeout");
+    await tab.closed;
+    await tab[Symbol.asyncDispose]();
+    // The page reconnects through the balancer to a live instance, with its session.
+    await using back = await tabWithLease(cluster.origin, token, cluster.origin);
+    let again = 0;
+    await back.register([{ id: "pay", handler: () => ({ paid: ++again }) }]);
+    const retry = await invoke(cluster.origin, token, "pay", "x", key);
+    assert.equal(retry.status, 409);
+    assert.equal((await retry.json()).error, "idempotency_key_expired");
+    assert.equal(runs + again, 1, "the action ran once");
+    const fresh = await invoke(cluster.origin, token, "pay", "y");
+    assert.equal(fresh.status, 200);
+    assert.deepEqual((await fresh.json()).result, { paid: 1 });
+  },
+);
 
-Deno.test("an instance stopped with SIGTERM hands its tabs over: they reconnect elsewhere and keep the session", async () => {
-  await using cluster = await startCluster({ root: site(), inProcess: false });
-  const [draining] = cluster.instances;
-  const token = await openPageSession(cluster.origin, "/control-panel");
-  const tab = await tabWithLease(draining!.url, token, cluster.origin);
-  await tab.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
-  await draining!.stop("SIGTERM");
-  const closed = await tab.closed;
-  assert.equal(closed.code, 1001, "going away, not ended");
-  assert.ok(!tab.has("ended"), "the session did not end");
-  await tab[Symbol.asyncDispose]();
-  await using back = await tabWithLease(cluster.origin, token, cluster.origin);
-  await back.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
-  const res = await invoke(cluster.origin, token, "echo", "still here");
-  assert.equal(res.status, 200);
-  assert.deepEqual((await res.json()).result, { echoed: "still here" });
-});
+Deno.test(
+  "an instance stopped with SIGTERM hands its tabs over: they reconnect elsewhere and keep the session",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using cluster = await startCluster({ root: site(), inProcess: false });
+    const [draining] = cluster.instances;
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    const tab = await tabWithLease(draining!.url, token, cluster.origin);
+    await tab.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
+    await draining!.stop("SIGTERM");
+    const closed = await tab.closed;
+    assert.equal(closed.code, 1001, "going away, not ended");
+    assert.ok(!tab.has("ended"), "the session did not end");
+    await tab[Symbol.asyncDispose]();
+    await using back = await tabWithLease(cluster.origin, token, cluster.origin);
+    await back.register([{ id: "echo", handler: (input) => ({ echoed: input }) }]);
+    const res = await invoke(cluster.origin, token, "echo", "still here");
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.json()).result, { echoed: "still here" });
+  },
+);
 
-Deno.test("a long poll on one instance wakes when the tab on another changes what the page shows", async () => {
+Deno.test("a long poll on one instance wakes when the tab on another changes what the page shows", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using cluster = await startCluster({ root: site() });
   const [holder, poller] = cluster.instances as [
     typeof cluster.instances[0],
@@ -278,7 +306,9 @@ Deno.test("a long poll on one instance wakes when the tab on another changes wha
   assert.ok(Date.now() - started < 10_000, "woken by the change, not by the wait's end");
 });
 
-Deno.test("a second tab waiting on another instance takes the lease over when the first closes", async () => {
+Deno.test("a second tab waiting on another instance takes the lease over when the first closes", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using cluster = await startCluster({ root: site() });
   const [first, second] = cluster.instances as [
     typeof cluster.instances[0],

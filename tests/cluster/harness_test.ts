@@ -6,7 +6,13 @@
  */
 import assert from "node:assert/strict";
 import { BASIC_SITE } from "../helpers/bridge.ts";
-import { freePorts, startBalancer, startCluster, startRedis } from "../helpers/cluster.ts";
+import {
+  freePorts,
+  NO_CLUSTER,
+  startBalancer,
+  startCluster,
+  startRedis,
+} from "../helpers/cluster.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 /** Sends PING to Redis over a raw TCP socket; returns the first line of the answer. */
@@ -62,7 +68,9 @@ async function names(origin: string, count: number): Promise<string[]> {
   return answered;
 }
 
-Deno.test("Redis starts, answers PING, and stops and starts again on the same port", async () => {
+Deno.test("Redis starts, answers PING, and stops and starts again on the same port", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using redis = await startRedis();
   assert.equal(redis.url, `redis://127.0.0.1:${redis.port}/0`);
   assert.equal(await ping(redis.port), "+PONG");
@@ -76,7 +84,9 @@ Deno.test("Redis starts, answers PING, and stops and starts again on the same po
   assert.equal(await ping(redis.port), "+PONG");
 });
 
-Deno.test("HAProxy spreads plain GET requests over three backends round-robin", async () => {
+Deno.test("HAProxy spreads plain GET requests over three backends round-robin", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using servers = backends();
   await using balancer = await startBalancer(servers.ports, { checkPath: "/" });
   const answered = await names(balancer.origin, 9);
@@ -87,7 +97,9 @@ Deno.test("HAProxy spreads plain GET requests over three backends round-robin", 
   assert.deepEqual(await balancer.states(), ["UP", "UP", "UP"]);
 });
 
-Deno.test("HAProxy tells the backends who asked, over which scheme and for which host", async () => {
+Deno.test("HAProxy tells the backends who asked, over which scheme and for which host", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using servers = backends();
   await using balancer = await startBalancer(servers.ports, { checkPath: "/" });
   const response = await fetch(balancer.origin + "/headers", {
@@ -100,31 +112,35 @@ Deno.test("HAProxy tells the backends who asked, over which scheme and for which
   assert.equal(headers["x-forwarded-for"], "127.0.0.1");
 });
 
-Deno.test("HAProxy passes a WebSocket upgrade through to one backend", async () => {
-  await using servers = backends();
-  await using balancer = await startBalancer(servers.ports, { checkPath: "/" });
-  const socket = new WebSocket(balancer.origin.replace("http:", "ws:") + "/echo");
-  const closed = new Promise<CloseEvent>((resolve) => socket.onclose = resolve);
-  await new Promise((resolve, reject) => {
-    socket.onopen = resolve;
-    socket.onerror = () => reject(new Error("The WebSocket through HAProxy did not open"));
-  });
-  const answers: string[] = [];
-  const twoAnswers = new Promise<void>((resolve) => {
-    socket.onmessage = (event) => {
-      answers.push(event.data);
-      if (answers.length === 2) resolve();
-    };
-  });
-  socket.send("hello");
-  socket.send("again");
-  await twoAnswers;
-  // Both messages went over the one upgraded connection, so one backend answered both.
-  const name = answers[0]!.split(":")[0]!;
-  assert.deepEqual(answers, [`${name}: hello`, `${name}: again`]);
-  socket.close();
-  assert.equal((await closed).wasClean, true);
-});
+Deno.test(
+  "HAProxy passes a WebSocket upgrade through to one backend",
+  { ignore: NO_CLUSTER },
+  async () => {
+    await using servers = backends();
+    await using balancer = await startBalancer(servers.ports, { checkPath: "/" });
+    const socket = new WebSocket(balancer.origin.replace("http:", "ws:") + "/echo");
+    const closed = new Promise<CloseEvent>((resolve) => socket.onclose = resolve);
+    await new Promise((resolve, reject) => {
+      socket.onopen = resolve;
+      socket.onerror = () => reject(new Error("The WebSocket through HAProxy did not open"));
+    });
+    const answers: string[] = [];
+    const twoAnswers = new Promise<void>((resolve) => {
+      socket.onmessage = (event) => {
+        answers.push(event.data);
+        if (answers.length === 2) resolve();
+      };
+    });
+    socket.send("hello");
+    socket.send("again");
+    await twoAnswers;
+    // Both messages went over the one upgraded connection, so one backend answered both.
+    const name = answers[0]!.split(":")[0]!;
+    assert.deepEqual(answers, [`${name}: hello`, `${name}: again`]);
+    socket.close();
+    assert.equal((await closed).wasClean, true);
+  },
+);
 
 /** Resolves once `origin` refuses connections, polling it; rejects if it still answers after 5 s. */
 async function refusing(origin: string): Promise<void> {
@@ -140,7 +156,9 @@ async function refusing(origin: string): Promise<void> {
   throw new Error(`${origin} still answers`);
 }
 
-Deno.test("HAProxy stopping takes no new request but lets those under way and WebSockets end", async () => {
+Deno.test("HAProxy stopping takes no new request but lets those under way and WebSockets end", {
+  ignore: NO_CLUSTER,
+}, async () => {
   const { promise: released, resolve: release } = Promise.withResolvers<void>();
   const { promise: arrived, resolve: arrive } = Promise.withResolvers<void>();
   const sockets: WebSocket[] = [];
@@ -186,7 +204,9 @@ Deno.test("HAProxy stopping takes no new request but lets those under way and We
   }
 });
 
-Deno.test("HAProxy routes around a stopped backend and back to it once it is started again", async () => {
+Deno.test("HAProxy routes around a stopped backend and back to it once it is started again", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using servers = backends();
   await using balancer = await startBalancer(servers.ports, { checkPath: "/" });
   await servers.servers[1]!.shutdown();
@@ -220,7 +240,9 @@ async function sitemapUrl(origin: string): Promise<string> {
   return (await response.json()).sitemap;
 }
 
-Deno.test("a cluster puts its bridges behind the balancer, each given its origin as public URL", async () => {
+Deno.test("a cluster puts its bridges behind the balancer, each given its origin as public URL", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using site = await basicSite();
   await using cluster = await startCluster({ root: site.path, instances: 2 });
   assert.equal(cluster.origin, cluster.balancer.origin);
@@ -235,7 +257,9 @@ Deno.test("a cluster puts its bridges behind the balancer, each given its origin
   }
 });
 
-Deno.test("a cluster's bridges answer the requests through the balancer in turn", async () => {
+Deno.test("a cluster's bridges answer the requests through the balancer in turn", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using site = await basicSite();
   await using cluster = await startCluster({ root: site.path, instances: 3 });
   const answered: string[] = [];
@@ -248,7 +272,9 @@ Deno.test("a cluster's bridges answer the requests through the balancer in turn"
   assert.deepEqual(answered.slice(3), answered.slice(0, 3));
 });
 
-Deno.test("a cluster's bridge stopped is routed around, and started again on its port is back", async () => {
+Deno.test("a cluster's bridge stopped is routed around, and started again on its port is back", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using site = await basicSite();
   await using cluster = await startCluster({ root: site.path, instances: 2 });
   const [, second] = cluster.instances;
@@ -263,7 +289,9 @@ Deno.test("a cluster's bridge stopped is routed around, and started again on its
   assert.equal(await sitemapUrl(second!.url), `${cluster.origin}/sitemap.toon`);
 });
 
-Deno.test("a cluster of aim serve processes survives one killed and started again", async () => {
+Deno.test("a cluster of aim serve processes survives one killed and started again", {
+  ignore: NO_CLUSTER,
+}, async () => {
   await using site = await basicSite();
   await using cluster = await startCluster({
     root: site.path,

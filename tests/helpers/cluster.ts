@@ -45,6 +45,18 @@ function findBinary(name: string, candidates: readonly string[]): string | undef
   return undefined;
 }
 
+/**
+ * True when `redis-server` or HAProxy is missing: the tests of several bridges are then skipped,
+ * saying why (`.ci/run` installs both).
+ */
+export const NO_CLUSTER: boolean = !findBinary("redis-server", REDIS_PATHS) ||
+  !findBinary("haproxy", HAPROXY_PATHS);
+if (NO_CLUSTER) {
+  console.warn(
+    "redis-server or haproxy is missing: the tests of several bridges are skipped (apt-get install redis-server haproxy).",
+  );
+}
+
 /** A server run as a child process whose output is kept. */
 interface ChildServer {
   readonly child: Deno.ChildProcess;
@@ -266,7 +278,7 @@ export function balancerConfig(options: {
   return `global
   maxconn 1024
   # A soft stop (SIGUSR1) waits for the connections under way, WebSockets too, this long at most.
-  hard-stop-after 45s
+  hard-stop-after 5s
   stats socket ${options.socket} mode 600 level admin
 
 defaults
@@ -278,6 +290,8 @@ defaults
   timeout tunnel 1h
   timeout check 2s
   option forwardfor
+  # A client that hangs up withdraws its call: the bridge sees the abort.
+  option abortonclose
   # Only requests that never reached a server are retried, each on another server.
   option redispatch 1
   retries 3

@@ -3,7 +3,7 @@
  * failed attempts.
  */
 import { scrypt, timingSafeEqual } from "node:crypto";
-import type { Identity, SessionShare } from "./share.ts";
+import type { Attempts, Identity, SessionShare } from "./share.ts";
 
 /** Verifies credentials; an app embedding the bridge may bring its own. */
 export interface UserStore {
@@ -169,7 +169,11 @@ export class AttemptLimiter {
 
   /** Seconds until `key` may try again; 0 when it may now. */
   async retryAfter(key: string): Promise<number> {
-    const entry = this.#share ? await this.#share.attempts(key) : this.#failures.get(key);
+    if (!this.#share) return this.#waitOf(this.#failures.get(key));
+    return this.#waitOf(await this.#share.attempts(key));
+  }
+
+  #waitOf(entry: Attempts | null | undefined): number {
     if (!entry) return 0;
     const now = this.#now();
     if (now - entry.last >= this.windowMs) return 0;
@@ -191,19 +195,23 @@ export class AttemptLimiter {
         maxDelayMs: this.maxDelayMs,
       });
     }
-    const waits = await Promise.all(keys.map((key) => this.retryAfter(key)));
-    const wait = Math.max(0, ...waits);
-    if (wait === 0) { for (const key of keys) await this.fail(key); }
+    // In one turn, with nothing awaited between the check and the count.
+    const wait = Math.max(0, ...keys.map((key) => this.#waitOf(this.#failures.get(key))));
+    if (wait === 0) { for (const key of keys) this.#count(key); }
     return wait;
   }
 
   /** Records one failure of `key`. */
   async fail(key: string): Promise<void> {
-    const now = this.#now();
     if (this.#share) {
-      await this.#share.fail(key, this.windowMs, now);
+      await this.#share.fail(key, this.windowMs, this.#now());
       return;
     }
+    this.#count(key);
+  }
+
+  #count(key: string): void {
+    const now = this.#now();
     const entry = this.#failures.get(key);
     const count = entry && now - entry.last < this.windowMs ? entry.count + 1 : 1;
     // Moved to the end: the map stays in the order of last failures.

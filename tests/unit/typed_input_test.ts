@@ -95,7 +95,11 @@ Deno.test("a number or integer input accepts exactly the numbers within its boun
       const expected = typeof value === "number" && Number.isFinite(value) &&
         (schema.type === "number" || Number.isSafeInteger(value)) &&
         value >= (schema.minimum ?? -Infinity) && value <= (schema.maximum ?? Infinity);
-      assert.equal(accepts(spec, value), expected, `${JSON.stringify(schema)} ${String(value)}`);
+      assert.equal(
+        accepts(spec, value),
+        expected,
+        `${JSON.stringify(schema)} ${Deno.inspect(value)}`,
+      );
     }),
     { numRuns: 500 },
   );

@@ -187,6 +187,19 @@ console.log(
   } µs CPU per heartbeat`,
 );
 
+// What renews a session's TTLs (at most every 15 s): measured alone, on keys of its shape.
+const TOUCHES = flags.quick ? 1000 : 5000;
+await costly("TTL renewal (every 15 s)", () => TOUCHES, async () => {
+  for (let i = 0; i < TOUCHES; i++) {
+    await client.multi()
+      .pExpire("aim:s:bench", 60_000)
+      .pExpire("aim:c:bench", 60_000)
+      .pExpire("aim:k:bench", 60_000)
+      .zAdd("aim:n", { score: Date.now(), value: "bench" }, { condition: "XX" })
+      .exec();
+  }
+});
+
 console.log("\n## Redis CPU per operation (INFO cpu, user + system)");
 for (const [name, micros] of Object.entries(redisCost)) {
   console.log(`${name.padEnd(24)} ${micros.toFixed(1)} µs`);

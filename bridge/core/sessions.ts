@@ -220,8 +220,12 @@ export interface CreatedSession {
   credential: string;
 }
 
-/** How often a session in use is renewed in a shared store, at most. */
-const SHARED_TOUCH_MS = 1000;
+/**
+ * How often a session in use is renewed in a shared store, at most: a tab's heartbeats (every
+ * 5 s) would otherwise cost Redis a write each. The store's expiry may then come up to this much
+ * before the idle time counted here.
+ */
+const SHARED_TOUCH_MS = 15_000;
 /** How long this process keeps its copy of a shared session it has no tab of, unused. */
 const COPY_MS = 60_000;
 
@@ -664,7 +668,8 @@ export class SessionStore {
     const idle = this.#fresh.has(session) ? this.freshIdleMs : this.idleMs;
     const now = this.#now();
     session.expiresAt = now + idle;
-    if (this.share.shared && now - session.sharedTouchAt >= SHARED_TOUCH_MS) {
+    const every = Math.min(SHARED_TOUCH_MS, this.freshIdleMs / 4);
+    if (this.share.shared && now - session.sharedTouchAt >= every) {
       session.sharedTouchAt = now;
       this.share.touch(session.tokenHash, session, idle).catch(this.#quiet);
     }

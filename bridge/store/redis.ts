@@ -250,6 +250,7 @@ export class RedisShare implements SessionShare {
   readonly #waiting = new Map<string, Waiting>();
   readonly #running = new Map<string, AbortController>();
   readonly #topics = new Map<string, (message: unknown) => void>();
+  readonly #shas = new Map<string, string>();
   #handler: ForwardHandler | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #down = false;
@@ -344,13 +345,33 @@ export class RedisShare implements SessionShare {
     }
   }
 
+  /**
+   * Runs a Lua script by its SHA-1 (EVALSHA), loading it once: Redis then neither receives nor
+   * hashes its text on every call (a heartbeat is one).
+   */
+  async #eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
+    let sha = this.#shas.get(script);
+    if (!sha) {
+      const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(script));
+      sha = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
+      this.#shas.set(script, sha);
+    }
+    try {
+      return await this.#client.evalSha(sha, options);
+    } catch (error) {
+      // Not loaded yet (or Redis restarted): EVAL loads it for the next calls.
+      if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
+      return await this.#client.eval(script, options);
+    }
+  }
+
   #key(kind: string, id: string): string {
     return this.#p + kind + ":" + id;
   }
 
   async create(tokenHash: string, rec: SessionRecord, limits: CreateLimits): Promise<string[]> {
     const ended = await this.#run(() =>
-      this.#client.eval(CREATE, {
+      this.#eval(CREATE, {
         keys: [
           this.#key("s", tokenHash),
           this.#key("c", rec.credentialHash),
@@ -383,7 +404,7 @@ export class RedisShare implements SessionShare {
   async load(tokenHash: string): Promise<SessionRecord | null> {
     // One round trip: the session, and who holds its lease if that instance is alive.
     const flat = await this.#run(() =>
-      this.#client.eval(LOAD, {
+      this.#eval(LOAD, {
         keys: [this.#key("s", tokenHash), this.#key("l", tokenHash)],
         arguments: [this.#p + "i:"],
       })
@@ -413,7 +434,7 @@ export class RedisShare implements SessionShare {
     }
     const { holder: _, ...stored } = fields;
     const result = await this.#run(() =>
-      this.#client.eval(UPDATE, {
+      this.#eval(UPDATE, {
         keys,
         arguments: [tokenHash, ...fieldsOf(stored), options.bump ? "bump" : "keep"],
       })
@@ -471,7 +492,7 @@ export class RedisShare implements SessionShare {
 
   async acquire(tokenHash: string, ms: number): Promise<number> {
     const left = await this.#run(() =>
-      this.#client.eval(ACQUIRE, {
+      this.#eval(ACQUIRE, {
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms), this.#p + "i:"],
       })
@@ -481,7 +502,7 @@ export class RedisShare implements SessionShare {
 
   async renew(tokenHash: string, ms: number): Promise<boolean> {
     const got = await this.#run(() =>
-      this.#client.eval(RENEW, {
+      this.#eval(RENEW, {
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms)],
       })
@@ -491,7 +512,7 @@ export class RedisShare implements SessionShare {
 
   async release(tokenHash: string): Promise<void> {
     await this.#run(() =>
-      this.#client.eval(RELEASE, { keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
+      this.#eval(RELEASE, { keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
     );
   }
 
@@ -668,7 +689,7 @@ export class RedisShare implements SessionShare {
     const name = this.#key("d", tokenHash + ":" + key);
     const mine = JSON.stringify({ fingerprint, owner: this.instance });
     const seen = await this.#run(() =>
-      this.#client.eval(CLAIM, {
+      this.#eval(CLAIM, {
         keys: [name, this.#key("dk", tokenHash)],
         arguments: [
           mine,
@@ -739,7 +760,7 @@ export class RedisShare implements SessionShare {
     const answer = outcome ? JSON.stringify({ ...kept, outcome }) : "";
     // Within the session's byte budget, else kept as lost: a retry is refused, never run again.
     await this.#run(() =>
-      this.#client.eval(SETTLE, {
+      this.#eval(SETTLE, {
         keys: [name, this.#key("db", tokenHash)],
         arguments: [
           answer,
@@ -760,7 +781,7 @@ export class RedisShare implements SessionShare {
 
   async fail(key: string, windowMs: number, now: number): Promise<Attempts> {
     const count = await this.#run(() =>
-      this.#client.eval(FAIL, {
+      this.#eval(FAIL, {
         keys: [this.#key("t", key)],
         arguments: [String(now), String(windowMs)],
       })
@@ -770,7 +791,7 @@ export class RedisShare implements SessionShare {
 
   async claimAttempts(keys: string[], policy: AttemptPolicy): Promise<number> {
     const wait = await this.#run(() =>
-      this.#client.eval(CLAIM_ATTEMPTS, {
+      this.#eval(CLAIM_ATTEMPTS, {
         keys: keys.map((key) => this.#key("t", key)),
         arguments: [policy.now, policy.windowMs, policy.max, policy.baseDelayMs, policy.maxDelayMs]
           .map(String),
@@ -780,9 +801,7 @@ export class RedisShare implements SessionShare {
   }
 
   async forgive(key: string): Promise<void> {
-    await this.#run(() =>
-      this.#client.eval(FORGIVE, { keys: [this.#key("t", key)], arguments: [] })
-    );
+    await this.#run(() => this.#eval(FORGIVE, { keys: [this.#key("t", key)], arguments: [] }));
   }
 
   async reset(key: string): Promise<void> {

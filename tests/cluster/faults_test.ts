@@ -332,3 +332,22 @@ Deno.test("a second tab waiting on another instance takes the lease over when th
   assert.equal(res.status, 200);
   assert.deepEqual((await res.json()).result, { echoed: "moved" });
 });
+
+Deno.test("a session that expires in Redis while its tab is open tells the tab why and closes it", {
+  ignore: NO_CLUSTER,
+}, async () => {
+  await using cluster = await startCluster({ root: site(), bridge: { idleMs: 1500 } });
+  const token = await openPageSession(cluster.origin, "/control-panel");
+  // The tab never heartbeats: nothing renews the session, and Redis lets it expire.
+  await using tab = await FakeTab.open(cluster.instances[0]!.url, {
+    token,
+    page: "/control-panel",
+    origin: cluster.origin,
+  });
+  await tab.next("lease");
+  assert.deepEqual(await tab.next("ended"), { type: "ended", reason: "expired" });
+  assert.equal((await tab.closed).code, 4001);
+  const res = await manifest(cluster.origin, token);
+  assert.equal(res.status, 401);
+  await res.body?.cancel();
+});

@@ -114,19 +114,8 @@ export interface CreateLimits {
   maxFreshPerClient: number;
 }
 
-/** Where sessions live beyond one process, and how a request reaches its tab. */
-export interface SessionShare {
-  /** This instance's id, safe to show (`X-Aim-Instance`). */
-  readonly instance: string;
-  /**
-   * False when this process holds every session (its own memory is the truth, and the
-   * methods below that read or write records are never called).
-   */
-  readonly shared: boolean;
-  /** Resolves once the store can be used. */
-  ready(): Promise<void>;
-  close(): Promise<void>;
-
+/** Sessions as every instance sees them: records kept by the hash of their token, expiring when idle. */
+export interface SessionRecords {
   /** Stores a new session; returns the token hashes of the sessions that had to end for room. */
   create(tokenHash: string, record: SessionRecord, limits: CreateLimits): Promise<string[]>;
   load(tokenHash: string): Promise<SessionRecord | null>;
@@ -154,7 +143,10 @@ export interface SessionShare {
     record: Pick<SessionRecord, "id" | "credentialHash" | "tabKeyHash" | "client">,
     reason: EndReason,
   ): Promise<void>;
+}
 
+/** Which instance's socket holds a session's tab, and which instances are alive. */
+export interface Leases {
   /**
    * Takes the lease of a session for this instance: 0 when taken, else how long the lease a
    * live instance holds lasts (ms).
@@ -165,12 +157,18 @@ export interface SessionShare {
   release(tokenHash: string): Promise<void>;
   /** Whether an instance is alive. */
   alive(instance: string): Promise<boolean>;
+}
 
+/** What one instance tells the others about a session. */
+export interface SessionSignals {
   /** Tells the instances watching a session. */
   signal(sessionId: string, signal: SessionSignal): void;
   /** Watches a session's signals; returns what stops it. */
   watch(sessionId: string, onSignal: (signal: SessionSignal) => void): () => void;
+}
 
+/** How an invocation reaches the instance holding the tab, and comes back. */
+export interface TabRouter {
   /**
    * Runs a call on `instance` and returns its answer; rejects with the `AimError` it failed with,
    * or with 409 `browser_not_connected` when that instance is gone.
@@ -183,7 +181,10 @@ export interface SessionShare {
   ): Promise<InvokeResult>;
   /** Sets what runs calls forwarded to this instance. */
   serve(handler: ForwardHandler): void;
+}
 
+/** `Idempotency-Key` answers, kept so that an action never runs twice, wherever the retry lands. */
+export interface IdempotentAnswers {
   /**
    * Claims `key` of a session for a request with this fingerprint; past `maxKeys` keys in the
    * session, its oldest are forgotten.
@@ -206,7 +207,10 @@ export interface SessionShare {
     outcome: KeptOutcome | undefined,
     options: { ttlMs: number; ran: boolean; maxBytes: number },
   ): Promise<void>;
+}
 
+/** Login failures, counted by every instance together. */
+export interface LoginAttempts {
   /** Login throttling: one key's failures. */
   attempts(key: string): Promise<Attempts | null>;
   /**
@@ -218,7 +222,10 @@ export interface SessionShare {
   fail(key: string, windowMs: number, now: number): Promise<Attempts>;
   forgive(key: string): Promise<void>;
   reset(key: string): Promise<void>;
+}
 
+/** Small documents other instances need, and messages to one instance. */
+export interface SharedDocuments {
   /**
    * Small documents other instances need (an MCP session's opening, an ACP run's view), under
    * `kind:id`, expiring after `ttlMs`.
@@ -230,7 +237,10 @@ export interface SessionShare {
   tell(instance: string, topic: string, message: unknown): Promise<boolean>;
   /** Handles the messages on `topic` other instances send to this one. */
   listen(topic: string, handler: (message: unknown) => void): void;
+}
 
+/** What `/__aim/activity` shows, wherever the invocation ran. */
+export interface ActivityLog {
   /** Activity shown to the page: the newest entries of a session, kept with it. */
   record(
     sessionId: string,
@@ -238,4 +248,30 @@ export interface SessionShare {
     options: { keep: number; ttlMs: number },
   ): Promise<void>;
   activity(sessionId: string, limit: number): Promise<unknown[]>;
+}
+
+/**
+ * Where sessions live beyond one process, and how a request reaches its tab: one small
+ * interface per concern.
+ */
+export interface SessionShare
+  extends
+    SessionRecords,
+    Leases,
+    SessionSignals,
+    TabRouter,
+    IdempotentAnswers,
+    LoginAttempts,
+    SharedDocuments,
+    ActivityLog {
+  /** This instance's id, safe to show (`X-Aim-Instance`). */
+  readonly instance: string;
+  /**
+   * False when this process holds every session: its own memory is the truth, and the methods
+   * that read or write shared records are never called.
+   */
+  readonly shared: boolean;
+  /** Resolves once the store can be used. */
+  ready(): Promise<void>;
+  close(): Promise<void>;
 }

@@ -68,6 +68,8 @@ export interface BridgeOptions extends BridgeCoreOptions {
   allowedHosts?: readonly string[] | null | undefined;
   /** Called for unexpected errors. */
   onError?: ((error: unknown) => void) | undefined;
+  /** Told when the shared store (`redis`) becomes unreachable and when it is back. */
+  onStatus?: ((message: string) => void) | undefined;
   /** The origin agents and browsers reach the bridge at, behind a proxy. */
   publicUrl?: string | undefined;
   /** Honour `X-Forwarded-Proto` and `X-Forwarded-Host`. */
@@ -125,7 +127,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const audit = options.audit ?? new AuditLog();
   const stats = new InvocationStats();
   const share: SessionShare | undefined = options.redis
-    ? new RedisShare({ url: options.redis, onError: options.onError })
+    ? new RedisShare({ url: options.redis, onError: options.onError, onStatus: options.onStatus })
     : options.share;
   const core = new BridgeCore({
     ...options,

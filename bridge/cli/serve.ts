@@ -211,6 +211,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     onError: (error: unknown) =>
       io.stderr(`aim: internal error: ${error instanceof Error ? error.stack : error}\n`),
     onListen: ({ url }: { url: string }) => io.stdout(`aim: serving ${root} at ${url}\n`),
+    onStatus: (message: string) => io.stderr(`aim: ${message}\n`),
   };
   try {
     if (values.demo) {

@@ -348,7 +348,7 @@ export class BridgeCore {
         }, {
           // A little longer than the holder's own timeout, so that its answer (504) comes first.
           timeoutMs: this.#tabTimeoutMs + 1000,
-          confirmMs: this.#confirmTimeoutMs,
+          confirmMs: this.#confirmTimeoutMs + 1000,
           onAwaiting: options.onAwaiting,
           signal: options.signal,
         });

@@ -213,7 +213,11 @@ export class Invocations {
         throw keyReused();
       case "running":
       case "lost":
-        throw keyExpired();
+        throw new AimError(
+          409,
+          "idempotency_key_expired",
+          "The first request under this Idempotency-Key was cut off or its answer is not kept (too large, or the bridge running it stopped): its action may or may not have run. Read the manifest for the current state before deciding anything.",
+        );
       case "done": {
         const { outcome } = claim;
         if (outcome.ok) return outcome.result;

@@ -67,6 +67,12 @@ export class Session {
    */
   version = 1;
   ended: EndReason | null = null;
+  /**
+   * True once this process stops serving the session while it lives on in the shared store (the
+   * instance drains): its event streams close, without `ended`, so that agents reconnect
+   * through another instance.
+   */
+  handedOff = false;
   /** Called on every change this process makes (set by the store: it shares the change). */
   onChange: ((session: Session) => void) | undefined;
   /** Stops watching the session's signals from other instances (shared stores only). */
@@ -733,6 +739,8 @@ export class SessionStore {
         session.unwatch?.();
         this.#drop(session);
         session.tab.handOver();
+        session.handedOff = true;
+        session.endWaits();
       }
     }
   }

@@ -130,6 +130,8 @@ export class TabChannel<Owner = unknown> {
   /** The instance whose tab holds the lease, when another one does (shared stores); else "". */
   remoteHolder = "";
   #acquiring = false;
+  /** The next try for the shared lease, while tabs here wait for it. */
+  #retry: ReturnType<typeof setTimeout> | undefined;
   /** When the lease another instance holds ends, as the store last said. */
   #remoteExpiresAt = 0;
   /** Session changes the owner was asked to settle (`session.settle`): their waits, by id. */
@@ -202,6 +204,7 @@ export class TabChannel<Owner = unknown> {
   }
 
   #grant(tab: TabConnection): void {
+    clearTimeout(this.#retry);
     this.#holder = tab;
     this.#arm();
     this.#lease(tab, "granted");
@@ -244,7 +247,14 @@ export class TabChannel<Owner = unknown> {
     acquire(this.owner).then((left) => {
       this.#acquiring = false;
       const got = left === 0;
-      if (!got) this.#remoteExpiresAt = this.#now() + left;
+      if (!got) {
+        this.#remoteExpiresAt = this.#now() + left;
+        // Asked again within a second: an instance that died stops holding it within 3 s, and
+        // says nothing.
+        clearTimeout(this.#retry);
+        this.#retry = setTimeout(() => this.retryLease(), Math.min(left, 1000));
+        Deno.unrefTimer(this.#retry as unknown as number);
+      }
       const next = got && !this.#holder ? this.#waiting.shift() : undefined;
       if (next) return this.#grant(next);
       if (got && !this.#holder) this.#options.release?.(this.owner);
@@ -307,6 +317,7 @@ export class TabChannel<Owner = unknown> {
    * every tab closed with "going away", to reconnect through another instance.
    */
   handOver(): void {
+    clearTimeout(this.#retry);
     const tabs = [...this.#connected];
     for (const tab of tabs) clearTimeout(tab.helloTimer);
     const held = this.#holder !== null;
@@ -323,6 +334,7 @@ export class TabChannel<Owner = unknown> {
 
   /** Ends the channel: every tab is told why and closed, every invocation answered. */
   close(reason: EndReason): void {
+    clearTimeout(this.#retry);
     const tabs = [...this.#connected];
     for (const tab of tabs) clearTimeout(tab.helloTimer);
     this.#connected.clear();

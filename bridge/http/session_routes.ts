@@ -160,7 +160,9 @@ export function sessionRoutes(
       session.waiting++;
       try {
         let sent = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0;
-        while (!stream.aborted && !signal.aborted && !session.ended) {
+        // A draining instance hands its sessions off: the stream ends without `ended`, and the
+        // agent reconnects (with Last-Event-ID) through another instance.
+        while (!stream.aborted && !signal.aborted && !session.ended && !session.handedOff) {
           if (session.version > sent) {
             const manifest = await core.manifest(session.page, session, origin);
             sent = manifest.state_version ?? session.version;
@@ -171,7 +173,9 @@ export function sessionRoutes(
             });
           }
           const changed = await session.waitForChange(sent, KEEP_ALIVE_MS, signal);
-          if (!changed && !session.ended && !signal.aborted) await stream.write(": keep-alive\n\n");
+          if (!changed && !session.ended && !session.handedOff && !signal.aborted) {
+            await stream.write(": keep-alive\n\n");
+          }
         }
         if (session.ended) {
           await stream.writeSSE({

@@ -39,8 +39,13 @@ export interface RedisShareOptions {
   prefix?: string;
   /** How long a command may take before the store counts as unavailable. @default {2000} */
   commandTimeoutMs?: number;
-  /** Called for connection errors (once per outage), without request data. */
+  /** Called for unexpected errors (bugs), without request data. */
   onError?: ((error: unknown) => void) | undefined;
+  /**
+   * Told, in a sentence, when Redis becomes unreachable and when it is back: once per outage,
+   * never with the URL (it may hold a password). Default: `onError`.
+   */
+  onStatus?: ((message: string) => void) | undefined;
 }
 
 /** How long an instance counts as alive after its last beat, and how often it beats. */
@@ -203,6 +208,8 @@ interface Waiting {
   reject: (error: unknown) => void;
   onAwaiting?: ((message: string) => void) | undefined;
   restart: (ms: number) => void;
+  /** How long to wait once the person is asked. */
+  confirmMs: number;
 }
 
 function record(fields: Record<string, string>): SessionRecord | null {
@@ -245,6 +252,7 @@ export class RedisShare implements SessionShare {
   readonly #sub: Client;
   readonly #timeoutMs: number;
   readonly #onError: ((error: unknown) => void) | undefined;
+  readonly #status: (message: string) => void;
   readonly #ready: Promise<void>;
   readonly #watchers = new Map<string, Set<(signal: SessionSignal) => void>>();
   readonly #waiting = new Map<string, Waiting>();
@@ -260,6 +268,8 @@ export class RedisShare implements SessionShare {
     this.#p = options.prefix ?? "aim:";
     this.#timeoutMs = options.commandTimeoutMs ?? 2000;
     this.#onError = options.onError;
+    this.#status = options.onStatus ??
+      ((message: string) => this.#onError?.(new Error(message)));
     const socket = {
       connectTimeout: 2000,
       // Tried again for as long as the bridge runs: it recovers by itself when Redis is back.
@@ -283,11 +293,13 @@ export class RedisShare implements SessionShare {
         if (this.#down) return;
         this.#down = true;
         const reason = error instanceof Error ? error.message : String(error);
-        this.#onError?.(
-          new Error(`Redis cannot be reached (${reason}); answering 503 until it is back`),
-        );
+        this.#status(`Redis cannot be reached (${reason}); answering 503 until it is back`);
       });
-      client.on("ready", () => this.#down = false);
+      client.on("ready", () => {
+        if (!this.#down) return;
+        this.#down = false;
+        this.#status("Redis is reachable again");
+      });
     }
     this.#ready = this.#start();
     // A bridge that never reaches Redis still answers (503), so nothing may be left unhandled.
@@ -568,7 +580,13 @@ export class RedisShare implements SessionShare {
         }, ms);
       };
       // Answers come on this instance's reply channel, subscribed before any call is sent.
-      this.#waiting.set(id, { resolve, reject, onAwaiting: options.onAwaiting, restart });
+      this.#waiting.set(id, {
+        resolve,
+        reject,
+        onAwaiting: options.onAwaiting,
+        restart,
+        confirmMs: options.confirmMs,
+      });
       restart(options.timeoutMs);
       // The instance running it may die: then no answer comes, and the agent is told at once.
       check = setInterval(() => {
@@ -673,6 +691,8 @@ export class RedisShare implements SessionShare {
     const waiting = this.#waiting.get(reply.id);
     if (!waiting) return;
     if (reply.type === "awaiting") {
+      // The person is asked: the holder now waits the confirmation time, and so does this one.
+      waiting.restart(waiting.confirmMs);
       waiting.onAwaiting?.(reply.message);
       return;
     }

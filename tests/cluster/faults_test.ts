@@ -45,6 +45,19 @@ async function eventually(check: () => Promise<boolean>, what: string, ms = 20_0
   }
 }
 
+/** `promise`, or a failure naming `what` once `ms` pass. */
+async function within<T>(ms: number, promise: Promise<T>, what: string): Promise<T> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error(`${what} did not happen within ${ms} ms`)), ms);
+  });
+  try {
+    return await Promise.race([promise, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
 /** A tab through `origin` that holds the session's lease, heartbeating until it is granted. */
 async function tabWithLease(origin: string, token: string, publicOrigin: string) {
   const tab = await FakeTab.open(origin, { token, page: "/control-panel", origin: publicOrigin });
@@ -351,3 +364,76 @@ Deno.test("a session that expires in Redis while its tab is open tells the tab w
   assert.equal(res.status, 401);
   await res.body?.cancel();
 });
+
+Deno.test(
+  "a call forwarded to the tab waits the confirmation time once the person is asked, not the tab timeout",
+  {
+    ignore: NO_CLUSTER,
+  },
+  async () => {
+    await using cluster = await startCluster({
+      root: site(),
+      bridge: { tabTimeoutMs: 300, confirmTimeoutMs: 10_000 },
+    });
+    const [holder, other] = cluster.instances as [
+      typeof cluster.instances[0],
+      typeof cluster.instances[0],
+    ];
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    await using tab = await tabWithLease(holder.url, token, cluster.origin);
+    await tab.register([{ id: "pay" }]);
+    tab.answerWith = "never";
+    const started = Date.now();
+    const pending = invoke(other.url, token, "pay", "x");
+    const call = await tab.next("invoke");
+    tab.send({ type: "awaiting", id: call.id, message: "Waiting for the person to approve pay" });
+    // Well past the tab timeout (300 ms) and the forwarding instance's own margin (1 s).
+    await new Promise((resolve) => setTimeout(resolve, 2000));
+    tab.send({ type: "result", id: call.id, ok: true, result: { paid: "x" } });
+    const res = await pending;
+    assert.equal(res.status, 200, await res.clone().text());
+    assert.deepEqual((await res.json()).result, { paid: "x" });
+    assert.ok(Date.now() - started >= 2000);
+  },
+);
+
+Deno.test(
+  "an instance stopped with SIGTERM ends its event streams without ending the session, and exits",
+  {
+    ignore: NO_CLUSTER,
+  },
+  async () => {
+    await using cluster = await startCluster({ root: site(), inProcess: false });
+    const [draining, other] = cluster.instances as [
+      typeof cluster.instances[0],
+      typeof cluster.instances[0],
+    ];
+    const token = await openPageSession(cluster.origin, "/control-panel");
+    await using tab = await tabWithLease(other.url, token, cluster.origin);
+    const res = await fetch(`${draining.url}/__aim/events`, {
+      headers: { Authorization: `Bearer ${token}`, Origin: cluster.origin },
+    });
+    assert.equal(res.status, 200);
+    const text = res.body!.pipeThrough(new TextDecoderStream());
+    let seen = "";
+    const read = (async () => {
+      for await (const chunk of text) seen += chunk;
+    })();
+    // A stream held open would keep the process from exiting: the test fails rather than hangs.
+    await within(15_000, draining.stop("SIGTERM"), "the draining instance's exit");
+    await read;
+    assert.match(seen, /event: change/);
+    assert.doesNotMatch(seen, /event: ended/, "the session lives on");
+    const last = [...seen.matchAll(/^id: (\d+)$/gm)].at(-1)![1]!;
+    // The agent reconnects through the balancer and hears the next change.
+    const again = await fetch(`${cluster.origin}/__aim/events`, {
+      headers: { Authorization: `Bearer ${token}`, "Last-Event-ID": last },
+    });
+    assert.equal(again.status, 200);
+    const reader = again.body!.pipeThrough(new TextDecoderStream()).getReader();
+    tab.setState({ requests: ["after the drain"] });
+    let more = "";
+    while (!more.includes("after the drain")) more += (await reader.read()).value ?? "";
+    await reader.cancel();
+  },
+);

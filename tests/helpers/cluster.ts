@@ -284,8 +284,9 @@ export function balancerConfig(options: {
 defaults
   mode http
   timeout connect 1s
-  timeout client 60s
-  timeout server 60s
+  # Longer than the longest long poll (Prefer: wait=60).
+  timeout client 75s
+  timeout server 75s
   # A WebSocket (the tab channel) is a tunnel once upgraded.
   timeout tunnel 1h
   timeout check 2s
@@ -295,7 +296,8 @@ defaults
   # Only requests that never reached a server are retried, each on another server.
   option redispatch 1
   retries 3
-  retry-on conn-failure empty-response
+  # Not empty-response: a bridge that died after it received an invocation may have run it.
+  retry-on conn-failure
 
 frontend public
   bind 127.0.0.1:${options.port}

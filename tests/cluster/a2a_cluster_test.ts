@@ -4,16 +4,12 @@
  * cancelled (`tasks/cancel`) on the other, by the official client, and only by its session.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import type { Client } from "@a2a-js/sdk/client";
 import { type Task, TaskState } from "@a2a-js/sdk";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
-import { serve } from "../../bridge/mod.ts";
-import { BASIC_SITE, type TestBridge } from "../helpers/bridge.ts";
 import { startAim } from "../helpers/cli.ts";
-import { NO_CLUSTER, type RedisServer, startRedis } from "../helpers/cluster.ts";
-import { openPageSession } from "../helpers/fake_tab.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startPair, until } from "../helpers/pair.ts";
 import { connected } from "../acp/helpers.ts";
 import {
   action,
@@ -27,50 +23,6 @@ import {
   userMessage,
 } from "../a2a/helpers.ts";
 
-/** The parts of {@linkcode TestBridge} the helpers use, for the bridge at `origin`. */
-function bridgeAt(origin: string): TestBridge {
-  return {
-    origin,
-    port: Number(new URL(origin).port),
-    fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
-    openSession: (page: string) => openPageSession(origin, page),
-  } as unknown as TestBridge;
-}
-
-/** Two bridges in this process over one site, sharing one Redis. */
-interface Pair extends AsyncDisposable {
-  a: TestBridge;
-  b: TestBridge;
-  redis: RedisServer;
-  site: string;
-}
-
-async function startPair(): Promise<Pair> {
-  await using stack = new AsyncDisposableStack();
-  const redis = stack.use(await startRedis());
-  const site = stack.use(await tempDir("aim-site-"));
-  for (const [path, content] of Object.entries(BASIC_SITE)) {
-    await Deno.mkdir(join(site.path, path, ".."), { recursive: true });
-    await Deno.writeTextFile(join(site.path, path), content);
-  }
-  const bridges: TestBridge[] = [];
-  for (let i = 0; i < 2; i++) {
-    const served = stack.use(
-      serve({ root: site.path, port: 0, hostname: "127.0.0.1", redis: redis.url }),
-    );
-    await served.ready;
-    bridges.push(bridgeAt(served.url));
-  }
-  const owned = stack.move();
-  return {
-    a: bridges[0]!,
-    b: bridges[1]!,
-    redis,
-    site: site.path,
-    [Symbol.asyncDispose]: () => owned.disposeAsync(),
-  };
-}
-
 /** `tasks/get` of `id`. */
 function getTask(client: Client, id: string): Promise<Task> {
   return client.getTask({ tenant: "", id, historyLength: undefined });
@@ -79,26 +31,6 @@ function getTask(client: Client, id: string): Promise<Task> {
 /** A task sent without waiting for its end (`returnImmediately`). */
 async function sendAsync(client: Client, actionId: string, input: unknown): Promise<Task> {
   return asTask(await client.sendMessage(send(userMessage(dataPart({ actionId, input })), true)));
-}
-
-/**
- * Reads with `read` until `done` holds of what it read, every few milliseconds; fails with the
- * last value after `timeoutMs`.
- */
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 for (const kind of CLIENT_KINDS) {

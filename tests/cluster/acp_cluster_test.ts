@@ -5,14 +5,11 @@
  * ends as failed rather than in progress for ever.
  */
 import assert from "node:assert/strict";
-import { join } from "node:path";
 import { AcpSession, Run, RunEventsListResponse } from "../../bridge/acp/schemas.ts";
-import { serve, type ServeOptions } from "../../bridge/mod.ts";
-import { BASIC_SITE, type TestBridge } from "../helpers/bridge.ts";
+import { bridgeAt, type TestBridge } from "../helpers/bridge.ts";
 import { startAim } from "../helpers/cli.ts";
-import { NO_CLUSTER, type RedisServer, startRedis } from "../helpers/cluster.ts";
-import { openPageSession } from "../helpers/fake_tab.ts";
-import { tempDir } from "../helpers/temp.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startPair, until } from "../helpers/pair.ts";
 import { call, connected, expectAcpError, jsonPart, message, postRun } from "../acp/helpers.ts";
 
 const AGENT = "control-panel";
@@ -20,70 +17,6 @@ const AGENT = "control-panel";
 /** The body of a run of `actionId` with `input` in `mode`. */
 function runBody(actionId: string, input: unknown, mode: "sync" | "async") {
   return { agent_name: AGENT, input: [message(jsonPart(actionId, input))], mode };
-}
-
-/** The parts of {@linkcode TestBridge} the ACP helpers use, for the bridge at `origin`. */
-function bridgeAt(origin: string): TestBridge {
-  return {
-    origin,
-    port: Number(new URL(origin).port),
-    fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
-    openSession: (page: string) => openPageSession(origin, page),
-  } as unknown as TestBridge;
-}
-
-/** Two bridges in this process over one site, sharing one Redis. */
-interface Pair extends AsyncDisposable {
-  a: TestBridge;
-  b: TestBridge;
-  redis: RedisServer;
-  site: string;
-}
-
-async function startPair(options: Partial<ServeOptions> = {}): Promise<Pair> {
-  await using stack = new AsyncDisposableStack();
-  const redis = stack.use(await startRedis());
-  const site = stack.use(await tempDir("aim-site-"));
-  for (const [path, content] of Object.entries(BASIC_SITE)) {
-    await Deno.mkdir(join(site.path, path, ".."), { recursive: true });
-    await Deno.writeTextFile(join(site.path, path), content);
-  }
-  const bridges: TestBridge[] = [];
-  for (let i = 0; i < 2; i++) {
-    const served = stack.use(
-      serve({ ...options, root: site.path, port: 0, hostname: "127.0.0.1", redis: redis.url }),
-    );
-    await served.ready;
-    bridges.push(bridgeAt(served.url));
-  }
-  const owned = stack.move();
-  return {
-    a: bridges[0]!,
-    b: bridges[1]!,
-    redis,
-    site: site.path,
-    [Symbol.asyncDispose]: () => owned.disposeAsync(),
-  };
-}
-
-/**
- * Reads with `read` until `done` holds of what it read, every few milliseconds; fails with the
- * last value after `timeoutMs`.
- */
-async function until<T>(
-  read: () => Promise<T>,
-  done: (value: T) => boolean,
-  timeoutMs = 10_000,
-): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  while (true) {
-    const value = await read();
-    if (done(value)) return value;
-    if (Date.now() > deadline) {
-      throw new Error(`still ${JSON.stringify(value)} after ${timeoutMs} ms`);
-    }
-    await new Promise((resolve) => setTimeout(resolve, 10));
-  }
 }
 
 /** `GET /runs/{id}` on `bridge`, checked to answer 200. */

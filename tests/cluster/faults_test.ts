@@ -4,17 +4,13 @@
  * losing a session or running an action twice.
  */
 import assert from "node:assert/strict";
-import { dirname, join } from "node:path";
-import { BASIC_SITE } from "../helpers/bridge.ts";
+import { writeSite } from "../helpers/bridge.ts";
 import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 
 function site(): string {
   const root = Deno.makeTempDirSync({ prefix: "aim-cluster-site-" });
-  for (const [path, content] of Object.entries(BASIC_SITE)) {
-    Deno.mkdirSync(dirname(join(root, path)), { recursive: true });
-    Deno.writeTextFileSync(join(root, path), content);
-  }
+  writeSite(root);
   return root;
 }
 

@@ -5,12 +5,13 @@
  * whichever bridge holds its GET stream; behind HAProxy, the official clients just work.
  */
 import assert from "node:assert/strict";
-import { READ_TOOL, serve, type ServedBridge } from "../../bridge/mod.ts";
+import { READ_TOOL, type ServedBridge } from "../../bridge/mod.ts";
 import { hashToken } from "../../bridge/core/sessions.ts";
-import { BASIC_SITE } from "../helpers/bridge.ts";
-import { NO_CLUSTER, startCluster, startRedis } from "../helpers/cluster.ts";
+import { writeSite } from "../helpers/bridge.ts";
+import { startPair } from "../helpers/pair.ts";
+import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
-import { type TempDir, tempDir } from "../helpers/temp.ts";
+import { tempDir } from "../helpers/temp.ts";
 import {
   CLIENT_KINDS,
   connectClient,
@@ -23,17 +24,6 @@ import {
 /** The server actions every session has before the page's (no users: no protected ones). */
 const BUILTIN = ["login", "disconnect"];
 
-/** A temporary folder holding {@linkcode BASIC_SITE}. */
-async function basicSite(): Promise<TempDir> {
-  const dir = await tempDir("aim-mcp-cluster-site-");
-  for (const [path, content] of Object.entries(BASIC_SITE)) {
-    const full = `${dir.path}/${path}`;
-    await Deno.mkdir(full.replace(/\/[^/]*$/, ""), { recursive: true });
-    await Deno.writeTextFile(full, content);
-  }
-  return dir;
-}
-
 /** Two bridges (`a`, `b`) over one site sharing one Redis, all stopped on dispose. */
 interface TwoBridges extends AsyncDisposable {
   readonly a: ServedBridge;
@@ -43,24 +33,14 @@ interface TwoBridges extends AsyncDisposable {
 }
 
 async function twoBridges(): Promise<TwoBridges> {
-  await using stack = new AsyncDisposableStack();
-  const site = stack.use(await basicSite());
-  const redis = stack.use(await startRedis());
-  const start = async () => {
-    const served = stack.use(serve({
-      root: site.path,
-      port: 0,
-      hostname: "127.0.0.1",
-      redis: redis.url,
-    }));
-    await served.ready;
-    return served;
+  const pair = await startPair();
+  const [a, b] = pair.served;
+  return {
+    a,
+    b,
+    redisPort: pair.redis.port,
+    [Symbol.asyncDispose]: () => pair[Symbol.asyncDispose](),
   };
-  const a = await start();
-  const b = await start();
-  const owned = stack.move();
-  // Disposed of in the reverse order: the bridges, then Redis, then the site.
-  return { a, b, redisPort: redis.port, [Symbol.asyncDispose]: () => owned.disposeAsync() };
 }
 
 /** A page session opened on `origin` whose fake tab, connected there, registered `search`. */
@@ -365,7 +345,8 @@ for (const kind of CLIENT_KINDS) {
   Deno.test(`the ${kind} client lists and calls tools through a round-robin balancer`, {
     ignore: NO_CLUSTER,
   }, async () => {
-    await using site = await basicSite();
+    await using site = await tempDir("aim-mcp-cluster-site-");
+    writeSite(site.path);
     await using cluster = await startCluster({ root: site.path, instances: 2 });
     const { token, tab } = await heldSession(cluster.origin);
     await using _tab = tab;

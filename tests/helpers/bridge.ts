@@ -5,7 +5,7 @@
 import { dirname, join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
 import { type Cluster, NO_CLUSTER, startCluster } from "./cluster.ts";
-import { rememberCredential } from "./fake_tab.ts";
+import { openPageSession, rememberCredential } from "./fake_tab.ts";
 
 /** Files of a temporary site: path → contents. */
 export type SiteFiles = Record<string, string>;
@@ -64,7 +64,8 @@ export const BASIC_SITE: SiteFiles = {
   "data.json": '{"static": true}',
 };
 
-function writeSite(root: string, files: SiteFiles): void {
+/** Writes `files` (default {@linkcode BASIC_SITE}) into the folder `root`. */
+export function writeSite(root: string, files: SiteFiles = BASIC_SITE): void {
   for (const [path, content] of Object.entries(files)) {
     const full = join(root, path);
     Deno.mkdirSync(dirname(full), { recursive: true });
@@ -222,6 +223,7 @@ export function bridgeAt(origin: string): TestBridge {
     origin,
     port: Number(new URL(origin).port),
     fetch: (path: string, init?: RequestInit) => fetch(origin + path, init),
+    openSession: (page: string) => openPageSession(origin, page),
     invoke: (token: string, actionId: string, input?: unknown) =>
       fetch(origin + "/__aim/invoke", {
         method: "POST",

@@ -10,6 +10,7 @@
  * a session's signals, `q:{instance}` calls to an instance, `r:{instance}` its answers.
  */
 import type { EventEmitter } from "node:events";
+import { createHash } from "node:crypto";
 import { createClient } from "@redis/client";
 import type { EndReason } from "../protocol/channel.ts";
 import { AimError, errorFromBody } from "../protocol/errors.ts";
@@ -190,6 +191,12 @@ local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
 if count <= 0 then redis.call('DEL', KEYS[1]) end
 return count`;
 
+/** Every script, by its SHA-1, as EVALSHA names it. */
+const SHAS = new Map(
+  [CREATE, UPDATE, LOAD, ACQUIRE, RENEW, RELEASE, FAIL, CLAIM_ATTEMPTS, CLAIM, SETTLE, FORGIVE]
+    .map((script) => [script, createHash("sha1").update(script).digest("hex")]),
+);
+
 /** A reply to a forwarded call, or a note that it waits for the person. */
 type Reply =
   | { id: string; type: "awaiting"; message: string }
@@ -258,7 +265,6 @@ export class RedisShare implements SessionShare {
   readonly #waiting = new Map<string, Waiting>();
   readonly #running = new Map<string, AbortController>();
   readonly #topics = new Map<string, (message: unknown) => void>();
-  readonly #shas = new Map<string, string>();
   #handler: ForwardHandler | undefined;
   #beat: ReturnType<typeof setInterval> | undefined;
   #down = false;
@@ -296,6 +302,7 @@ export class RedisShare implements SessionShare {
         this.#status(`Redis cannot be reached (${reason}); answering 503 until it is back`);
       });
       client.on("ready", () => {
+        if (redis === this.#client) void this.#loadScripts();
         if (!this.#down) return;
         this.#down = false;
         this.#status("Redis is reachable again");
@@ -308,6 +315,7 @@ export class RedisShare implements SessionShare {
 
   async #start(): Promise<void> {
     await Promise.all([this.#client.connect(), this.#sub.connect()]);
+    await this.#loadScripts();
     await this.#sub.subscribe(this.#p + "q:" + this.instance, (m: string) => this.#onCall(m));
     await this.#sub.subscribe(this.#p + "r:" + this.instance, (m: string) => this.#onReply(m));
     const beat = () => {
@@ -316,6 +324,12 @@ export class RedisShare implements SessionShare {
     beat();
     this.#beat = setInterval(beat, BEAT_MS);
     Deno.unrefTimer(this.#beat as unknown as number);
+  }
+
+  /** Loads every script, so that EVALSHA finds them (Redis may have restarted empty). */
+  async #loadScripts(): Promise<void> {
+    await Promise.all([...SHAS.keys()].map((script) => this.#client.scriptLoad(script)))
+      .catch(() => {});
   }
 
   ready(): Promise<void> {
@@ -361,20 +375,15 @@ export class RedisShare implements SessionShare {
    * Runs a Lua script by its SHA-1 (EVALSHA), loading it once: Redis then neither receives nor
    * hashes its text on every call (a heartbeat is one).
    */
-  async #eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
-    let sha = this.#shas.get(script);
-    if (!sha) {
-      const digest = await crypto.subtle.digest("SHA-1", new TextEncoder().encode(script));
-      sha = [...new Uint8Array(digest)].map((b) => b.toString(16).padStart(2, "0")).join("");
-      this.#shas.set(script, sha);
-    }
-    try {
-      return await this.#client.evalSha(sha, options);
-    } catch (error) {
-      // Not loaded yet (or Redis restarted): EVAL loads it for the next calls.
+  #eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
+    // Sent in the caller's turn, with nothing awaited first: the commands of one instance reach
+    // Redis in the order it made them, so a write made before an answer is read by the next
+    // request, on any instance. The scripts are loaded whenever the connection is (re)made.
+    return this.#client.evalSha(SHAS.get(script)!, options).catch((error: unknown) => {
+      // Redis lost its scripts since (a restart, SCRIPT FLUSH): EVAL loads this one again.
       if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      return await this.#client.eval(script, options);
-    }
+      return this.#client.eval(script, options);
+    });
   }
 
   #key(kind: string, id: string): string {

@@ -4,7 +4,14 @@
  */
 import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
 import { DEFAULTS } from "./core/limits.ts";
-import { type AppOptions, createApp, type RequestLogEntry } from "./http/app.ts";
+import {
+  type AppOptions,
+  createApp,
+  fastReads,
+  PublicManifests,
+  type RequestLogEntry,
+  SessionManifests,
+} from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
 import { auditEntry, AuditLog } from "./store/audit.ts";
 import { RedisShare } from "./store/redis.ts";
@@ -147,11 +154,20 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
   });
   const mcp = new McpEndpoint(core, { ...options.mcp, onError: options.onError });
-  const app = createApp(core, {
+  const manifests = new SessionManifests(core);
+  const publics = new PublicManifests();
+  const origins = {
     allowedHosts: allowedHosts(options),
-    onError: options.onError,
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
+  };
+  // A session's repeated manifest reads are answered before routing (bridge/http/fast_reads.ts).
+  const fast = fastReads(core, { manifests, publics, ...origins, log: options.log });
+  const app = createApp(core, {
+    ...origins,
+    manifests,
+    publics,
+    onError: options.onError,
     log: options.log,
     routes: options.routes,
     activity: share?.shared
@@ -167,7 +183,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   return {
     core,
     audit,
-    fetch: (request, info) => app.fetch(request, { info }),
+    fetch: (request, info) => fast(request) ?? app.fetch(request, { info }),
     close: () => {
       core.close();
       // Ends the MCP clients' streams, which would otherwise hold the server open.

@@ -28,13 +28,16 @@ export function sessionState(session: Session): Record<string, unknown> {
 }
 
 /**
- * The action an example shows: one that is safe to try. A page action that changes nothing
- * important comes first; never `disconnect` (it would end the agent's own session), and a
- * consequential one only when nothing else exists.
+ * The action an example shows: one that is safe to try. A page action declared `read-only`
+ * (it changes nothing) comes first, then any other page action that is not consequential (it
+ * may still change something others see, as a comment does); never `disconnect` (it would end
+ * the agent's own session), and a consequential one only when nothing else exists.
  */
 export function exampleAction(specs: ActionSpec[], isServer: (id: string) => boolean): ActionSpec {
   const safe = (a: ActionSpec) => !a.consequential && a.id !== "disconnect";
-  return specs.find((a) => safe(a) && !isServer(a.id)) ??
+  const page = (a: ActionSpec) => safe(a) && !isServer(a.id);
+  return specs.find((a) => page(a) && a.read_only) ??
+    specs.find(page) ??
     specs.find(safe) ??
     specs.find((a) => a.id !== "disconnect") ??
     specs[0]!;

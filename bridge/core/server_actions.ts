@@ -3,6 +3,7 @@
  * `disconnect`, and those an embedding app registers.
  */
 import { AimError } from "../protocol/errors.ts";
+import { noInput } from "../protocol/markup.ts";
 import type { InputSchema, InputValue } from "../protocol/schemas.ts";
 import type { AttemptLimiter, UserStore } from "./auth.ts";
 import type { Identity, Session } from "./sessions.ts";
@@ -186,13 +187,12 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   return [
     {
       id: "login",
-      description:
-        "Sign in to the application with a username and password; the session keeps the identity.",
+      description: "Sign in; this session then acts as that user.",
       input_schema: {
         type: "object",
         properties: {
-          username: { type: "string", description: "The username", minLength: 1, maxLength: 200 },
-          password: { type: "string", description: "The password", minLength: 1, maxLength: 1024 },
+          username: { type: "string", minLength: 1, maxLength: 200 },
+          password: { type: "string", minLength: 1, maxLength: 1024 },
         },
         required: ["username", "password"],
         additionalProperties: false,
@@ -250,8 +250,8 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
     },
     {
       id: "logout",
-      description: "Sign out of the application; the session token stays valid.",
-      input_schema: { type: "object", properties: {}, required: [], additionalProperties: false },
+      description: "Sign out; the session token stays valid.",
+      input_schema: noInput(),
       input_example: {},
       available: "signed_in",
       run(ctx) {
@@ -261,8 +261,8 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
     },
     {
       id: "disconnect",
-      description: "End this session: the token stops working and the page is told.",
-      input_schema: { type: "object", properties: {}, required: [], additionalProperties: false },
+      description: "End this session; its token stops working.",
+      input_schema: noInput(),
       input_example: {},
       run(ctx) {
         ctx.end();

@@ -632,6 +632,32 @@ export class SessionStore {
     return this.#lookup(hashToken(token));
   }
 
+  /**
+   * The live session of `token` when this process alone holds the sessions (no shared store),
+   * found without waiting; undefined otherwise, or when it is malformed, unknown or expired.
+   */
+  findHere(token: string): Session | undefined {
+    if (this.share.shared || !isTokenShaped(token)) return undefined;
+    return this.#live(this.#byHash.get(hashToken(token)));
+  }
+
+  /**
+   * An agent used a session found earlier, as {@linkcode use} says; false when it has ended,
+   * or is past its expiry (it ends now). One look at the clock: this is the hot path of reads.
+   */
+  reuse(session: Session): boolean {
+    if (session.ended) return false;
+    const now = this.#now();
+    if (session.expiresAt <= now) {
+      this.end(session, "expired");
+      return false;
+    }
+    session.used = true;
+    this.#inUse(session);
+    this.touch(session, now);
+    return true;
+  }
+
   /** The live session of a token hash (a call another instance forwarded). */
   findByHash(tokenHash: string): Promise<Session | undefined> {
     if (!this.share.shared) return Promise.resolve(this.#live(this.#byHash.get(tokenHash)));
@@ -669,10 +695,9 @@ export class SessionStore {
   }
 
   /** Renews a session's idle expiry; one nobody uses yet keeps its short one. */
-  touch(session: Session): void {
+  touch(session: Session, now: number = this.#now()): void {
     if (session.ended) return;
     const idle = this.#fresh.has(session) ? this.freshIdleMs : this.idleMs;
-    const now = this.#now();
     session.expiresAt = now + idle;
     const every = Math.min(SHARED_TOUCH_MS, this.freshIdleMs / 4);
     if (this.share.shared && now - session.sharedTouchAt >= every) {

@@ -25,10 +25,12 @@ import type { OriginOptions } from "./request.ts";
 import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
 import { SessionManifests } from "./session_manifests.ts";
 import { sessionRoutes } from "./session_routes.ts";
-import { sitemapRoutes, siteRoutes } from "./site_routes.ts";
+import { PublicManifests, sitemapRoutes, siteRoutes } from "./site_routes.ts";
 import { tabRoutes } from "./tab_socket.ts";
 
 export type { AppEnv, RequestLogEntry };
+export { fastReads, type FastReadsOptions } from "./fast_reads.ts";
+export { PublicManifests, SessionManifests };
 export { readSession, requireSession, type RequireSessionOptions, TAB_KEY_HEADER } from "./auth.ts";
 
 /** Options of {@linkcode createApp}. */
@@ -51,6 +53,10 @@ export interface AppOptions extends OriginOptions {
   protocols?: Hono<AppEnv>[];
   /** This instance's id, sent as `X-Aim-Instance` when several share a store. */
   instance?: string | undefined;
+  /** The encoded session manifests, when the caller shares them with {@linkcode fastReads}. */
+  manifests?: SessionManifests | undefined;
+  /** The encoded public manifests, when the caller shares them with {@linkcode fastReads}. */
+  publics?: PublicManifests | undefined;
 }
 
 /** Builds the hono app of a bridge. */
@@ -92,13 +98,13 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
   mountAssets(app);
   // One cache of encoded session manifests: reads and invoke answers' change documents share it.
-  const manifests = new SessionManifests(core);
+  const manifests = options.manifests ?? new SessionManifests(core);
   app.route("/", sessionRoutes(core, { activity: options.activity, manifests }));
   app.route("/", tabRoutes(core));
   app.route("/", sitemapRoutes(core));
   options.routes?.(app, core);
   for (const routes of options.protocols ?? []) app.route("/", routes);
   // Last: the catch-alls, manifests then static files.
-  app.route("/", siteRoutes(core, manifests));
+  app.route("/", siteRoutes(core, manifests, options.publics));
   return app;
 }

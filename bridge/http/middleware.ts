@@ -6,7 +6,13 @@
 import type { MiddlewareHandler } from "hono";
 import { AimError, badRequest } from "../protocol/errors.ts";
 import type { AppEnv } from "./env.ts";
-import { clientAddress, isAllowedHost, type OriginOptions, requestOrigin } from "./request.ts";
+import {
+  clientAddress,
+  isAllowedHost,
+  type OriginOptions,
+  type RequestHead,
+  requestOrigin,
+} from "./request.ts";
 import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
 
 /** One answered request, for the log: never a token, cookie, body or query string. */
@@ -38,36 +44,37 @@ export interface IdentifyOptions extends OriginOptions {
 }
 
 /**
+ * The origin a request was sent to, or the error that refuses it: 400 for a `Host` that is no
+ * host (`127.0.0.1:P.evil`, `a b`), refused before any URL is made; 403 `forbidden_host` when
+ * the Host check is on and the name is not one the bridge answers to.
+ */
+export function checkedOrigin(req: RequestHead, options: IdentifyOptions): string | AimError {
+  const origin = requestOrigin(req, options);
+  if (origin === null) return badRequest("The Host header is not a valid host name and port.");
+  // HTTP/2 carries the host in :authority, which only the URL shows; an absolute request
+  // line names a host of its own, which the origin (and so every URL in a manifest) comes
+  // from: both must be allowed.
+  const allowed = options.allowedHosts;
+  const authority = origin.slice(origin.indexOf("//") + 2);
+  if (
+    allowed &&
+    !(isAllowedHost(req.header("Host") ?? authority, allowed) && isAllowedHost(authority, allowed))
+  ) {
+    return new AimError(403, "forbidden_host", "This bridge answers only to its own host names.");
+  }
+  return origin;
+}
+
+/**
  * Sets the variables `origin` and `client` (read them with `c.get`: `c.var` copies all of them
  * on every read); refuses a malformed `Host` (400) and, when the Host check is on, a host name
  * the bridge does not answer to (403 `forbidden_host`); marks every answer `nosniff`. One
  * middleware for all of it: it runs on every request.
  */
 export function identify(options: IdentifyOptions): MiddlewareHandler<AppEnv> {
-  const allowed = options.allowedHosts;
   return async (c, next) => {
-    // A Host that is no host (`127.0.0.1:P.evil`, `a b`) is refused before any URL is made.
-    const origin = requestOrigin(c, options);
-    if (origin === null) {
-      return errorResponse(
-        badRequest("The Host header is not a valid host name and port."),
-        MANIFEST_HEADERS,
-      );
-    }
-    // HTTP/2 carries the host in :authority, which only the URL shows; an absolute request
-    // line names a host of its own, which the origin (and so every URL in a manifest) comes
-    // from: both must be allowed.
-    const authority = origin.slice(origin.indexOf("//") + 2);
-    if (
-      allowed &&
-      !(isAllowedHost(c.req.header("Host") ?? authority, allowed) &&
-        isAllowedHost(authority, allowed))
-    ) {
-      return errorResponse(
-        new AimError(403, "forbidden_host", "This bridge answers only to its own host names."),
-        MANIFEST_HEADERS,
-      );
-    }
+    const origin = checkedOrigin(c.req, options);
+    if (origin instanceof AimError) return errorResponse(origin, MANIFEST_HEADERS);
     c.set("origin", origin);
     c.set("client", clientAddress(c, options));
     await next();

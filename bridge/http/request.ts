@@ -70,6 +70,12 @@ export function clientAddress(
   return addr?.hostname ?? "unknown";
 }
 
+/** What the origin of a request is read from: hono's `c.req`, or a raw request's. */
+export interface RequestHead {
+  readonly url: string;
+  header(name: string): string | undefined;
+}
+
 /** How the bridge learns its own origin. */
 export interface OriginOptions {
   /** The origin the bridge is reached at behind a proxy, e.g. `https://aim.example`. */
@@ -92,25 +98,25 @@ const HOST_SHAPE = /^(?:[A-Za-z0-9-]+(?:\.[A-Za-z0-9-]+)*\.?|\[[0-9A-Fa-f:.]+\])
  * The origin this request was sent to, as the agent or browser sees it; null when its `Host`
  * is malformed.
  */
-export function requestOrigin(c: Context, options: OriginOptions = {}): string | null {
-  const hostHeader = c.req.header("Host");
+export function requestOrigin(req: RequestHead, options: OriginOptions = {}): string | null {
+  const hostHeader = req.header("Host");
   if (hostHeader !== undefined && !wellFormedHost(hostHeader)) return null;
   if (options.publicUrl) return new URL(options.publicUrl).origin;
   if (!options.trustProxy) {
     try {
-      return urlOrigin(c.req.url);
+      return urlOrigin(req.url);
     } catch {
       return null;
     }
   }
   let url: URL;
   try {
-    url = new URL(c.req.url);
+    url = new URL(req.url);
   } catch {
     return null;
   }
-  const forwardedProto = c.req.header("X-Forwarded-Proto")?.split(",")[0]?.trim().toLowerCase();
-  const forwardedHost = c.req.header("X-Forwarded-Host")?.split(",")[0]?.trim();
+  const forwardedProto = req.header("X-Forwarded-Proto")?.split(",")[0]?.trim().toLowerCase();
+  const forwardedHost = req.header("X-Forwarded-Host")?.split(",")[0]?.trim();
   const proto = forwardedProto === "http" || forwardedProto === "https"
     ? forwardedProto
     : url.protocol.slice(0, -1);

@@ -1,13 +1,14 @@
 /**
  * @module Session manifests over HTTP: each version encoded once, `304` when the agent already
  * has the version, a bounded wait for the next one (`Prefer: wait=N`), and change documents
- * (JSON Merge Patch) from a version the agent holds.
+ * (JSON Patch or JSON Merge Patch) from a version the agent holds.
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
 import { AimError, invalidToken } from "../protocol/errors.ts";
 import { DEFAULTS } from "../core/limits.ts";
+import { createJsonPatch, type JsonPatchOperation } from "../protocol/json_patch.ts";
 import { createMergePatch } from "../protocol/merge_patch.ts";
 import type { Manifest } from "../protocol/schemas.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
@@ -17,8 +18,16 @@ import { encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
 /** The longest wait a client may ask for, seconds. */
 export const MAX_WAIT_SECONDS = 60;
 
-/** The media type of a change document. */
+/** The media type of a JSON Merge Patch (RFC 7396). */
 export const MERGE_PATCH_TYPE = "application/merge-patch+json";
+/** The media type of a JSON Patch (RFC 6902). */
+export const JSON_PATCH_TYPE = "application/json-patch+json";
+
+/** The change documents a read may ask for in `Accept`, by media type. */
+const CHANGE_FORMATS = [
+  { type: JSON_PATCH_TYPE, profile: "json-patch", create: createJsonPatch },
+  { type: MERGE_PATCH_TYPE, profile: "merge-patch", create: createMergePatch },
+] as const;
 
 interface Encoded {
   manifest: Manifest;
@@ -71,23 +80,32 @@ export class SessionManifests {
   }
 
   /**
-   * What changed in the session's manifest since version `base`, as a merge patch, and the
-   * version it brings the agent to; undefined when the bridge no longer knows `base` (or the
-   * agent is ahead of it). The manifest now is kept, so that it can be the next base.
+   * The session's manifest of its own page at its current version, for `origin`, when it is
+   * already encoded in `format`: what a repeated read answers without any work.
+   */
+  encoded(session: Session, origin: string, format: "json" | "toon"): string | undefined {
+    return this.#seen.get(session)?.get(`${origin} ${session.page} v${session.version}`)
+      ?.text[format];
+  }
+
+  /**
+   * What changed in the session's manifest since version `base`, as a JSON Patch, and the
+   * version it brings the agent to; undefined without a `base`, when the bridge no longer
+   * knows it, or when the agent is ahead of it. The manifest now is kept, so that it can be
+   * the next base.
    */
   async changesSince(
     session: Session,
-    base: number,
+    base: number | undefined,
     origin: string,
-  ): Promise<{ patch: unknown; version: number } | undefined> {
+  ): Promise<{ patch: JsonPatchOperation[]; version: number } | undefined> {
     const page = session.page;
     const now = await this.#manifest(session, page, origin);
     const version = now.manifest.state_version ?? session.version;
-    if (base > version) return undefined;
-    if (base === version) return { patch: {}, version };
+    if (base === undefined || base > version) return undefined;
+    if (base === version) return { patch: [], version };
     const earlier = this.#earlier(session, page, origin, base);
-    const patch = earlier && createMergePatch(earlier.manifest, now.manifest);
-    return patch === undefined ? undefined : { patch, version };
+    return earlier && { patch: createJsonPatch(earlier.manifest, now.manifest), version };
   }
 
   /**
@@ -145,18 +163,20 @@ export class SessionManifests {
     const headers = { ...MANIFEST_HEADERS, ETag: `"v${version}"` };
     // A change document from the version the agent holds, when it asked for one and the
     // bridge still knows that version; the whole manifest otherwise.
-    if ((c.req.header("Accept") ?? "").includes(MERGE_PATCH_TYPE)) {
+    const accept = c.req.header("Accept") ?? "";
+    const change = CHANGE_FORMATS.find((f) => accept.includes(f.type));
+    if (change) {
       for (const old of held.versions) {
         const earlier = old < version ? this.#earlier(session, page, origin, old) : undefined;
         if (!earlier) continue;
-        const patch = createMergePatch(earlier.manifest, encoded.manifest);
+        const patch = change.create(earlier.manifest, encoded.manifest);
         if (patch === undefined) break;
         return new Response(encodeBody(patch, format), {
           headers: {
             ...headers,
             "Content-Type": format === "json"
-              ? MERGE_PATCH_TYPE
-              : 'text/toon; charset=utf-8; profile="merge-patch"',
+              ? change.type
+              : `text/toon; charset=utf-8; profile="${change.profile}"`,
             "Aim-Patch-From": `"v${old}"`,
           },
         });

@@ -124,7 +124,9 @@ export function sessionRoutes(
     });
     const format = /\btext\/toon\b/i.test(c.req.header("Accept") ?? "") ? "toon" : "json";
     const wanted = preferredReturn(c.req.header("Prefer"));
-    const changes = wanted === "changes" && ifMatch !== undefined
+    // Without a version to start from, the answer holds the state, and the manifest at its
+    // version is kept: the agent's next `If-Match` on it can be answered with changes.
+    const changes = wanted === "changes"
       ? await manifests.changesSince(session, ifMatch, c.get("origin"))
       : undefined;
     let answer: Record<string, unknown> = result;

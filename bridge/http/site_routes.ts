@@ -5,6 +5,7 @@
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
+import type { PageInfo } from "../site/catalog.ts";
 import { notFound } from "../protocol/errors.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
@@ -28,15 +29,32 @@ export function sitemapRoutes(core: BridgeCore): Hono<AppEnv> {
   return app;
 }
 
+/**
+ * The encoded public manifests, per page scan (a new scan, a new entry), then per format and
+ * origin: a few origins per page at most, since Host names are the client's to choose.
+ */
+export class PublicManifests {
+  readonly #cache = new WeakMap<PageInfo, BoundedMap<string, string>>();
+
+  /** The encoded manifest of `info` for `origin`, when it is already made. */
+  get(info: PageInfo, format: "json" | "toon", origin: string): string | undefined {
+    return this.#cache.get(info)?.get(`${format} ${origin}`);
+  }
+
+  set(info: PageInfo, format: "json" | "toon", origin: string, text: string): void {
+    let cache = this.#cache.get(info);
+    if (!cache) this.#cache.set(info, cache = new BoundedMap(8));
+    cache.set(`${format} ${origin}`, text);
+  }
+}
+
 /** The manifests at `<page>.json` and `<page>.toon`, then the static files. */
 export function siteRoutes(
   core: BridgeCore,
   sessions: SessionManifests = new SessionManifests(core),
+  publics: PublicManifests = new PublicManifests(),
 ): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
-  // Serialized public manifests, per page scan, then per format and origin: a few origins
-  // per page at most, since Host names are the client's to choose.
-  const publicCache = new WeakMap<object, BoundedMap<string, string>>();
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
     const match = /^(.*)\.(json|toon)$/.exec(c.req.path);
@@ -58,13 +76,10 @@ export function siteRoutes(
     if (token) {
       return await sessions.answer(c, await core.authenticate(token.token), info.page, format);
     }
-    let cache = publicCache.get(info);
-    if (!cache) publicCache.set(info, cache = new BoundedMap(8));
-    const key = `${format} ${origin}`;
-    let text = cache.get(key);
+    let text = publics.get(info, format, origin);
     if (text === undefined) {
       text = encodeBody(await core.manifest(info.page, null, origin), format);
-      cache.set(key, text);
+      publics.set(info, format, origin, text);
     }
     return textResponse(text, format, MANIFEST_HEADERS);
   });

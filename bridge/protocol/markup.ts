@@ -67,6 +67,14 @@ export interface ReadActionOptions {
   keys?: boolean;
 }
 
+/**
+ * The input schema of an action that takes nothing: an object without fields (JSON Schema's
+ * `required` is empty when left out). Its example is `{}`.
+ */
+export function noInput(): ObjectInput {
+  return { type: "object", properties: {}, additionalProperties: false };
+}
+
 /** A declaration that cannot become an action; the message names the attribute at fault. */
 export class MarkupError extends Error {
   constructor(message: string) {
@@ -149,10 +157,38 @@ function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput,
   const pattern = el.getAttribute(`${prefix}pattern`);
   if (minLength !== undefined) out.minLength = minLength;
   if (maxLength !== undefined) out.maxLength = maxLength;
-  // As HTML's pattern attribute, `pattern` and `input-pattern` match the whole value (JSON
-  // Schema's pattern matches anywhere, so it is anchored here).
-  if (pattern !== null && pattern !== "") out.pattern = `^(?:${pattern})$`;
+  if (pattern !== null && pattern !== "") out.pattern = anchorPattern(pattern);
   return out;
+}
+
+/**
+ * A pattern attribute's source as JSON Schema's `pattern`: as HTML's `pattern`, `pattern` and
+ * `input-pattern` match the whole value, whereas JSON Schema's matches anywhere, so it is
+ * anchored, `^(?:source)$`. The group is left out (`^source$`, the same language) only when it
+ * cannot change what the pattern means: the source has no `|` at all (escaped, in a class or
+ * not), does not start with a quantifier, and its groups and classes are all closed within it,
+ * never closing the group around it, with no `\` left to escape the `)` after it.
+ */
+export function anchorPattern(source: string): string {
+  return groupNeeded(source) ? `^(?:${source})$` : `^${source}$`;
+}
+
+/** Whether `^source$` might not mean what `^(?:source)$` means (see anchorPattern). */
+function groupNeeded(source: string): boolean {
+  if (source.includes("|") || /^[*+?{]/.test(source)) return true;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      // A `\` at the end would escape the `)` (or the `$`) after it.
+      if (++i === source.length) return true;
+    } else if (inClass) inClass = c !== "]";
+    else if (c === "[") inClass = true;
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth < 0) return true;
+  }
+  return depth !== 0 || inClass;
 }
 
 function labelOf(field: MarkupElement, doc: MarkupDocument, form: MarkupElement): string {
@@ -474,8 +510,7 @@ function readInput(
   return {
     schema: fill || INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null)
       ? fieldSchema(el, "input-", controls(fill))
-      // An action that takes nothing: an empty object.
-      : object({}, []),
+      : noInput(),
   };
 }
 

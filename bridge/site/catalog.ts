@@ -281,6 +281,17 @@ export class SiteCatalog implements Disposable {
     return info;
   }
 
+  /**
+   * The agent-enabled page at `page` when the catalog knows it without a system call: watched,
+   * scanned, unchanged since, and `page` its own spelling (as {@linkcode normalizePage} gives
+   * it). Undefined otherwise: then {@linkcode agentPage} answers.
+   */
+  knownAgentPage(page: string): PageInfo | undefined {
+    const known = this.#watcher ? this.#files.get(page) : undefined;
+    const info = known ? this.#cache.get(known)?.info : undefined;
+    return info?.agentEnabled ? info : undefined;
+  }
+
   /** The agent-enabled page at `path`, or null. */
   async agentPage(path: string): Promise<PageInfo | null> {
     const info = await this.page(path);

@@ -17,6 +17,8 @@ import {
   panelToken,
 } from "./harness.ts";
 
+const ALICE = { username: "alice", password: "wonderland" };
+
 function statusOf(page: Page, id: string): Promise<string | null> {
   return page.evaluate((id) => {
     const row = [...document.querySelectorAll("#requests tbody tr")]
@@ -302,6 +304,76 @@ Deno.test({
         assert.doesNotMatch(await panelText(page), /Session token/);
       },
     );
+    Deno.removeSync(data, { recursive: true });
+  },
+});
+
+Deno.test({
+  name:
+    "the demo: README's task in fewer tokens, from the public catalog to a settled sign-in, an approval decided on a version, and a 304",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    const data = Deno.makeTempDirSync({ prefix: "aim-demo-" });
+    await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
+    const bridge = bridgeAt(demo.served.url);
+    await using browser = await launchBrowser();
+    await using context = await browser.context();
+    const page = await context.newPage();
+    await page.goto(`${bridge.origin}/control-panel`);
+    const token = await panelToken(page);
+    const auth = { Authorization: `Bearer ${token}` };
+    const cheap = { ...auth, "Content-Type": "application/json", Accept: "text/toon" };
+    const invoke = (body: unknown, headers: Record<string, string>) =>
+      bridge.fetch("/__aim/invoke", {
+        method: "POST",
+        headers: { ...cheap, Prefer: "return=changes", ...headers },
+        body: JSON.stringify(body),
+      });
+
+    // The public catalog names approve_request and its input before signing in.
+    const catalog = decode(await (await bridge.fetch("/control-panel.toon")).text()) as {
+      actions: { id: string; input_example: unknown }[];
+    };
+    const approve = catalog.actions.find((a) => a.id === "approve_request");
+    assert.equal(approve?.input_example, "req-3");
+
+    // Signing in answers once the page has loaded the requests.
+    const login = await invoke({ actionId: "login", input: ALICE }, {});
+    assert.equal(login.status, 200);
+    const signedIn = decode(await login.text()) as {
+      settled: boolean;
+      state_version: number;
+      state: { requests: { id: string; status: string }[] };
+    };
+    assert.equal(signedIn.settled, true);
+    assert.equal(signedIn.state.requests.find((r) => r.id === "req-3")?.status, "pending");
+
+    // Approved on that version, the person confirming; the answer says what changed.
+    const approving = invoke(
+      { actionId: "approve_request", input: "req-3" },
+      { "If-Match": `"v${signedIn.state_version}"` },
+    );
+    await clickPanelButton(page, "Approve");
+    const approved = await approving;
+    assert.equal(approved.status, 200);
+    assert.equal(approved.headers.get("preference-applied"), "return=changes");
+    const answer = decode(await approved.text()) as {
+      state_version: number;
+      changes: { op: string; path: string; value?: unknown }[];
+    };
+    const index = signedIn.state.requests.findIndex((r) => r.id === "req-3");
+    assert.deepEqual(
+      answer.changes.find((op) => op.path.startsWith("/state/")),
+      { op: "replace", path: `/state/requests/${index}/status`, value: "approved" },
+    );
+    assert.equal(await statusOf(page, "req-3"), "approved");
+
+    // Nothing changed since the answer.
+    const confirm = await bridge.fetch("/control-panel.toon", {
+      headers: { ...auth, "If-None-Match": `"v${answer.state_version}"` },
+    });
+    assert.equal(confirm.status, 304);
+    await confirm.body?.cancel();
     Deno.removeSync(data, { recursive: true });
   },
 });

@@ -291,7 +291,7 @@ Deno.test({
         const unknown = await execute(tab, "place_order", { item: "pen", colour: "red" });
         assert.match(unknown.hint, /^unknown field "colour"; allowed fields: item, quantity$/);
         const pattern = await execute(tab, "place_order", { item: "pen", quantity: "two" });
-        assert.equal(pattern.hint, 'field "quantity" must match the pattern ^(?:[0-9]+)$');
+        assert.equal(pattern.hint, 'field "quantity" must match the pattern ^[0-9]+$');
         assert.equal(await tab.$eval("#title", (el) => el.textContent), "Paid bills");
         assert.equal(await tab.$eval("#ordered", (el) => el.textContent), "3 pen");
       },

@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import { decode as decodeToon } from "@toon-format/toon";
-import { applyMergePatch } from "../../bridge/protocol/merge_patch.ts";
+import { applyJsonPatch } from "../../bridge/protocol/json_patch.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 
@@ -75,7 +75,7 @@ Deno.test("Prefer: return=minimal answers the result and the version without the
 });
 
 Deno.test(
-  "Prefer: return=changes with If-Match answers a merge patch that brings the agent's manifest to the answer's version",
+  "Prefer: return=changes with If-Match answers a JSON Patch that brings the agent's manifest to the answer's version",
   ONE_PROCESS,
   async () => {
     const { bridge, token, tab } = await setup();
@@ -92,13 +92,14 @@ Deno.test(
       const body = await res.json();
       assert.equal(body.state, undefined, "the changes replace the state");
       assert.deepEqual(body.result, { added: input });
-      held = applyMergePatch(held, body.changes) as typeof held;
+      held = applyJsonPatch(held, body.changes) as typeof held;
       const now = await read(bridge, token);
       assert.equal(body.state_version, now.state_version);
       assert.deepEqual(held, now, `after ${input}, the patched manifest is the manifest now`);
-      // Only what changed: the actions did not.
-      assert.equal(body.changes.actions, undefined);
-      assert.ok(Array.isArray(body.changes.state.rows));
+      // Only what changed, where it changed: a row added, the version; the actions did not.
+      const paths = (body.changes as { path: string }[]).map((op) => op.path);
+      assert.ok(paths.every((path) => !path.startsWith("/actions")), paths.join(" "));
+      assert.ok(paths.some((path) => path.startsWith("/state/rows")), paths.join(" "));
     }
   },
 );
@@ -123,6 +124,36 @@ Deno.test("Prefer: return=changes falls back to the state when the bridge does n
     assert.equal(body.changes, undefined);
   }
 });
+
+Deno.test(
+  "Prefer: return=changes without If-Match answers the state, and an If-Match on that answer's version then gets changes",
+  ONE_PROCESS,
+  async () => {
+    const { bridge, token, tab } = await setup();
+    await using _bridge = bridge;
+    await using _tab = tab;
+    // The agent never read a manifest: the first answer has the whole state.
+    const first = await invoke(bridge, token, "a", { Prefer: "return=changes" });
+    assert.equal(first.headers.get("preference-applied"), null);
+    const held = await first.json();
+    assert.ok(held.state);
+    const next = await invoke(bridge, token, "b", {
+      Prefer: "return=changes",
+      "If-Match": `"v${held.state_version}"`,
+    });
+    assert.equal(next.status, 200);
+    assert.equal(next.headers.get("preference-applied"), "return=changes");
+    const body = await next.json();
+    assert.equal(body.state, undefined);
+    const patched = applyJsonPatch(
+      { state_version: held.state_version, state: held.state },
+      (body.changes as { path: string }[]).filter((op) =>
+        op.path === "/state_version" || op.path.startsWith("/state/")
+      ) as never,
+    ) as { state: unknown };
+    assert.deepEqual(patched.state, (await read(bridge, token)).state);
+  },
+);
 
 Deno.test("Accept: text/toon answers the invocation in TOON that decodes to the JSON answer", async () => {
   const { bridge, token, tab } = await setup();

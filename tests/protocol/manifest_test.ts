@@ -70,7 +70,7 @@ Deno.test("manifest() reads a form's named fields and labels into an object sche
     type: "object",
     properties: {
       item: { type: "string", description: "Item name" },
-      quantity: { type: "string", description: "Quantity", pattern: "^(?:[0-9]+)$" },
+      quantity: { type: "string", description: "Quantity", pattern: "^[0-9]+$" },
     },
     required: ["item"],
     additionalProperties: false,
@@ -318,6 +318,20 @@ Deno.test("sitemap shows a page added while the bridge runs", async () => {
     now = await paths();
   }
   assert.ok(now.includes("/added"));
+});
+
+Deno.test("manifest() offers a read-only action as the example before one that changes something", async () => {
+  await using bridge = await startBridge({
+    site: {
+      "board.html": `<aim-action name="post" description="Post a note everyone sees"
+        input-example="hello"></aim-action>
+      <aim-action name="find" description="Find notes" input-example="hello" read-only>
+      </aim-action>`,
+    },
+  });
+  const body = await (await bridge.fetch("/board.json")).json();
+  assert.deepEqual(body.actions.map((a: { id: string }) => a.id).slice(0, 2), ["post", "find"]);
+  assert.deepEqual(body.invoke_example, { actionId: "find", input: "hello" });
 });
 
 Deno.test("manifest() never offers disconnect or a consequential action as the example when a safe one exists", async () => {

@@ -8,6 +8,12 @@ import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { expectError } from "../helpers/errors.ts";
+import { decode as decodeToon } from "@toon-format/toon";
+
+/** A manifest or change document read as `format`. */
+function decodeBody(text: string, format: "json" | "toon"): unknown {
+  return format === "toon" ? decodeToon(text) : JSON.parse(text);
+}
 
 const USERS = createUserStore([
   { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }) },
@@ -182,6 +188,50 @@ Deno.test(
     });
     assert.match(unknown.headers.get("content-type")!, /^application\/json/);
     assert.deepEqual(await unknown.json(), full);
+  },
+);
+
+Deno.test(
+  "a change document (JSON Patch) from a held version says each change at its path and gives the new manifest when applied",
+  ONE_PROCESS,
+  async () => {
+    const { applyJsonPatch } = await import("../../bridge/protocol/json_patch.ts");
+    await using bridge = await startBridge();
+    const token = await bridge.openSession("/control-panel");
+    await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await tab.next("lease");
+    const rows = (done: boolean) => [{ id: "a", done: false }, { id: "b", done }];
+    tab.setState({ rows: rows(false), filter: "all" });
+    await tab.register([{ id: "search", handler: () => 1 }]);
+    const auth = { Authorization: `Bearer ${token}` };
+    for (const format of ["json", "toon"] as const) {
+      const oldRes = await bridge.fetch(`/control-panel.${format}`, { headers: auth });
+      const old = decodeBody(await oldRes.text(), format);
+      const etag = oldRes.headers.get("etag")!;
+      const before = (old as { state_version: number }).state_version;
+      tab.setState({ rows: rows(format === "json"), filter: "all" });
+      await tab.register([{ id: "search", handler: () => 1 }]);
+      const patchRes = await bridge.fetch(`/control-panel.${format}`, {
+        headers: { ...auth, Accept: "application/json-patch+json", "If-None-Match": etag },
+      });
+      assert.equal(patchRes.status, 200);
+      assert.equal(
+        patchRes.headers.get("content-type"),
+        format === "json"
+          ? "application/json-patch+json"
+          : 'text/toon; charset=utf-8; profile="json-patch"',
+      );
+      assert.equal(patchRes.headers.get("aim-patch-from"), etag);
+      const patch = decodeBody(await patchRes.text(), format) as { op: string; path: string }[];
+      const full = await (await bridge.fetch("/control-panel.json", { headers: auth })).json();
+      assert.ok(full.state_version > before);
+      assert.deepEqual(
+        patch.map((op) => op.path).sort(),
+        ["/state/rows/1/done", "/state_version"],
+        "one row's field changed, and the version: nothing else is sent",
+      );
+      assert.deepEqual(applyJsonPatch(old, patch as never), full);
+    }
   },
 );
 

@@ -48,7 +48,6 @@ Deno.test("an action with click= and no input stays an action that takes nothing
     assert.deepEqual(info.actions[0]?.input_schema, {
       type: "object",
       properties: {},
-      required: [],
       additionalProperties: false,
     });
     assert.deepEqual(info.actions[0]?.input_example, {});

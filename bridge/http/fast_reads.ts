@@ -1,0 +1,174 @@
+/**
+ * @module The hot path of manifest reads (`GET <page>.json`, `.toon`): a page's public
+ * manifest, and an agent re-reading its session's, answered before any routing when the
+ * answer is already known (a `304`, or a body encoded once). Anything else takes the full
+ * route, which answers every case, errors included.
+ */
+import type { BridgeCore } from "../core/bridge.ts";
+import type { Session } from "../core/sessions.ts";
+import { AimError } from "../protocol/errors.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
+import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "./middleware.ts";
+import { JSON_TYPE, MANIFEST_HEADERS, TOON_TYPE } from "./responses.ts";
+import type { SessionManifests } from "./session_manifests.ts";
+import type { PublicManifests } from "./site_routes.ts";
+
+/** Options of {@linkcode fastReads}. */
+export interface FastReadsOptions extends IdentifyOptions {
+  /** The encoded session manifests the full route makes. */
+  manifests: SessionManifests;
+  /** The encoded public manifests the full route makes. */
+  publics: PublicManifests;
+  /** Called once per answered request, as the access log of the full route is. */
+  log?: ((entry: RequestLogEntry) => void) | undefined;
+}
+
+/** How many tokens the hot path remembers. */
+const KNOWN_TOKENS = 4096;
+
+/**
+ * A handler that answers repeated manifest reads, or returns undefined for the full route to
+ * answer. It takes only a plain `GET` without a query, from a Host the bridge answers to:
+ *
+ * - without a token (no `Authorization`, no cookie), a page's public manifest, once the full
+ *   route has encoded it for this page scan;
+ * - with a Bearer token of a live session of this process (no shared store), the session's
+ *   own page: `304` when `If-None-Match` names the current version exactly and no `Prefer`
+ *   (a wait) is sent; without `If-None-Match`, the body once this version is encoded.
+ *
+ * The answer is the full route's, byte for byte and header for header.
+ */
+export function fastReads(
+  core: BridgeCore,
+  options: FastReadsOptions,
+): (request: Request) => Response | undefined {
+  const { manifests, publics } = options;
+  // With a proxy trusted, the origin hangs on forwarded headers: the full route reads them.
+  if (options.trustProxy) return () => undefined;
+  // The verdict on a request's Host (null: refused), and the scheme and authority its URL
+  // must start with for the verdict to hold: a few per bridge.
+  const origins = new BoundedMap<string, { prefix: string; origin: string | null }>(64);
+  // Token to session, so that a repeated read does not hash its token again. Only live
+  // sessions of this process: an ended or expired one is dropped on its next use. The tokens
+  // stay in this process's memory, as the requests carrying them do; nothing is written.
+  const sessions = new BoundedMap<string, Session>(KNOWN_TOKENS);
+  // Per session, the answers' headers at its current version, made once per version.
+  const headersOf = new WeakMap<Session, VersionHeaders>();
+  const log = options.log;
+
+  return (request) => {
+    if (request.method !== "GET") return undefined;
+    const started = log ? performance.now() : 0;
+    const url = request.url;
+    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
+    if (pathStart < 0 || url.includes("?", pathStart)) return undefined;
+    const format = url.endsWith(".json") ? "json" : url.endsWith(".toon") ? "toon" : undefined;
+    if (!format) return undefined;
+    const headers = request.headers;
+    const authorization = headers.get("Authorization");
+    if (authorization !== null && !authorization.startsWith("Bearer ")) return undefined;
+    // No token at all (a cookie is one): the public manifest.
+    if (authorization === null && headers.has("Cookie")) return undefined;
+
+    const host = headers.get("Host") ?? "";
+    let known = origins.get(host);
+    if (known === undefined || known.prefix.length !== pathStart || !url.startsWith(known.prefix)) {
+      const verdict = checkedOrigin(
+        { url, header: (name) => headers.get(name) ?? undefined },
+        options,
+      );
+      known = {
+        prefix: url.slice(0, pathStart),
+        origin: verdict instanceof AimError ? null : verdict,
+      };
+      origins.set(host, known);
+    }
+    const origin = known.origin;
+    if (origin === null) return undefined;
+
+    if (authorization === null) {
+      // The catalog knows pages by their own spelling only: `/index`, `/a.html` or an escaped
+      // one are the full route's to read.
+      const info = core.catalog.knownAgentPage(url.slice(pathStart, -5));
+      const text = info && publics.get(info, format, origin);
+      if (!text) return undefined;
+      const response = new Response(text, { headers: PUBLIC_HEADERS[format] });
+      return answered(response, url, pathStart, started);
+    }
+
+    const token = authorization.slice(7);
+    let session = sessions.get(token);
+    if (!session) {
+      session = core.sessions.findHere(token);
+      if (!session) return undefined;
+      sessions.set(token, session);
+    }
+    // The session's own page, as the catalog knows it without a look at the disk.
+    const page = session.page;
+    if (url.length !== pathStart + page.length + 5 || !url.startsWith(page, pathStart)) {
+      return undefined;
+    }
+    if (!core.catalog.knownAgentPage(page)) return undefined;
+
+    const version = session.version;
+    let made = headersOf.get(session);
+    if (made?.version !== version) headersOf.set(session, made = versionHeaders(version));
+    // `Accept` (a change document) and `Prefer` (a wait) matter only to an `If-None-Match`
+    // naming an older version, and `Prefer` to one naming this version: the full route's.
+    const held = headers.get("If-None-Match");
+    let response: Response;
+    if (held === made.etag) {
+      if (headers.has("Prefer")) return undefined;
+      if (!core.sessions.reuse(session)) return forget(token);
+      response = new Response(null, { status: 304, headers: made.notModified });
+    } else {
+      if (held !== null) return undefined;
+      const text = manifests.encoded(session, origin, format);
+      if (text === undefined) return undefined;
+      if (!core.sessions.reuse(session)) return forget(token);
+      response = new Response(text, { headers: made[format] });
+    }
+    return answered(response, url, pathStart, started);
+  };
+
+  function answered(response: Response, url: string, pathStart: number, started: number) {
+    log?.({
+      method: "GET",
+      path: url.slice(pathStart),
+      status: response.status,
+      ms: Math.round((performance.now() - started) * 10) / 10,
+    });
+    return response;
+  }
+
+  function forget(token: string): undefined {
+    sessions.delete(token);
+    return undefined;
+  }
+}
+
+/** The headers of a public manifest, per format. */
+const PUBLIC_HEADERS = {
+  json: { "Content-Type": JSON_TYPE, ...MANIFEST_HEADERS },
+  toon: { "Content-Type": TOON_TYPE, ...MANIFEST_HEADERS },
+} as const;
+
+/** The headers of a session's answers at one version. */
+interface VersionHeaders {
+  version: number;
+  etag: string;
+  notModified: Record<string, string>;
+  json: Record<string, string>;
+  toon: Record<string, string>;
+}
+
+function versionHeaders(version: number): VersionHeaders {
+  const etag = `"v${version}"`;
+  return {
+    version,
+    etag,
+    notModified: { ...MANIFEST_HEADERS, ETag: etag },
+    json: { "Content-Type": JSON_TYPE, ...MANIFEST_HEADERS, ETag: etag },
+    toon: { "Content-Type": TOON_TYPE, ...MANIFEST_HEADERS, ETag: etag },
+  };
+}

@@ -1,0 +1,306 @@
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import {
+  type AnyJsonPatchOperation,
+  applyJsonPatch,
+  createJsonPatch,
+} from "../../bridge/protocol/json_patch.ts";
+
+/** As values come off the wire: plain objects, no `-0`. */
+function wire<T>(value: T): T {
+  return JSON.parse(JSON.stringify(value));
+}
+
+const DROP = Symbol("drop");
+
+/**
+ * `value` after random edits, new values drawn from `fresh`: some members and elements changed,
+ * dropped, added or inserted, most kept as they were, at any depth.
+ */
+function edited(value: unknown, fresh: fc.Arbitrary<unknown>, top = true): fc.Arbitrary<unknown> {
+  const keepOr = (keep: number, arbitrary: fc.Arbitrary<unknown>) =>
+    top ? arbitrary : fc.oneof(
+      { weight: keep, arbitrary: fc.constant(value) },
+      { weight: 2, arbitrary },
+    );
+  const member = (v: unknown) =>
+    fc.oneof(
+      { weight: 1, arbitrary: fc.constant<unknown>(DROP) },
+      { weight: 9, arbitrary: edited(v, fresh, false) },
+    );
+  const few = <T>(arbitrary: fc.Arbitrary<T>) =>
+    fc.oneof({ weight: 3, arbitrary: fc.constant([]) }, fc.array(arbitrary, { maxLength: 2 }));
+  if (Array.isArray(value)) {
+    return keepOr(
+      1,
+      fc.tuple(fc.tuple(...value.map(member)), few(fc.tuple(fc.nat(), fresh)))
+        .map(([kept, inserts]) => {
+          const out = kept.filter((v) => v !== DROP);
+          for (const [at, v] of inserts) out.splice(at % (out.length + 1), 0, v);
+          return out;
+        }),
+    );
+  }
+  if (typeof value === "object" && value !== null) {
+    const entries = Object.entries(value);
+    const key = fc.constantFrom("id", "new", "a/b", "~c", "");
+    return keepOr(
+      1,
+      fc.tuple(fc.tuple(...entries.map(([, v]) => member(v))), few(fc.tuple(key, fresh)))
+        .map(([kept, added]) => {
+          const out: Record<string, unknown> = {};
+          kept.forEach((v, i) => {
+            if (v !== DROP) out[entries[i]![0]] = v;
+          });
+          for (const [k, v] of added) out[k] = v;
+          return out;
+        }),
+    );
+  }
+  return keepOr(8, fresh);
+}
+
+const row = fc.record({
+  id: fc.constantFrom("r1", "r2", "r3", "r4"),
+  title: fc.string({ maxLength: 8 }),
+  status: fc.constantFrom("open", "closed", "held"),
+});
+const action = fc.record({
+  id: fc.constantFrom("login", "logout", "save", "a/b~c"),
+  label: fc.string({ maxLength: 8 }),
+  params: fc.dictionary(fc.constantFrom("q", "a/b", "~c"), fc.jsonValue({ maxDepth: 1 }), {
+    maxKeys: 2,
+  }),
+});
+const manifest = fc.record({
+  v: fc.nat(),
+  title: fc.string({ maxLength: 8 }),
+  actions: fc.array(action, { maxLength: 5 }),
+  state: fc.record({ requests: fc.array(row, { maxLength: 6 }), filter: fc.option(fc.string()) }),
+}, { requiredKeys: ["actions", "state"] });
+
+/** The patch is applied to a copy, and the result equals `b`; the patch is plain JSON. */
+function assertPatches(a: unknown, b: unknown) {
+  const before = structuredClone(a);
+  const patch = createJsonPatch(a, b);
+  assert.deepEqual(wire(patch), patch); // No `value: undefined`.
+  assert.deepEqual(applyJsonPatch(a, patch), b);
+  assert.deepEqual(a, before);
+  // Never longer than replacing the whole value.
+  const whole = JSON.stringify([{ op: "replace", path: "", value: b }]).length;
+  assert.ok(JSON.stringify(patch).length <= whole);
+}
+
+Deno.test("createJsonPatch(): applying the patch to the old value always gives the new one", () => {
+  const json = fc.jsonValue({ maxDepth: 4 }).map(wire);
+  fc.assert(fc.property(json, json, assertPatches), { numRuns: 2000 });
+  fc.assert(
+    fc.property(
+      json.chain((a) => fc.tuple(fc.constant(a), edited(a, fc.jsonValue({ maxDepth: 2 })))),
+      ([a, b]) => assertPatches(a, wire(b)),
+    ),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("createJsonPatch(): an edited manifest is patched into the new one", () => {
+  const fresh = fc.oneof(row, action, fc.jsonValue({ maxDepth: 1 }));
+  fc.assert(
+    fc.property(
+      manifest.map(wire).chain((a) => fc.tuple(fc.constant(a), edited(a, fresh))),
+      ([a, b]) => assertPatches(a, wire(b)),
+    ),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("createJsonPatch() gives no operations for equal values", () => {
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 4 }).map(wire), (a) => {
+      assert.deepEqual(createJsonPatch(a, structuredClone(a)), []);
+    }),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("createJsonPatch() replaces one field of one row at its exact path", () => {
+  const requests = [
+    { id: "r1", title: "Laptop", status: "open", owner: "ann" },
+    { id: "r2", title: "Monitor", status: "open", owner: "bob" },
+    { id: "r3", title: "Desk chair", status: "open", owner: "cy" },
+  ];
+  const before = { v: 3, state: { requests } };
+  const after = wire(before);
+  after.state.requests[2]!.status = "approved";
+  assert.deepEqual(createJsonPatch(before, after), [
+    { op: "replace", path: "/state/requests/2/status", value: "approved" },
+  ]);
+});
+
+Deno.test("createJsonPatch() replaces a changed action as a whole when that is shorter", () => {
+  const before = {
+    actions: [{ id: "login", label: "Log in" }, { id: "search", label: "Search" }],
+  };
+  const after = {
+    actions: [{ id: "logout", label: "Log out" }, { id: "search", label: "Search" }],
+  };
+  assert.deepEqual(createJsonPatch(before, after), [
+    { op: "replace", path: "/actions/0", value: { id: "logout", label: "Log out" } },
+  ]);
+});
+
+Deno.test("createJsonPatch() replaces the root when the types differ", () => {
+  assert.deepEqual(createJsonPatch({ a: 1 }, [1]), [{ op: "replace", path: "", value: [1] }]);
+  assert.deepEqual(createJsonPatch(1, null), [{ op: "replace", path: "", value: null }]);
+  assert.deepEqual(createJsonPatch({ a: 1 }, { a: 1 }), []);
+});
+
+Deno.test("createJsonPatch() escapes '~' and '/' in keys", () => {
+  const long = "a value long enough that replacing the parent would cost more";
+  const before = { "a/b": { "~c": 1, keep: long }, "m~n": long };
+  const after = { "a/b": { "~c": 2, keep: long }, "m~n": long, "x/~y": true };
+  const patch = createJsonPatch(before, after);
+  assert.deepEqual(patch, [
+    { op: "replace", path: "/a~1b/~0c", value: 2 },
+    { op: "add", path: "/x~1~0y", value: true },
+  ]);
+  assert.deepEqual(applyJsonPatch(before, patch), after);
+});
+
+Deno.test("createJsonPatch() adds at explicit indexes and removes from the end downward", () => {
+  const words = ["alpha", "bravo", "charlie", "delta", "echo", "foxtrot", "golf", "hotel"];
+  assert.deepEqual(createJsonPatch({ list: words }, { list: words.slice(0, 6) }), [
+    { op: "remove", path: "/list/7" },
+    { op: "remove", path: "/list/6" },
+  ]);
+  assert.deepEqual(createJsonPatch({ list: words }, { list: [...words, "india", "juliet"] }), [
+    { op: "add", path: "/list/8", value: "india" },
+    { op: "add", path: "/list/9", value: "juliet" },
+  ]);
+});
+
+Deno.test("createJsonPatch() orders changes and adds as in the new value, then removes", () => {
+  const long = "long enough that one replace of the whole object costs more ".repeat(3);
+  const before = { a: 1, gone: true, b: long, c: 2 };
+  const after = { c: 3, new: 4, a: 5, b: long };
+  assert.deepEqual(createJsonPatch(before, after), [
+    { op: "replace", path: "/c", value: 3 },
+    { op: "add", path: "/new", value: 4 },
+    { op: "replace", path: "/a", value: 5 },
+    { op: "remove", path: "/gone" },
+  ]);
+});
+
+Deno.test("applyJsonPatch() follows the examples of RFC 6902 Appendix A", () => {
+  const cases: [unknown, AnyJsonPatchOperation[], unknown][] = [
+    // A.1 Adding an object member
+    [{ foo: "bar" }, [{ op: "add", path: "/baz", value: "qux" }], { baz: "qux", foo: "bar" }],
+    // A.2 Adding an array element
+    [
+      { foo: ["bar", "baz"] },
+      [{ op: "add", path: "/foo/1", value: "qux" }],
+      { foo: ["bar", "qux", "baz"] },
+    ],
+    // A.3 Removing an object member
+    [{ baz: "qux", foo: "bar" }, [{ op: "remove", path: "/baz" }], { foo: "bar" }],
+    // A.4 Removing an array element
+    [{ foo: ["bar", "qux", "baz"] }, [{ op: "remove", path: "/foo/1" }], { foo: ["bar", "baz"] }],
+    // A.5 Replacing a value
+    [
+      { baz: "qux", foo: "bar" },
+      [{ op: "replace", path: "/baz", value: "boo" }],
+      { baz: "boo", foo: "bar" },
+    ],
+    // A.6 Moving a value
+    [
+      { foo: { bar: "baz", waldo: "fred" }, qux: { corge: "grault" } },
+      [{ op: "move", from: "/foo/waldo", path: "/qux/thud" }],
+      { foo: { bar: "baz" }, qux: { corge: "grault", thud: "fred" } },
+    ],
+    // A.7 Moving an array element
+    [
+      { foo: ["all", "grass", "cows", "eat"] },
+      [{ op: "move", from: "/foo/1", path: "/foo/3" }],
+      { foo: ["all", "cows", "eat", "grass"] },
+    ],
+    // A.8 Testing a value: success
+    [
+      { baz: "qux", foo: ["a", 2, "c"] },
+      [{ op: "test", path: "/baz", value: "qux" }, { op: "test", path: "/foo/1", value: 2 }],
+      { baz: "qux", foo: ["a", 2, "c"] },
+    ],
+    // A.10 Adding a nested member object
+    [
+      { foo: "bar" },
+      [{ op: "add", path: "/child", value: { grandchild: {} } }],
+      { foo: "bar", child: { grandchild: {} } },
+    ],
+    // A.11 Ignoring unrecognized elements
+    [
+      { foo: "bar" },
+      [{ op: "add", path: "/baz", value: "qux", xyz: 123 } as AnyJsonPatchOperation],
+      { foo: "bar", baz: "qux" },
+    ],
+    // A.14 ~ escape ordering
+    [
+      { "/": 9, "~1": 10 },
+      [{ op: "test", path: "/~01", value: 10 }],
+      { "/": 9, "~1": 10 },
+    ],
+    // A.16 Adding an array value
+    [
+      { foo: ["bar"] },
+      [{ op: "add", path: "/foo/-", value: ["abc", "def"] }],
+      { foo: ["bar", ["abc", "def"]] },
+    ],
+    // Copying, and replacing or adding the root
+    [{ a: { b: 1 } }, [{ op: "copy", from: "/a", path: "/c" }], { a: { b: 1 }, c: { b: 1 } }],
+    [{ a: 1 }, [{ op: "replace", path: "", value: [1] }], [1]],
+    [{ a: 1 }, [{ op: "add", path: "", value: "x" }], "x"],
+    [{ a: [1, 2] }, [{ op: "test", path: "/a", value: [1, 2] }], { a: [1, 2] }],
+  ];
+  for (const [document, patch, expected] of cases) {
+    const before = structuredClone(document);
+    assert.deepEqual(applyJsonPatch(document, patch), expected, JSON.stringify(patch));
+    assert.deepEqual(document, before);
+  }
+});
+
+Deno.test("applyJsonPatch() refuses an operation that cannot apply, naming it", () => {
+  const refused = (document: unknown, patch: AnyJsonPatchOperation[], message: RegExp) => {
+    const before = structuredClone(document);
+    assert.throws(() => applyJsonPatch(document, patch), { name: "TypeError", message });
+    assert.deepEqual(document, before); // Not even the operations before the failing one.
+  };
+  // A.9 Testing a value: error
+  refused({ baz: "qux" }, [{ op: "test", path: "/baz", value: "bar" }], /operation 0 .*"\/baz"/);
+  // A.12 Adding to a nonexistent target
+  refused(
+    { foo: "bar" },
+    [{ op: "remove", path: "/foo" }, { op: "add", path: "/baz/bat", value: "qux" }],
+    /^JSON Patch operation 1 \(add at "\/baz\/bat"\) failed: "\/baz" does not exist$/,
+  );
+  // A.15 Comparing strings and numbers
+  refused({ "/": 9, "~1": 10 }, [{ op: "test", path: "/~01", value: "10" }], /not equal/);
+  refused({ a: 1 }, [{ op: "remove", path: "/b" }], /operation 0 \(remove at "\/b"\)/);
+  refused({ a: 1 }, [{ op: "replace", path: "/b", value: 2 }], /"\/b" does not exist/);
+  refused({ a: [1] }, [{ op: "add", path: "/a/2", value: 2 }], /index 2 is out of range/);
+  refused({ a: [1] }, [{ op: "remove", path: "/a/1" }], /index 1 is out of range/);
+  refused({ a: [1] }, [{ op: "replace", path: "/a/-", value: 2 }], /"-" names no element/);
+  refused({ a: [1] }, [{ op: "remove", path: "/a/00" }], /"00" is not an array index/);
+  refused({ a: 1 }, [{ op: "add", path: "a", value: 2 }], /"a" is not a JSON Pointer/);
+  refused({ a: 1 }, [{ op: "test", path: "/~2", value: 2 }], /"~" that is not/);
+  refused({ a: 1 }, [{ op: "add", path: "/a/b", value: 2 }], /"\/a" is not an object or array/);
+  refused({ a: 1 }, [{ op: "add", path: "/b" } as AnyJsonPatchOperation], /"value" is missing/);
+  refused({ a: {} }, [{ op: "move", from: "/a", path: "/a/b" }], /"from" is a parent of/);
+  refused({ a: 1 }, [{ op: "copy", from: "/x", path: "/b" }], /"\/x" does not exist/);
+  refused({ a: 1 }, [{ op: "remove", path: "" }], /whole document/);
+  refused({}, [{ op: "merge", path: "" } as unknown as AnyJsonPatchOperation], /"merge" is not/);
+});
+
+Deno.test("applyJsonPatch() keeps a '__proto__' member a plain member", () => {
+  const result = applyJsonPatch({}, [{ op: "add", path: "/__proto__", value: { polluted: 1 } }]);
+  assert.deepEqual(result, JSON.parse('{"__proto__":{"polluted":1}}'));
+  assert.equal(Object.getPrototypeOf(result), Object.prototype);
+  assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});

@@ -214,7 +214,10 @@ Deno.test(
     );
     // Once the catalog has the new scan, the full route makes the new manifest; the hot path
     // answers it from then on, never the old one.
-    await until(() => app.fetch(read()).then((res) => res.text()), (text) => text.includes("Find"));
+    await until(
+      async () => await (await app.fetch(read())).text(),
+      (text) => text.includes("Find"),
+    );
     const answer = fast(read());
     assert.ok(answer);
     assert.match(await answer.text(), /Find requests/);

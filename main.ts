@@ -2,13 +2,7 @@
  * @module The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
  * and `hash-password`.
  */
-import { checkCommand } from "./bridge/cli/check.ts";
 import { CliError, type CliIO, Exit, processIO } from "./bridge/cli/common.ts";
-import { hashPasswordCommand } from "./bridge/cli/hash_password.ts";
-import { invokeCommand } from "./bridge/cli/invoke.ts";
-import { manifestCommand } from "./bridge/cli/manifest.ts";
-import { mcpCommand } from "./bridge/cli/mcp.ts";
-import { serveCommand } from "./bridge/cli/serve.ts";
 
 /** The version of aim. */
 export const VERSION = "0.1.0";
@@ -26,13 +20,20 @@ Commands:
 Run 'aim <command> --help' for a command's options. 'aim --version' prints the version.
 `;
 
-const COMMANDS: Record<string, (args: string[], io: CliIO) => Promise<number>> = {
-  serve: serveCommand,
-  check: checkCommand,
-  manifest: manifestCommand,
-  invoke: invokeCommand,
-  mcp: mcpCommand,
-  "hash-password": hashPasswordCommand,
+type Command = (args: string[], io: CliIO) => Promise<number>;
+
+/**
+ * Each command's module, loaded only when the command runs: `aim serve` never loads the MCP
+ * client and stdio server of `aim mcp`. The specifiers are static strings, so that
+ * `deno compile` embeds every command.
+ */
+const COMMANDS: Record<string, () => Promise<Command>> = {
+  serve: async () => (await import("./bridge/cli/serve.ts")).serveCommand,
+  check: async () => (await import("./bridge/cli/check.ts")).checkCommand,
+  manifest: async () => (await import("./bridge/cli/manifest.ts")).manifestCommand,
+  invoke: async () => (await import("./bridge/cli/invoke.ts")).invokeCommand,
+  mcp: async () => (await import("./bridge/cli/mcp.ts")).mcpCommand,
+  "hash-password": async () => (await import("./bridge/cli/hash_password.ts")).hashPasswordCommand,
 };
 
 /** Runs the command line; returns the exit code. */
@@ -56,7 +57,7 @@ export async function main(args: string[], io: CliIO = processIO): Promise<numbe
       return Exit.Usage;
     }
   }
-  const command = named ? COMMANDS[first]! : serveCommand;
+  const command = await COMMANDS[named ? first : "serve"]!();
   try {
     return await command(named ? rest : args, io);
   } catch (error) {

@@ -24,9 +24,9 @@
  * ```
  */
 import { type Context, Hono } from "hono";
-import {
+import type {
   isInitializeRequest,
-  type Server,
+  Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -35,10 +35,42 @@ import { AimError } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
-import { createSessionServer } from "./server.ts";
+import type { createSessionServer } from "./server.ts";
 
 /** Where the endpoint is. */
 export const MCP_PATH = "/__aim/mcp";
+
+/** What the endpoint uses of the MCP SDK, and the session server built on it. */
+interface McpRuntime {
+  readonly isInitializeRequest: typeof isInitializeRequest;
+  readonly Transport: typeof WebStandardStreamableHTTPServerTransport;
+  readonly createSessionServer: typeof createSessionServer;
+}
+
+let runtime: Promise<McpRuntime> | undefined;
+
+/**
+ * The MCP SDK, loaded once, by the first request to the endpoint that is authenticated and
+ * readable: it costs some 10 MB resident, which a bridge that no MCP client uses never pays
+ * (the budget: 10,000 idle sessions with connected tabs under 300 MB). The specifiers are
+ * static strings, so that `deno compile` embeds the SDK all the same; tests/mcp/lazy_sdk_test.ts
+ * fails if a static import brings it back into the bridge's module graph.
+ */
+function loadRuntime(): Promise<McpRuntime> {
+  runtime ??= Promise.all([import("@modelcontextprotocol/server"), import("./server.ts")]).then(
+    ([sdk, server]) => ({
+      isInitializeRequest: sdk.isInitializeRequest,
+      Transport: sdk.WebStandardStreamableHTTPServerTransport,
+      createSessionServer: server.createSessionServer,
+    }),
+    (error) => {
+      // Tried again by the next request.
+      runtime = undefined;
+      throw error;
+    },
+  );
+  return runtime;
+}
 
 /**
  * Options of {@linkcode McpEndpoint}. Behind a load balancer both bounds are per instance: each
@@ -154,16 +186,16 @@ function sessionNotFound(): Response {
 }
 
 /** A shared document read back, if it has the shape {@linkcode SharedMcpSession} gives it. */
-function asShared(value: unknown): SharedMcpSession | undefined {
+function asShared(mcp: McpRuntime, value: unknown): SharedMcpSession | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   const { tokenHash, initialize, touchedAt } = value as Partial<SharedMcpSession>;
-  if (typeof tokenHash !== "string" || !isInitializeRequest(initialize)) return undefined;
+  if (typeof tokenHash !== "string" || !mcp.isInitializeRequest(initialize)) return undefined;
   return { tokenHash, initialize, touchedAt: typeof touchedAt === "number" ? touchedAt : 0 };
 }
 
 /** The `initialize` request of a POST body that opens a session (alone, or in a batch of one). */
-function initializeOf(body: unknown): unknown {
-  return Array.isArray(body) ? body.find(isInitializeRequest) : body;
+function initializeOf(mcp: McpRuntime, body: unknown): unknown {
+  return Array.isArray(body) ? body.find(mcp.isInitializeRequest) : body;
 }
 
 /** Whether two action lists are the same specs in the same order (specs are shared objects). */
@@ -188,8 +220,8 @@ function asksForProgress(body: unknown): { id: string | number } | undefined {
 }
 
 /** Whether a POST body is (or holds) an `initialize` request. */
-function opensSession(body: unknown): boolean {
-  return Array.isArray(body) ? body.some(isInitializeRequest) : isInitializeRequest(body);
+function opensSession(mcp: McpRuntime, body: unknown): boolean {
+  return Array.isArray(body) ? body.some(mcp.isInitializeRequest) : mcp.isInitializeRequest(body);
 }
 
 /**
@@ -272,11 +304,12 @@ export class McpEndpoint {
         return rpcError(error.status, error.status === 400 ? -32700 : -32000, error.message);
       }
     }
+    const mcp = await loadRuntime();
     const id = c.req.header("Mcp-Session-Id");
     if (id !== undefined) {
       let entry: McpSession | undefined;
       try {
-        entry = await this.#find(c, id, session);
+        entry = await this.#find(mcp, c, id, session);
       } catch (error) {
         if (error instanceof AimError) return aimError(error);
         throw error;
@@ -286,11 +319,11 @@ export class McpEndpoint {
       entry.origin = c.get("origin");
       entry.client = c.get("client");
       const progressCall = asksForProgress(parsedBody);
-      if (progressCall) return await this.#stream(c, entry, progressCall, parsedBody);
+      if (progressCall) return await this.#stream(mcp, c, entry, progressCall, parsedBody);
       return await this.#forward(c, entry, parsedBody);
     }
-    if (method === "POST" && opensSession(parsedBody)) {
-      return await this.#open(c, session, parsedBody);
+    if (method === "POST" && opensSession(mcp, parsedBody)) {
+      return await this.#open(mcp, c, session, parsedBody);
     }
     return rpcError(
       400,
@@ -308,6 +341,7 @@ export class McpEndpoint {
    * @throws {AimError} 503 `store_unavailable` when the shared store cannot be reached.
    */
   async #find(
+    mcp: McpRuntime,
     c: Context<AppEnv>,
     id: string,
     session: Session,
@@ -324,7 +358,7 @@ export class McpEndpoint {
       entry = undefined;
     }
     if (!SESSION_ID_REGEXP.test(id)) return undefined;
-    const shared = asShared(await share.get(SHARED_KIND, id));
+    const shared = asShared(mcp, await share.get(SHARED_KIND, id));
     if (!shared || shared.tokenHash !== session.tokenHash) {
       // Closed on another instance, or expired: this instance's copy goes too.
       if (entry) await this.#drop(entry, { forget: false });
@@ -341,7 +375,9 @@ export class McpEndpoint {
     // Requests that arrive together for a session not held here share one rebuild.
     let rebuilt = this.#rebuilding.get(id);
     if (!rebuilt) {
-      rebuilt = this.#rebuild(c, id, session, shared).finally(() => this.#rebuilding.delete(id));
+      rebuilt = this.#rebuild(mcp, c, id, session, shared).finally(() =>
+        this.#rebuilding.delete(id)
+      );
       this.#rebuilding.set(id, rebuilt);
     }
     entry = await rebuilt;
@@ -355,13 +391,14 @@ export class McpEndpoint {
    * (their answers went to the client long ago, and are dropped).
    */
   async #rebuild(
+    mcp: McpRuntime,
     c: Context<AppEnv>,
     id: string,
     session: Session,
     shared: SharedMcpSession,
   ): Promise<McpSession | undefined> {
     // Held only once rebuilt: until then, no request can reach it half initialized.
-    const entry = this.#entry(c, session, { id: () => id, onOpened: () => {} });
+    const entry = this.#entry(mcp, c, session, { id: () => id, onOpened: () => {} });
     const { transport, server } = entry;
     try {
       await server.connect(transport);
@@ -411,6 +448,7 @@ export class McpEndpoint {
    * id is made by `options.id`; `options.onOpened` runs once the transport took an `initialize`.
    */
   #entry(
+    mcp: McpRuntime,
     c: Context<AppEnv>,
     session: Session,
     options: { id: () => string; onOpened: (entry: McpSession) => void },
@@ -423,7 +461,7 @@ export class McpEndpoint {
       streamed: new Map(),
       pending: new Set(),
     } as unknown as McpSession;
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new mcp.Transport({
       sessionIdGenerator: options.id,
       // One JSON answer per request: no stream to set up and read, on either side. A call that
       // asks for progress is served on a stream of its own (see #stream).
@@ -435,7 +473,7 @@ export class McpEndpoint {
       // A DELETE: closed here, and (awaited, before the answer) on every instance.
       onsessionclosed: () => this.#drop(entry, { forget: true }),
     });
-    const server = createSessionServer({
+    const server = mcp.createSessionServer({
       core: this.#core,
       session,
       origin: () => entry.origin,
@@ -447,8 +485,13 @@ export class McpEndpoint {
   }
 
   /** Opens an MCP session for `session` with the `initialize` request in `body`. */
-  async #open(c: Context<AppEnv>, session: Session, body: unknown): Promise<Response> {
-    const entry = this.#entry(c, session, {
+  async #open(
+    mcp: McpRuntime,
+    c: Context<AppEnv>,
+    session: Session,
+    body: unknown,
+  ): Promise<Response> {
+    const entry = this.#entry(mcp, c, session, {
       id: () => crypto.randomUUID(),
       onOpened: (opened) => this.#add(opened),
     });
@@ -465,7 +508,7 @@ export class McpEndpoint {
       // Kept before the client hears of the session: its next request may reach any instance.
       const shared: SharedMcpSession = {
         tokenHash: session.tokenHash,
-        initialize: initializeOf(body),
+        initialize: initializeOf(mcp, body),
         touchedAt: Date.now(),
       };
       try {
@@ -487,6 +530,7 @@ export class McpEndpoint {
    * asked. A `notifications/cancelled` for the call, sent on the session, still withdraws it.
    */
   async #stream(
+    mcp: McpRuntime,
     c: Context<AppEnv>,
     entry: McpSession,
     call: { id: string | number },
@@ -495,7 +539,7 @@ export class McpEndpoint {
     const cancel = new AbortController();
     entry.streamed.set(call.id, cancel);
     const withdraw = await this.#announce(entry, [call.id]);
-    const server = createSessionServer({
+    const server = mcp.createSessionServer({
       core: this.#core,
       session: entry.session,
       origin: () => entry.origin,
@@ -503,7 +547,7 @@ export class McpEndpoint {
       signal: cancel.signal,
     });
     server.onerror = (error) => this.#onError?.(error);
-    const transport = new WebStandardStreamableHTTPServerTransport({
+    const transport = new mcp.Transport({
       sessionIdGenerator: undefined,
     });
     await server.connect(transport);

@@ -162,7 +162,8 @@ export function createBridge(options: BridgeOptions): Bridge {
     trustProxy: options.trustProxy,
   };
   // A session's repeated manifest reads are answered before routing (bridge/http/fast_reads.ts).
-  const fast = fastReads(core, { manifests, publics, ...origins, log: options.log });
+  const instance = share?.shared ? share.instance : undefined;
+  const fast = fastReads(core, { manifests, publics, ...origins, log: options.log, instance });
   const app = createApp(core, {
     ...origins,
     manifests,
@@ -173,7 +174,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     activity: share?.shared
       ? (session) => share.activity(session.id, SHARED_ACTIVITY) as Promise<AuditEntry[]>
       : (session) => audit.forSession(session.id),
-    instance: share?.shared ? share.instance : undefined,
+    instance,
     protocols: [
       acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
       mcp.routes,

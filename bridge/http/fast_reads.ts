@@ -21,6 +21,8 @@ export interface FastReadsOptions extends IdentifyOptions {
   publics: PublicManifests;
   /** Called once per answered request, as the access log of the full route is. */
   log?: ((entry: RequestLogEntry) => void) | undefined;
+  /** This instance's id, sent as `X-Aim-Instance` when several share a store. */
+  instance?: string | undefined;
 }
 
 /** How many tokens the hot path remembers. */
@@ -43,6 +45,11 @@ export function fastReads(
   options: FastReadsOptions,
 ): (request: Request) => Response | undefined {
   const { manifests, publics } = options;
+  const instance = options.instance ? { "X-Aim-Instance": options.instance } : {};
+  const publicHeaders = {
+    json: { "Content-Type": JSON_TYPE, ...MANIFEST_HEADERS, ...instance },
+    toon: { "Content-Type": TOON_TYPE, ...MANIFEST_HEADERS, ...instance },
+  };
   // With a proxy trusted, the origin hangs on forwarded headers: the full route reads them.
   if (options.trustProxy) return () => undefined;
   // The verdict on a request's Host (null: refused), and the scheme and authority its URL
@@ -92,7 +99,7 @@ export function fastReads(
       const info = core.catalog.knownAgentPage(url.slice(pathStart, -5));
       const text = info && publics.get(info, format, origin);
       if (!text) return undefined;
-      const response = new Response(text, { headers: PUBLIC_HEADERS[format] });
+      const response = new Response(text, { headers: publicHeaders[format] });
       return answered(response, url, pathStart, started);
     }
 
@@ -146,12 +153,6 @@ export function fastReads(
     return undefined;
   }
 }
-
-/** The headers of a public manifest, per format. */
-const PUBLIC_HEADERS = {
-  json: { "Content-Type": JSON_TYPE, ...MANIFEST_HEADERS },
-  toon: { "Content-Type": TOON_TYPE, ...MANIFEST_HEADERS },
-} as const;
 
 /** The headers of a session's answers at one version. */
 interface VersionHeaders {

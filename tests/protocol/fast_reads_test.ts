@@ -11,7 +11,10 @@ import { FakeTab } from "../helpers/fake_tab.ts";
 import { until } from "../helpers/pair.ts";
 
 /** The full route and the hot path of one bridge core, sharing their caches. */
-function routes(core: BridgeCore, options: { allowedHosts?: string[] } = {}) {
+function routes(
+  core: BridgeCore,
+  options: { allowedHosts?: string[]; instance?: string } = {},
+) {
   const manifests = new SessionManifests(core);
   const publics = new PublicManifests();
   return {
@@ -173,7 +176,11 @@ Deno.test(
   ONE_PROCESS,
   async () => {
     await using bridge = await startBridge();
-    const { app, fast } = routes(bridge.served.bridge.core, { allowedHosts: [] });
+    // As one of several bridges sharing a store: every answer names the instance.
+    const { app, fast } = routes(bridge.served.bridge.core, {
+      allowedHosts: [],
+      instance: "bridge-1",
+    });
     const request = (path: string, headers: Record<string, string> = {}) =>
       new Request(bridge.origin + path, { headers });
     for (const format of ["json", "toon"]) {
@@ -183,6 +190,7 @@ Deno.test(
       assert.equal(full.status, 200);
       const hot = fast(request(path));
       assert.ok(hot, `${format}: a repeated public read is answered on the hot path`);
+      assert.equal(hot.headers.get("x-aim-instance"), "bridge-1");
       assert.deepEqual(await snapshot(hot), full);
     }
     const fullRoute: [string, Request][] = [

@@ -5,7 +5,9 @@
  * what several instances on Redis cost (bench/cluster.ts, `deno task bench:cluster`); and
  * the goals of issue 11: session manifest reads (JSON, TOON) and the `304` of a signed-in demo
  * session against a bare `Deno.serve` (bench/session_reads.ts), and the tokens an agent spends
- * on the demo (bench/tokens.ts, `deno task bench:tokens`).
+ * on the demo (bench/tokens.ts, `deno task bench:tokens`); and what an invocation's round trip
+ * through a real Chromium tab adds to the page's handler (bench/invoke_bench.ts; skipped where
+ * there is no Chromium).
  *
  * Every server, load client and tab client runs in its own process, all on 127.0.0.1. Then
  * `deno bench` runs the micro benchmarks (bench/manifest_bench.ts, bench/session_bench.ts).
@@ -234,6 +236,38 @@ async function tokens(): Promise<void> {
   for (const line of last) summary.push(`tokens: ${line}`);
 }
 
+/**
+ * The invocation round trip through real Chromium (bench/invoke_bench.ts), in a process of its
+ * own: it says itself when there is no Chromium, and its `summary:` line is the verdict.
+ */
+async function invocation(): Promise<void> {
+  console.log("\n## Invocation round trip through Chromium (bench/invoke_bench.ts)");
+  // puppeteer-core is a test-only package, locked in deno.test.lock (see tests/deps/).
+  const out = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "run",
+      "--allow-all",
+      "--lock=deno.test.lock",
+      "--frozen=false",
+      new URL("./invoke_bench.ts", import.meta.url).pathname,
+      ...(flags.quick ? ["--calls", "300"] : []),
+    ],
+    cwd: new URL("../", import.meta.url).pathname,
+    stdout: "piped",
+    stderr: "inherit",
+  }).output();
+  const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
+  console.log(lines.filter((l) => !l.startsWith("summary: ")).join("\n"));
+  const line = lines.find((l) => l.startsWith("summary: "))?.slice(9);
+  if (!out.success || !line) {
+    summary.push("invoke: failed; run `deno run -A --lock=deno.test.lock bench/invoke_bench.ts`");
+    verdicts.push({ name: "invocation round trip", ok: false });
+    return;
+  }
+  summary.push(line);
+  verdicts.push({ name: "invocation round trip", ok: !line.includes("OVER BUDGET") });
+}
+
 async function micro(): Promise<void> {
   console.log(
     "\n## Micro benchmarks (deno bench bench/manifest_bench.ts bench/session_bench.ts)",
@@ -304,6 +338,7 @@ try {
   }
   await bundleSize();
   await tokens();
+  await invocation();
   if (!NO_CLUSTER) await cluster();
   if (!flags.quick) await micro();
 } finally {

@@ -3,7 +3,8 @@
  * agent, watch what it does, confirm consequential actions, and disconnect it.
  */
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
-import { client, type ConfirmRequest, manifestPath } from "./client.ts";
+import { repeat } from "lit/directives/repeat.js";
+import { type Activity, client, type ConfirmRequest, manifestPath } from "./client.ts";
 import { ClientController } from "./client_controller.ts";
 
 /** Quotes a string for a POSIX shell. */
@@ -32,6 +33,18 @@ export class AimPanel extends LitElement {
   declare status: string;
   #client = new ClientController(this);
   #note = "";
+  /**
+   * Each log entry's local time, formatted once. The log changes on every invocation: its lines
+   * are keyed by entry (`repeat`), so that a new one adds a line instead of rewriting, and laying
+   * out again, all fifty while the agent waits for its next answer.
+   */
+  #times = new WeakMap<Activity, string>();
+
+  #time(entry: Activity): string {
+    let time = this.#times.get(entry);
+    if (time === undefined) this.#times.set(entry, time = new Date(entry.at).toLocaleTimeString());
+    return time;
+  }
 
   protected override willUpdate(): void {
     this.status = client.status;
@@ -113,8 +126,8 @@ ${this.#client.pending ? this.#prompt(this.#client.pending) : nothing}
 ${live ? this.#session() : nothing}
 <p aria-live="polite">${this.#note}</p>
 <h3 id="log">Agent activity</h3>
-<ol aria-labelledby="log">${this.#client.log.map((a) => html`<li class=${a.status < 400 ? "" : "failed"}>
-<time datetime=${a.at}>${new Date(a.at).toLocaleTimeString()}</time> <code>${a.actionId}</code>
+<ol aria-labelledby="log">${repeat(this.#client.log, (a) => a, (a) => html`<li class=${a.status < 400 ? "" : "failed"}>
+<time datetime=${a.at}>${this.#time(a)}</time> <code>${a.actionId}</code>
 <span>${a.status} ${a.outcome}</span> <span>${Math.round(a.durationMs)} ms</span></li>`)}</ol>
 ${live ? html`<button class="disconnect" @click=${() => client.disconnect()}>Disconnect</button>` : nothing}
 </section>`;

@@ -560,25 +560,27 @@ export class AimClient extends EventTarget {
    * only when its text differs from the last one sent.
    */
   #flush(actions?: boolean): void {
-    if (actions) {
-      this.#queued = false;
-      const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
-      const text = JSON.stringify(declarations);
-      if (text !== this.#declared) {
-        this.#declared = text;
-        this.declarations = declarations;
-        // The panel's instructions and the WebMCP tools follow the actions, bridge or not.
-        this.dispatchEvent(new Event("change"));
-      }
+    if (actions) this.#queued = false;
+    // The state first: it is cheap to read, and on its way while the actions are read (a form's
+    // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
+    this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
+    if (!actions) return;
+    const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
+    const text = JSON.stringify(declarations);
+    if (text !== this.#declared) {
+      this.#declared = text;
+      this.declarations = declarations;
+      // The panel's instructions and the WebMCP tools follow the actions, bridge or not.
+      this.dispatchEvent(new Event("change"));
     }
-    [
-      actions && `{"type":"register","actions":${this.#declared}}`,
-      `{"type":"state","state":${JSON.stringify(this.snapshot())}}`,
-    ].forEach((text, i) => {
-      if (!text || text === this.#sent[i] || this.#socket?.readyState !== 1) return;
-      this.#sent[i] = text;
-      this.#socket.send(text);
-    });
+    this.#sendOnce(0, `{"type":"register","actions":${this.#declared}}`);
+  }
+
+  /** Sends `text` when the channel is open and it differs from the last text of its `kind`. */
+  #sendOnce(kind: 0 | 1, text: string): void {
+    if (text === this.#sent[kind] || this.#socket?.readyState !== 1) return;
+    this.#sent[kind] = text;
+    this.#socket.send(text);
   }
 
   /** The state snapshot: every `<aim-state>`, without secrets. */

@@ -45,8 +45,10 @@ export function fastReads(
   options: FastReadsOptions,
 ): (request: Request) => Response | undefined {
   const { manifests, publics } = options;
-  const instance = options.instance ? { "X-Aim-Instance": options.instance } : {};
-  const publicHeaders = {
+  const instance: Record<string, string> = options.instance
+    ? { "X-Aim-Instance": options.instance }
+    : {};
+  const publicHeaders: Record<"json" | "toon", Record<string, string>> = {
     json: { "Content-Type": JSON_TYPE, ...MANIFEST_HEADERS, ...instance },
     toon: { "Content-Type": TOON_TYPE, ...MANIFEST_HEADERS, ...instance },
   };

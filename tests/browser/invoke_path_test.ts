@@ -1,0 +1,141 @@
+/**
+ * @module The tab's side of an invocation in real Chromium, as the invocation benchmark
+ * (bench/invoke_bench.ts) drives it: what the tab sends before its `result` (the state and the
+ * actions the action left, so that the agent's answer carries them), and the panel's activity
+ * log, which changes on every invocation and so must cost the page little.
+ */
+import assert from "node:assert/strict";
+import { startBridge } from "../helpers/bridge.ts";
+import {
+  Agent,
+  ELEMENTS,
+  launchBrowser,
+  NO_CHROMIUM,
+  panelStatus,
+  panelToken,
+  recordChannel,
+} from "./harness.ts";
+
+/**
+ * `add` puts an item in the state and shows `extra`, an action hidden until then; `echo`
+ * changes nothing.
+ */
+const PAGE = `<!doctype html><title>Invoke</title>${ELEMENTS}<aim-panel></aim-panel>
+<aim-state name="items"></aim-state>
+<aim-action name="add" description="Add an item" input-example="x"></aim-action>
+<aim-action name="echo" description="Answer the input back" input-example="x"></aim-action>
+<aim-action name="extra" description="Shown once an item was added" hidden></aim-action>
+<script type="module">
+  const items = document.querySelector("aim-state[name=items]");
+  items.value = [];
+  const action = (name) => document.querySelector("aim-action[name=" + name + "]");
+  action("add").handler = (item) => {
+    items.value = [...items.value, item];
+    action("extra").hidden = false;
+    return { added: item };
+  };
+  action("echo").handler = (text) => text;
+  action("extra").handler = () => "extra";
+</script>`;
+
+Deno.test({
+  name: "an invocation in a real browser: what the tab sends before its result, and the log",
+  ignore: NO_CHROMIUM,
+  async fn(t) {
+    await using browser = await launchBrowser();
+    await using bridge = await startBridge({ site: { "index.html": PAGE } });
+
+    await t.step(
+      "the tab sends the state and the actions an action left before its result",
+      async () => {
+        await using context = await browser.context();
+        const page = await context.newPage();
+        await recordChannel(page);
+        await page.goto(bridge.origin + "/");
+        const agent = new Agent(bridge, await panelToken(page));
+        await panelStatus(page, "connected");
+        const added = await agent.invoke("add", "first");
+        assert.equal(added.status, 200, JSON.stringify(added.body));
+        assert.deepEqual(added.body.state.items, ["first"]);
+        // On the wire: the state holding the item and the register listing `extra` come before
+        // the result, whatever their order between them.
+        const sent = (await page.evaluate("aimSent") as string[]).map((m) => JSON.parse(m));
+        const result = sent.findIndex((m) => m.type === "result");
+        const state = sent.findIndex((m) => m.type === "state" && m.state.items?.[0] === "first");
+        const register = sent.findIndex((m) =>
+          m.type === "register" && m.actions.some((a: { id: string }) => a.id === "extra")
+        );
+        const order = sent.map((m) => m.type).join(" ");
+        assert.ok(result > 0, order);
+        assert.ok(state >= 0 && state < result, `state after the result: ${order}`);
+        assert.ok(register >= 0 && register < result, `register after the result: ${order}`);
+        // So the very next invocation may name the action the first one showed.
+        assert.equal((await agent.invoke("extra")).body.result, "extra");
+      },
+    );
+
+    await t.step(
+      "the log shows the newest 50 invocations first; an entry's line stays as newer ones come",
+      async () => {
+        await using context = await browser.context();
+        const page = await context.newPage();
+        await page.goto(bridge.origin + "/");
+        const agent = new Agent(bridge, await panelToken(page));
+        await panelStatus(page, "connected");
+        const lines = () =>
+          page.evaluate(() =>
+            [...document.querySelector("aim-panel")!.shadowRoot!.querySelectorAll("li")].map((
+              li,
+            ) => ({
+              text: li.querySelector("code")!.textContent + " " +
+                li.querySelector("span")!.textContent,
+              time: li.querySelector("time")!.textContent,
+              expected: new Date(li.querySelector("time")!.dateTime).toLocaleTimeString(),
+            }))
+          );
+        const count = (n: number) =>
+          page.waitForFunction(
+            (n) =>
+              document.querySelector("aim-panel")!.shadowRoot!.querySelectorAll("li").length === n,
+            {},
+            n,
+          );
+
+        assert.equal((await agent.invoke("echo", "a")).status, 200);
+        await count(1);
+        // The line of that first invocation: the same element once the next one is logged.
+        await page.evaluate(() => {
+          const w = window as unknown as { firstLine: Element };
+          w.firstLine = document.querySelector("aim-panel")!.shadowRoot!.querySelector("li")!;
+        });
+        assert.equal((await agent.invoke("nope")).status, 404);
+        await count(2);
+        assert.deepEqual(
+          await page.evaluate(() => {
+            const w = window as unknown as { firstLine: Element };
+            const all: Element[] = [
+              ...document.querySelector("aim-panel")!.shadowRoot!.querySelectorAll("li"),
+            ];
+            return [all.indexOf(w.firstLine), w.firstLine.isConnected];
+          }),
+          [1, true],
+          "the first line was rewritten instead of kept",
+        );
+
+        for (let i = 0; i < 50; i++) {
+          assert.equal((await agent.invoke(i === 49 ? "add" : "echo", `e${i}`)).status, 200);
+        }
+        await page.waitForFunction(() =>
+          document.querySelector("aim-panel")!.shadowRoot!.querySelector("li code")!
+            .textContent === "add"
+        );
+        const shown = await lines();
+        assert.equal(shown.length, 50);
+        assert.deepEqual(shown.slice(0, 2).map((l) => l.text), ["add 200 ok", "echo 200 ok"]);
+        // The two first invocations fell off the end.
+        assert.ok(!shown.some((l) => l.text.startsWith("nope")), JSON.stringify(shown));
+        for (const line of shown) assert.equal(line.time, line.expected);
+      },
+    );
+  },
+});

@@ -17,7 +17,7 @@ export const COMPILE_ARGS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
-  "--v8-flags=--max-semi-space-size=1",
+  "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
   "--include",
   "demo/site",
   "--include",

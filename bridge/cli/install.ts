@@ -22,7 +22,7 @@ const FLAGS = [
   "--allow-read",
   "--allow-write",
   "--allow-env",
-  "--v8-flags=--max-semi-space-size=1",
+  "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
 ];
 
 /** `value` quoted for a POSIX shell. */

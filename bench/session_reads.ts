@@ -145,14 +145,20 @@ export async function sessionReads(options: SessionReadsOptions): Promise<void> 
       conditional,
       options,
     );
+    const cpu = floor.bareCpuUs !== null && floor.bridgeCpuUs !== null
+      ? `; server CPU per request: bare ${floor.bareCpuUs.toFixed(1)} µs, reading ${
+        floor.bridgeCpuUs.toFixed(1)
+      } µs`
+      : "";
+    const floorText = `ratio ${floor.ratio.toFixed(2)} to the bare one${cpu}`;
     console.log(
       `304, a bare server that also reads the URL and the Host, Authorization, If-None-Match ` +
-        `and Prefer headers: ratio ${floor.ratio.toFixed(2)} to the bare one`,
+        `and Prefer headers: ${floorText}`,
     );
     options.report(
       "304 floor",
       true,
-      `304 floor (a bare server reading the URL and 4 headers): ${floor.ratio.toFixed(2)}`,
+      `304 floor (a bare server reading the URL and 4 headers): ${floorText}`,
     );
   } finally {
     await demo.stop();

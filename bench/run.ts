@@ -208,49 +208,20 @@ async function bundleSize(): Promise<void> {
   if (!out.success) verdicts.push({ name: "bundle size", ok: false });
 }
 
-async function tokens(): Promise<void> {
-  console.log("\n## Tokens an agent spends on the demo (deno task bench:tokens)");
-  // gpt-tokenizer is a test-only package, locked in deno.test.lock (see tests/deps/).
-  const out = await new Deno.Command(Deno.execPath(), {
-    args: [
-      "run",
-      "--allow-all",
-      "--lock=deno.test.lock",
-      "--frozen=false",
-      new URL("./tokens.ts", import.meta.url).pathname,
-    ],
-    cwd: new URL("../", import.meta.url).pathname,
-    stdout: "piped",
-    stderr: "inherit",
-  }).output();
-  const text = new TextDecoder().decode(out.stdout).trim();
-  if (!out.success) {
-    console.log(text);
-    console.log("bench/tokens.ts failed; run it alone with `deno task bench:tokens`");
-    summary.push("tokens: failed; run `deno task bench:tokens`");
-    return;
-  }
-  const lines = text.split("\n");
-  const last = lines.filter((l) => l.startsWith("summary: ")).map((l) => l.slice(9));
-  console.log(lines.filter((l) => !l.startsWith("summary: ")).join("\n"));
-  for (const line of last) summary.push(`tokens: ${line}`);
-}
-
 /**
- * The invocation round trip through real Chromium (bench/invoke_bench.ts), in a process of its
- * own: it says itself when there is no Chromium, and its `summary:` line is the verdict.
+ * Runs a benchmark script of this folder in a process of its own, with the test lockfile (it
+ * uses test-only packages, locked in deno.test.lock; see tests/deps/). Prints what it prints
+ * but its `summary: ` lines, which it returns; undefined when it failed.
  */
-async function invocation(): Promise<void> {
-  console.log("\n## Invocation round trip through Chromium (bench/invoke_bench.ts)");
-  // puppeteer-core is a test-only package, locked in deno.test.lock (see tests/deps/).
+async function child(script: string, args: string[] = []): Promise<string[] | undefined> {
   const out = await new Deno.Command(Deno.execPath(), {
     args: [
       "run",
       "--allow-all",
       "--lock=deno.test.lock",
       "--frozen=false",
-      new URL("./invoke_bench.ts", import.meta.url).pathname,
-      ...(flags.quick ? ["--calls", "300"] : []),
+      new URL(script, import.meta.url).pathname,
+      ...args,
     ],
     cwd: new URL("../", import.meta.url).pathname,
     stdout: "piped",
@@ -258,8 +229,29 @@ async function invocation(): Promise<void> {
   }).output();
   const lines = new TextDecoder().decode(out.stdout).trim().split("\n");
   console.log(lines.filter((l) => !l.startsWith("summary: ")).join("\n"));
-  const line = lines.find((l) => l.startsWith("summary: "))?.slice(9);
-  if (!out.success || !line) {
+  const summaries = lines.filter((l) => l.startsWith("summary: ")).map((l) => l.slice(9));
+  return out.success ? summaries : undefined;
+}
+
+async function tokens(): Promise<void> {
+  console.log("\n## Tokens an agent spends on the demo (deno task bench:tokens)");
+  const lines = await child("./tokens.ts");
+  if (!lines) {
+    console.log("bench/tokens.ts failed; run it alone with `deno task bench:tokens`");
+    summary.push("tokens: failed; run `deno task bench:tokens`");
+    return;
+  }
+  for (const line of lines) summary.push(`tokens: ${line}`);
+}
+
+/**
+ * The invocation round trip through real Chromium (bench/invoke_bench.ts): it says itself when
+ * there is no Chromium, and its `summary:` line is the verdict.
+ */
+async function invocation(): Promise<void> {
+  console.log("\n## Invocation round trip through Chromium (bench/invoke_bench.ts)");
+  const line = (await child("./invoke_bench.ts", flags.quick ? ["--calls", "300"] : []))?.[0];
+  if (!line) {
     summary.push("invoke: failed; run `deno run -A --lock=deno.test.lock bench/invoke_bench.ts`");
     verdicts.push({ name: "invocation round trip", ok: false });
     return;

@@ -139,12 +139,18 @@ Deno.test(
     assert.match(await changed.text(), /"new"/);
     assert.ok(fast(request("/control-panel.json")));
 
-    // An ended session: the full route answers 401.
+    // An ended session: neither a 304 nor a body; the full route answers 401.
     const ended = await bridge.invoke(token, "disconnect", {});
     assert.equal(ended.status, 200);
     await ended.body?.cancel();
+    const version = { ...auth, "If-None-Match": changed.headers.get("etag")! };
+    assert.equal(fast(request("/control-panel.json", version)), undefined);
     assert.equal(fast(request("/control-panel.json")), undefined);
-    await expectError(await app.fetch(request("/control-panel.json")), 401, "invalid_token");
+    await expectError(
+      await app.fetch(request("/control-panel.json", version)),
+      401,
+      "invalid_token",
+    );
   },
 );
 
@@ -157,17 +163,25 @@ Deno.test(
     const { app, fast } = routes(bridge.served.bridge.core);
     const token = await bridge.openSession("/control-panel");
     const auth = { Authorization: `Bearer ${token}` };
-    const request = () => new Request(bridge.origin + "/control-panel.json", { headers: auth });
-    assert.equal((await app.fetch(request())).status, 200);
+    const request = (headers: Record<string, string> = {}) =>
+      new Request(bridge.origin + "/control-panel.json", { headers: { ...auth, ...headers } });
+    const first = await app.fetch(request());
+    assert.equal(first.status, 200);
+    await first.body?.cancel();
+    const held = { "If-None-Match": first.headers.get("etag")! };
     assert.ok(fast(request()));
-    // Each hot read renews the session, as a full read does.
+    // Each hot read renews the session, as a full read does, a 304 too.
     now += 50_000;
     assert.ok(fast(request()));
     now += 50_000;
-    assert.ok(fast(request()), "renewed by the read before");
+    assert.equal(fast(request(held))?.status, 304, "renewed by the read before");
+    now += 50_000;
+    assert.ok(fast(request()), "renewed by the 304 before");
     now += 61_000;
+    // Past its expiry, neither a 304 nor a body: the full route answers 401.
+    assert.equal(fast(request(held)), undefined);
     assert.equal(fast(request()), undefined);
-    await expectError(await app.fetch(request()), 401, "invalid_token");
+    await expectError(await app.fetch(request(held)), 401, "invalid_token");
   },
 );
 

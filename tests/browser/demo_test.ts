@@ -19,6 +19,33 @@ import {
 
 const ALICE = { username: "alice", password: "wonderland" };
 
+/**
+ * The demo over a fresh data folder, its control panel open in Chromium (1200×900), and the
+ * token the panel shows; all of it stopped and removed on dispose, whatever the test did.
+ */
+async function openPanel() {
+  const data = Deno.makeTempDirSync({ prefix: "aim-demo-" });
+  const demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
+  const bridge = bridgeAt(demo.served.url);
+  const browser = await launchBrowser();
+  const context = await browser.context();
+  const page = await context.newPage();
+  await page.setViewport({ width: 1200, height: 900 });
+  await page.goto(`${bridge.origin}/control-panel`);
+  return {
+    demo,
+    bridge,
+    page,
+    token: await panelToken(page),
+    async [Symbol.asyncDispose]() {
+      await context[Symbol.asyncDispose]();
+      await browser[Symbol.asyncDispose]();
+      await demo[Symbol.asyncDispose]();
+      Deno.removeSync(data, { recursive: true });
+    },
+  };
+}
+
 function statusOf(page: Page, id: string): Promise<string | null> {
   return page.evaluate((id) => {
     const row = [...document.querySelectorAll("#requests tbody tr")]
@@ -31,15 +58,8 @@ Deno.test({
   name: "the demo: an agent signs in, approves req-3 with the person's consent, and sees it",
   ignore: NO_CHROMIUM,
   async fn(t) {
-    const data = Deno.makeTempDirSync({ prefix: "aim-demo-" });
-    await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
-    const bridge = bridgeAt(demo.served.url);
-    await using browser = await launchBrowser();
-    await using context = await browser.context();
-    const page = await context.newPage();
-    await page.setViewport({ width: 1200, height: 900 });
-    await page.goto(`${bridge.origin}/control-panel`);
-    const token = await panelToken(page);
+    await using panel = await openPanel();
+    const { demo, bridge, page, token } = panel;
     const agent = new Agent(bridge, token);
 
     await t.step("signed out, the manifest offers only login and disconnect", async () => {
@@ -304,7 +324,6 @@ Deno.test({
         assert.doesNotMatch(await panelText(page), /Session token/);
       },
     );
-    Deno.removeSync(data, { recursive: true });
   },
 });
 
@@ -313,14 +332,8 @@ Deno.test({
     "the demo: README's task in fewer tokens, from the public catalog to a settled sign-in, an approval decided on a version, and a 304",
   ignore: NO_CHROMIUM,
   async fn() {
-    const data = Deno.makeTempDirSync({ prefix: "aim-demo-" });
-    await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
-    const bridge = bridgeAt(demo.served.url);
-    await using browser = await launchBrowser();
-    await using context = await browser.context();
-    const page = await context.newPage();
-    await page.goto(`${bridge.origin}/control-panel`);
-    const token = await panelToken(page);
+    await using panel = await openPanel();
+    const { bridge, page, token } = panel;
     const auth = { Authorization: `Bearer ${token}` };
     const cheap = { ...auth, "Content-Type": "application/json", Accept: "text/toon" };
     const invoke = (body: unknown, headers: Record<string, string>) =>
@@ -374,6 +387,5 @@ Deno.test({
     });
     assert.equal(confirm.status, 304);
     await confirm.body?.cancel();
-    Deno.removeSync(data, { recursive: true });
   },
 });

@@ -83,6 +83,11 @@ export interface BridgeOptions extends BridgeCoreOptions {
   trustProxy?: boolean | undefined;
   /** Called once per answered request. */
   log?: ((entry: RequestLogEntry) => void) | undefined;
+  /**
+   * Answer repeated manifest reads before routing (bridge/http/fast_reads.ts). Default true;
+   * tests turn it off to reach the full route's checks.
+   */
+  fastReads?: boolean | undefined;
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
   routes?: AppOptions["routes"];
   /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
@@ -163,7 +168,9 @@ export function createBridge(options: BridgeOptions): Bridge {
   };
   // A session's repeated manifest reads are answered before routing (bridge/http/fast_reads.ts).
   const instance = share?.shared ? share.instance : undefined;
-  const fast = fastReads(core, { manifests, publics, ...origins, log: options.log, instance });
+  const fast = options.fastReads === false
+    ? () => undefined
+    : fastReads(core, { manifests, publics, ...origins, log: options.log, instance });
   const app = createApp(core, {
     ...origins,
     manifests,

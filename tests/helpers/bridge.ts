@@ -143,6 +143,15 @@ function testBridge(options: {
 }
 
 /**
+ * Whether bridges answer repeated manifest reads before routing: `AIM_TEST_FAST_READS=0` turns
+ * that off, so that the route-level suites reach the full route's checks (a broken check there
+ * cannot hide behind the fast path).
+ */
+export function fastReadsOn(): boolean {
+  return Deno.env.get("AIM_TEST_FAST_READS") !== "0";
+}
+
+/**
  * Starts a bridge on port 0 over a temporary site; with `AIM_TEST_CLUSTER=N` (N ≥ 2), N bridges
  * in this process sharing Redis behind HAProxy, reached through the balancer.
  */
@@ -177,7 +186,7 @@ export async function startBridge(options: StartBridgeOptions = {}): Promise<Tes
       },
     });
   }
-  const served = serve({ hostname: "127.0.0.1", ...rest, root, port: 0 });
+  const served = serve({ hostname: "127.0.0.1", fastReads: fastReadsOn(), ...rest, root, port: 0 });
   return testBridge({
     origin: served.url,
     root,

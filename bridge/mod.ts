@@ -120,6 +120,8 @@ export interface Bridge {
   readonly core: BridgeCore;
   readonly audit: AuditLog;
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response>;
+  /** Every route the bridge answers, as hono registered it (middleware included). */
+  readonly routes: readonly { method: string; path: string }[];
   close(): void;
 }
 
@@ -192,6 +194,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     core,
     audit,
     fetch: (request, info) => fast(request) ?? app.fetch(request, { info }),
+    routes: app.routes.map(({ method, path }) => ({ method, path })),
     close: () => {
       core.close();
       // Ends the MCP clients' streams, which would otherwise hold the server open.

@@ -36,6 +36,17 @@ Deno.test("another Deno project depends on aim through links in its deno.json, o
       `<title>Orders</title><script type="module" src="/__aim/elements.js"></script>
 <aim-action name="refresh" description="Reload the list of orders"></aim-action>`,
     );
+    // As an embedder does once, online: `deno install` puts in the cache what resolving the
+    // linked package needs (the npm metadata of aim's dependencies' dependencies, which running
+    // aim itself from its lockfile never fetches). Everything after it runs offline.
+    const install = await new Deno.Command(Deno.execPath(), {
+      args: ["install", "--entrypoint", "main.ts"],
+      cwd: project,
+      env: { NO_COLOR: "1" },
+      stdout: "piped",
+      stderr: "piped",
+    }).output();
+    assert.equal(install.code, 0, new TextDecoder().decode(install.stderr));
     const run = await new Deno.Command(Deno.execPath(), {
       args: ["run", "--check", "--allow-net", "--allow-read", "--allow-env", "main.ts"],
       cwd: project,

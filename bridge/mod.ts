@@ -224,8 +224,9 @@ export interface ServedBridge extends AsyncDisposable {
   readonly port: number;
   readonly hostname: string;
   /**
-   * Lets invocations under way be answered (up to the tab timeout), ends every session (tabs
-   * are told), then stops the server once its open requests are answered.
+   * Lets invocations under way be answered (for at most `DEFAULTS.shutdownGraceMs`), ends every
+   * session (tabs are told; long polls, streams and waiting calls get their end), then stops
+   * the server once its open requests are answered.
    */
   shutdown(): Promise<void>;
   readonly finished: Promise<void>;
@@ -274,7 +275,9 @@ export function serve(options: ServeOptions): ServedBridge {
   const shutdown = () => {
     stopping ??= (async () => {
       // Tabs must be told before the server stops, which cuts upgraded sockets.
-      await bridge.core.drain(options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs);
+      await bridge.core.drain(
+        Math.min(options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs, DEFAULTS.shutdownGraceMs),
+      );
       bridge.close();
       await bridge.core.share.close();
       await server.shutdown();

@@ -44,6 +44,12 @@ export const DEFAULTS = {
   leaseMs: 15_000,
   /** How long an invocation waits for the tab's answer. */
   tabTimeoutMs: 30_000,
+  /**
+   * How long a bridge that stops lets the calls under way be answered before it ends every
+   * session: long enough for a tab that has run an action to report it, short enough that
+   * every long poll, stream and waiting call gets its end promptly.
+   */
+  shutdownGraceMs: 2_000,
   /** How long it waits once the tab says a person is asked. */
   confirmTimeoutMs: 5 * 60 * 1000,
   /**

@@ -5,7 +5,8 @@
  * exactly once, a name used twice, a test file that does not exist).
  *
  * Options: `--list` prints the mutants and exits; `--timeout SECONDS` bounds each test run
- * (default 300; a run cut off counts as killed, and says so).
+ * (default 300; a run cut off counts as killed, and says so); `--no-baseline` skips the first
+ * run of every test file without a mutant (which must pass for a kill to mean anything).
  *
  * @module
  */
@@ -142,15 +143,17 @@ async function main(): Promise<number> {
   const { values, positionals } = parseArgs({
     args: Deno.args,
     allowPositionals: true,
+    allowNegative: true,
     options: {
       list: { type: "boolean", default: false },
       timeout: { type: "string", default: "300" },
+      baseline: { type: "boolean", default: true },
       help: { type: "boolean", short: "h", default: false },
     },
   });
   if (values.help) {
     console.log(
-      "Usage: deno task mutants [--list] [--timeout SECONDS] [NAME…]\n" +
+      "Usage: deno task mutants [--list] [--timeout SECONDS] [--no-baseline] [NAME…]\n" +
         "Applies each named mutant to a scratch copy and runs its test files; exits 1 when one survives.",
     );
     return 0;
@@ -184,6 +187,32 @@ async function main(): Promise<number> {
   const scratch = await scratchCopy(ROOT);
   const survivors: Mutant[] = [];
   try {
+    // A kill means something only when the same tests pass without the mutant: run each set
+    // of test files (by environment) once, unmutated, first.
+    if (values.baseline) {
+      const groups = new Map<string, Set<string>>();
+      for (const mutant of chosen) {
+        const env = JSON.stringify(mutant.env ?? {});
+        const files = groups.get(env) ?? new Set<string>();
+        for (const test of mutant.tests) files.add(test);
+        groups.set(env, files);
+      }
+      for (const [env, files] of groups) {
+        const outcome = await runTests(scratch, [...files], {
+          env: JSON.parse(env),
+          timeoutSeconds: timeoutSeconds * 4,
+        });
+        console.log(
+          `baseline ${env}: ${outcome.passed ? "passed" : "FAILED"} in ${
+            outcome.seconds.toFixed(0)
+          } s${outcome.passed ? "" : ` — ${outcome.tail}`}`,
+        );
+        if (!outcome.passed) {
+          console.error("The tests fail without any mutant: fix them first.");
+          return 2;
+        }
+      }
+    }
     for (const [index, mutant] of chosen.entries()) {
       const path = join(scratch, mutant.file);
       const original = Deno.readTextFileSync(path);

@@ -222,6 +222,13 @@ function initializeOf(mcp: McpRuntime, body: unknown): unknown {
   return Array.isArray(body) ? body.find(mcp.isInitializeRequest) : body;
 }
 
+/**
+ * How the SDK's transport words a request it refused itself, with a 4xx it answered: the
+ * client's mistake, not the bridge's, so not reported as an error (any agent could fill the log).
+ */
+const TRANSPORT_REFUSAL =
+  /^(Not Acceptable|Unsupported Media Type|Conflict|Bad Request|Invalid Request|Session not found|Method not allowed|Parse error)\b/;
+
 /** The size of a value as JSON, in UTF-8 bytes. */
 function jsonSize(value: unknown): number {
   return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
@@ -531,7 +538,7 @@ export class McpEndpoint {
       origin: () => entry.origin,
       client: () => entry.client,
     });
-    server.onerror = (error) => this.#onError?.(error);
+    server.onerror = (error) => this.#report(error);
     Object.assign(entry, { server, transport });
     return entry;
   }
@@ -617,7 +624,7 @@ export class McpEndpoint {
       client: () => entry.client,
       signal: cancel.signal,
     });
-    server.onerror = (error) => this.#onError?.(error);
+    server.onerror = (error) => this.#report(error);
     const transport = new mcp.Transport({
       sessionIdGenerator: undefined,
     });
@@ -833,6 +840,12 @@ export class McpEndpoint {
       const free = this.#free(this.#byId.values(), { except: entry });
       if (free) void this.#drop(free, { forget: false });
     }
+  }
+
+  /** Reports an error of a session's server, unless it is the transport refusing a request. */
+  #report(error: unknown): void {
+    if (error instanceof Error && TRANSPORT_REFUSAL.test(error.message)) return;
+    this.#onError?.(error);
   }
 
   /** Marks an MCP session used now: the maps keep their sessions in the order of last use. */

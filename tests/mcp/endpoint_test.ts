@@ -663,7 +663,7 @@ Deno.test("an initialize larger than 8 KiB is refused with 413 and opens nothing
   assert.equal(res.id, null);
 });
 
-Deno.test("a second GET stream on one MCP session is answered 409 and logs no error", async () => {
+Deno.test("a second GET stream on one MCP session is answered 409, and no refusal of a client's request is logged as an error", async () => {
   const errors: unknown[] = [];
   await using bridge = await startBridge({ onError: (error) => errors.push(error) });
   const token = await bridge.openSession("/control-panel");
@@ -672,11 +672,65 @@ Deno.test("a second GET stream on one MCP session is answered 409 and logs no er
     fetch(endpoint(bridge.origin), {
       headers: { ...headers, Authorization: `Bearer ${token}`, Accept: "text/event-stream" },
     });
+  const unacceptable = await fetch(endpoint(bridge.origin), {
+    headers: { ...headers, Authorization: `Bearer ${token}`, Accept: "application/json" },
+  });
+  assert.equal(unacceptable.status, 406);
+  await unacceptable.body?.cancel();
   const stream = await get();
   assert.equal(stream.status, 200);
   const second = await get();
   assert.equal(second.status, 409);
   assert.equal((await second.json()).error.code, -32000);
   assert.deepEqual(errors, []);
+  await stream.body?.cancel();
+});
+
+Deno.test("room is made from quiet sessions only, never from one with a call waiting for the page", async () => {
+  await using bridge = await startBridge({
+    trustProxy: true,
+    mcp: { maxSessions: 2, quietMs: 0 },
+  });
+  const { token, tab } = await heldSession(bridge);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const headers = await rawSession(bridge.origin, token);
+  const invoked = tab.next("invoke");
+  const hangUp = new AbortController();
+  using _hangUp = { [Symbol.dispose]: () => hangUp.abort() };
+  const call = fetch(endpoint(bridge.origin), {
+    method: "POST",
+    headers: postHeaders(token, headers),
+    body: callBody(5, "search", { input: "mine" }),
+    signal: hangUp.signal,
+  });
+  const invocation = await within(invoked, "the waiting call's invocation");
+  // Quiet sessions of another client make room for each other; the busy one stays.
+  for (let i = 0; i < 3; i++) {
+    const minted = await bridge.openSession("/control-panel");
+    assert.equal((await initializeFrom(bridge, minted, "198.51.100.9")).status, 200);
+  }
+  tab.send({ type: "result", id: invocation.id, ok: true, result: { found: "mine" } });
+  const answer = await (await within(call, "the waiting call's answer")).json();
+  assert.deepEqual(
+    answer.result?.structuredContent?.result,
+    { found: "mine" },
+    JSON.stringify(answer),
+  );
+});
+
+Deno.test("a session listening on its GET stream is not closed for another client's room", async () => {
+  await using bridge = await startBridge({
+    trustProxy: true,
+    mcp: { maxSessions: 1, quietMs: 0 },
+  });
+  const token = await bridge.openSession("/control-panel");
+  const headers = await rawSession(bridge.origin, token);
+  const stream = await fetch(endpoint(bridge.origin), {
+    headers: { ...headers, Authorization: `Bearer ${token}`, Accept: "text/event-stream" },
+  });
+  assert.equal(stream.status, 200);
+  const minted = await bridge.openSession("/control-panel");
+  assert.equal((await initializeFrom(bridge, minted, "198.51.100.9")).status, 429);
   await stream.body?.cancel();
 });

@@ -706,6 +706,8 @@ export class McpEndpoint {
     } finally {
       signal.removeEventListener("abort", hangUp);
       for (const id of ids) entry.pending.delete(id);
+      // Quiet from the end of its last request on, not its start.
+      entry.usedAt = Date.now();
       withdraw();
     }
   }

@@ -22,6 +22,7 @@ import type {
 import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
 import { AimError } from "../protocol/errors.ts";
+import { redactSecrets } from "../protocol/markup.ts";
 import { manifestPath } from "../site/paths.ts";
 import {
   type A2ATask,
@@ -46,6 +47,24 @@ function dataOf(message: Message | undefined): { value: unknown } | undefined {
     if (part.content?.$case === "data") return { value: part.content.value };
   }
   return undefined;
+}
+
+/**
+ * A copy of a message whose data parts hold no secret-looking keys (`redactSecrets`, as the
+ * audit log keeps an input): what the SDK keeps of the message, answers and shares.
+ */
+function withoutSecrets(message: Message): Message {
+  return {
+    ...message,
+    parts: message.parts.map((part) => {
+      const content = part.content;
+      if (content?.$case !== "data") return part;
+      return {
+        ...part,
+        content: { ...content, value: redactSecrets(content.value) as typeof content.value },
+      };
+    }),
+  };
 }
 
 /** Runs each task the request handler made; answers any other message with how to send one. */
@@ -177,6 +196,10 @@ export class AimRequestHandler extends DefaultRequestHandler {
       );
     }
     const data = dataOf(message);
+    // The task's history, its answers (message/send, tasks/get, ListTasks, streams) and its copy
+    // in a shared store hold the message without its secrets: only the invocation, which
+    // starts at once, reads the input as sent (a login's password).
+    if (message && data) params.message = withoutSecrets(message);
     const caller = callerOf(context);
     if (!data || !caller) return undefined;
     try {

@@ -139,14 +139,11 @@ interface A2ATaskOptions {
   now: () => number;
   deadlineMs: number;
   maxBytes: number;
-  /** The invocation: `{"actionId", "input"}` as the message's data part held it. */
-  call: unknown;
   begin: (task: A2ATask) => void;
 }
 
 /** One A2A task: a shared run, the `Task` the SDK shows of it, and the bus it publishes on. */
 export class A2ATask extends TrackedRun<ErrorBody, AwaitDetail> {
-  readonly call: unknown;
   #task: Task | undefined;
   #bus: ExecutionEventBus | undefined;
   #announced = false;
@@ -163,7 +160,6 @@ export class A2ATask extends TrackedRun<ErrorBody, AwaitDetail> {
       answerOverhead: 2 * EVENT_BYTES,
       begin: () => options.begin(this),
     });
-    this.call = options.call;
   }
 
   /** The task's A2A id, once the SDK gave it one. */
@@ -405,7 +401,7 @@ export class A2ATasks implements TaskStore {
       now: this.#registry.now,
       deadlineMs: this.#registry.deadlineFor(session),
       maxBytes: this.#registry.limits.maxSessionBytes,
-      call,
+      // The invocation as sent (its secrets too) is held by this closure only, until it starts.
       begin: (task) => task.invoke(this.#core, session, call, { client }),
     });
     this.#registry.add(task);

@@ -27,6 +27,11 @@ export interface InvocationRecord {
   actionId: string;
   /** The input with keys that look like secrets removed. */
   input: unknown;
+  /**
+   * The requesting client's address, when known: not kept by the audit log, which bounds by it
+   * how many refused calls it writes one by one.
+   */
+  client?: string;
   status: number;
   outcome: string;
   durationMs: number;
@@ -296,6 +301,7 @@ export class Invocations {
         // Only an input that passed its schema is kept, without its secret-looking keys: an
         // input that did not (a password sent as a string, say) is not written anywhere.
         input: call.input === undefined ? null : redactSecrets(call.input),
+        ...(call.client === undefined ? {} : { client: call.client }),
         status,
         outcome,
         durationMs,

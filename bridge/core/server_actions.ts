@@ -55,13 +55,27 @@ export interface BuiltinActionsOptions {
   limiter: AttemptLimiter;
   /** Password checks at once. Default 8. */
   maxConcurrentLogins?: number;
-  /** Password checks at once per client address and per session. Default 2. */
+  /** Password checks at once per (client address, account) and per session. Default 2. */
   maxConcurrentLoginsPerClient?: number;
   /**
+   * Password checks at once per client address, whatever the account: half of
+   * `maxConcurrentLogins` by default (4), so that one address never takes every place.
+   */
+  maxConcurrentLoginsPerAddress?: number;
+  /**
    * How long a login may wait in line for a place, at most; then 429. Default 1 s. At most 4
-   * logins of one client address or session wait at once, 64 in all; more get 429 at once.
+   * logins of one (client address, account) or session wait at once, 16 of one address and 64
+   * in all; more get 429 at once.
    */
   loginQueueMs?: number;
+}
+
+/** The bounds of the keys that start with one prefix (`client:`), when not the gate's own. */
+export interface KeyLimit {
+  /** Places the key may hold at once. */
+  max: number;
+  /** Callers of the key that may wait in line at once. */
+  maxWaiting: number;
 }
 
 interface Waiter {
@@ -72,10 +86,11 @@ interface Waiter {
 
 /**
  * Places for slow work (password checks): a ceiling in all and a smaller one per key (the
- * client address and the session), so that no one client can take every place. A caller may
- * wait a short, bounded time in line; when a place frees, it goes to the waiter whose client
+ * client, the session), so that no one client can take every place. A caller may wait a short,
+ * bounded time in line; when a place frees, it goes to the waiter whose first key (its client)
  * holds the fewest places (the longest waiting first among equals), so that a client with a
- * single login passes a flood from others.
+ * single login passes a flood from others. `options.limits` gives the keys of a prefix (the
+ * text before the first `:`) bounds of their own.
  */
 export class FairGate {
   #inside = 0;
@@ -86,11 +101,24 @@ export class FairGate {
   readonly #waitMs: number;
   readonly #maxWaitingPerKey = 4;
   readonly #maxWaiting = 64;
+  readonly #limits: Readonly<Record<string, KeyLimit>>;
 
-  constructor(max: number, maxPerKey: number, waitMs: number) {
+  constructor(
+    max: number,
+    maxPerKey: number,
+    waitMs: number,
+    options: { limits?: Record<string, KeyLimit> } = {},
+  ) {
     this.#max = max;
     this.#maxPerKey = maxPerKey;
     this.#waitMs = waitMs;
+    this.#limits = options.limits ?? {};
+  }
+
+  /** The bounds of `key`. */
+  #limit(key: string): KeyLimit {
+    return this.#limits[key.slice(0, key.indexOf(":"))] ??
+      { max: this.#maxPerKey, maxWaiting: this.#maxWaitingPerKey };
   }
 
   /** Places taken now. */
@@ -105,7 +133,7 @@ export class FairGate {
       return Promise.resolve(true);
     }
     const crowded = keys.some((key) =>
-      this.#waiting.filter((w) => w.keys.includes(key)).length >= this.#maxWaitingPerKey
+      this.#waiting.filter((w) => w.keys.includes(key)).length >= this.#limit(key).maxWaiting
     );
     if (crowded || this.#waiting.length >= this.#maxWaiting || this.#waitMs <= 0) {
       return Promise.resolve(false);
@@ -154,7 +182,7 @@ export class FairGate {
 
   #fits(keys: string[]): boolean {
     return this.#inside < this.#max &&
-      keys.every((key) => (this.#held.get(key) ?? 0) < this.#maxPerKey);
+      keys.every((key) => (this.#held.get(key) ?? 0) < this.#limit(key).max);
   }
 
   #take(keys: string[]): void {
@@ -176,13 +204,24 @@ function tooManyAttempts(seconds: number): AimError {
 export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   const { users, limiter } = options;
   // scrypt is slow on purpose: a bound on checks at once keeps a flood of logins from eating
-  // the memory and CPU of the bridge, and a bound per client and per session keeps one flood
-  // from taking every place (four addresses at least are needed to fill it, and a freed place
-  // goes first to the client that holds the fewest).
+  // the memory and CPU of the bridge. Places are counted per (client address, account) and per
+  // session, so that a flood from behind one address (a NAT) at other accounts leaves a person
+  // there their place, and per address with a wider bound, so that no one address takes every
+  // place (two at least are needed to fill them, four to fill the line). A freed place goes
+  // first to the (address, account) that holds the fewest.
+  const maxAll = options.maxConcurrentLogins ?? 8;
   const gate = new FairGate(
-    options.maxConcurrentLogins ?? 8,
+    maxAll,
     options.maxConcurrentLoginsPerClient ?? 2,
     options.loginQueueMs ?? 1000,
+    {
+      limits: {
+        client: {
+          max: options.maxConcurrentLoginsPerAddress ?? Math.max(1, Math.floor(maxAll / 2)),
+          maxWaiting: 16,
+        },
+      },
+    },
   );
   return [
     {
@@ -215,7 +254,8 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
           if (wait > 0) throw tooManyAttempts(wait);
         };
         await throttled();
-        const places = [`client:${client}`, `session:${ctx.session.id}`];
+        // The (address, account) first: a freed place goes to the one that holds the fewest.
+        const places = [accountKey, sessionKey, `client:${client}`];
         if (!(await gate.enter(places))) {
           throw new AimError(
             429,

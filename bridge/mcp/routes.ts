@@ -73,15 +73,23 @@ function loadRuntime(): Promise<McpRuntime> {
 }
 
 /**
- * Options of {@linkcode McpEndpoint}. Behind a load balancer both bounds are per instance: each
- * counts the MCP sessions this instance holds (opened here or rebuilt here), and the one it
- * closes is closed on every instance.
+ * Options of {@linkcode McpEndpoint}. Behind a load balancer the bounds are per instance: each
+ * counts the MCP sessions this instance holds (opened here or rebuilt here).
+ *
+ * Past a bound, a new MCP session takes the place of a *free* one: no request of it under way,
+ * and unused (no GET stream open either) for `quietMs`, or, for the aim session's own bound,
+ * last used by the same client address. With none free, the `initialize` is refused with 429 and
+ * `Retry-After`: one client never closes a session another one is using.
  */
 export interface McpEndpointOptions {
-  /** MCP sessions one aim session may hold; past it, its oldest is closed. @default 8 */
+  /** MCP sessions one aim session (one token) may hold. @default 8 */
   maxPerSession?: number;
-  /** MCP sessions held in all; past it, the oldest is closed. @default 4096 */
+  /** MCP sessions opened from one client address that may be held. @default 512 */
+  maxPerClient?: number;
+  /** MCP sessions held in all. @default 4096 */
   maxSessions?: number;
+  /** How long an MCP session must be unused before another client's may take its place, ms. @default 300_000 */
+  quietMs?: number;
   /** Called for errors that are not protocol errors (bugs). */
   onError?: ((error: unknown) => void) | undefined;
 }
@@ -95,6 +103,12 @@ interface McpSession {
   /** The origin and client address of its latest request. */
   origin: string;
   client: string;
+  /** The client address that opened it (or that rebuilt it here): what its bound counts. */
+  readonly openedBy: string;
+  /** When it was last used, ms since the epoch. */
+  usedAt: number;
+  /** Whether its GET stream (`list_changed`) is open. */
+  listening: boolean;
   /** Calls that asked for progress, served on a stream of their own, by JSON-RPC id. */
   readonly streamed: Map<string | number, AbortController>;
   /** Requests handed to the session's transport and not answered yet, by JSON-RPC id. */
@@ -159,6 +173,16 @@ const REPLAY_HEADERS = {
   Accept: "application/json, text/event-stream",
 } as const;
 
+/**
+ * The largest `initialize` request an MCP session may open with, as JSON: it is kept as long as
+ * the session (in the shared store too, for other instances to replay it). A client's is some
+ * 300 bytes.
+ */
+export const MAX_INITIALIZE_BYTES = 8 * 1024;
+
+/** What an `initialize` refused for want of room tells the client to wait, in seconds. */
+const FULL_RETRY_SECONDS = 10;
+
 /** The longest one wait for a session's next change lasts before it is renewed, ms. */
 const FOLLOW_MS = 60_000;
 
@@ -196,6 +220,27 @@ function asShared(mcp: McpRuntime, value: unknown): SharedMcpSession | undefined
 /** The `initialize` request of a POST body that opens a session (alone, or in a batch of one). */
 function initializeOf(mcp: McpRuntime, body: unknown): unknown {
   return Array.isArray(body) ? body.find(mcp.isInitializeRequest) : body;
+}
+
+/**
+ * How the SDK's transport words a request it refused itself, with a 4xx it answered: the
+ * client's mistake, not the bridge's, so not reported as an error (any agent could fill the log).
+ */
+const TRANSPORT_REFUSAL =
+  /^(Not Acceptable|Unsupported Media Type|Conflict|Bad Request|Invalid Request|Session not found|Method not allowed|Parse error)\b/;
+
+/** The size of a value as JSON, in UTF-8 bytes. */
+function jsonSize(value: unknown): number {
+  return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
+}
+
+/** The refusal of an `initialize` for which no MCP session is free to make room. */
+function full(message: string): Response {
+  return aimError(
+    new AimError(429, "too_many_requests", message, {
+      headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
+    }),
+  );
 }
 
 /** Whether two action lists are the same specs in the same order (specs are shared objects). */
@@ -237,13 +282,22 @@ export class McpEndpoint {
   /** Rebuilds under way of MCP sessions opened on other instances, by id. */
   readonly #rebuilding = new Map<string, Promise<McpSession | undefined>>();
   readonly #maxPerSession: number;
+  readonly #maxPerClient: number;
   readonly #maxSessions: number;
+  readonly #quietMs: number;
+  /** MCP sessions held, and places taken by `initialize`s under way, by opening client. */
+  readonly #perClient = new Map<string, number>();
+  /** Places taken by `initialize`s under way: in all, and by aim session. */
+  #opening = 0;
+  readonly #openingFor = new Map<Session, number>();
   readonly #onError: ((error: unknown) => void) | undefined;
 
   constructor(core: BridgeCore, options: McpEndpointOptions = {}) {
     this.#core = core;
     this.#maxPerSession = options.maxPerSession ?? 8;
+    this.#maxPerClient = options.maxPerClient ?? 512;
     this.#maxSessions = options.maxSessions ?? 4096;
+    this.#quietMs = options.quietMs ?? 300_000;
     this.#onError = options.onError;
     this.routes = new Hono<AppEnv>();
     this.routes.all(MCP_PATH, (c) => this.#handle(c));
@@ -318,8 +372,10 @@ export class McpEndpoint {
       if (!entry) return sessionNotFound();
       entry.origin = c.get("origin");
       entry.client = c.get("client");
+      this.#touch(entry);
       const progressCall = asksForProgress(parsedBody);
       if (progressCall) return await this.#stream(mcp, c, entry, progressCall, parsedBody);
+      if (method === "GET") return await this.#listen(c, entry);
       return await this.#forward(c, entry, parsedBody);
     }
     if (method === "POST" && opensSession(mcp, parsedBody)) {
@@ -458,6 +514,9 @@ export class McpEndpoint {
       session,
       origin: c.get("origin"),
       client: c.get("client"),
+      openedBy: c.get("client"),
+      usedAt: Date.now(),
+      listening: false,
       streamed: new Map(),
       pending: new Set(),
     } as unknown as McpSession;
@@ -479,7 +538,7 @@ export class McpEndpoint {
       origin: () => entry.origin,
       client: () => entry.client,
     });
-    server.onerror = (error) => this.#onError?.(error);
+    server.onerror = (error) => this.#report(error);
     Object.assign(entry, { server, transport });
     return entry;
   }
@@ -491,13 +550,32 @@ export class McpEndpoint {
     session: Session,
     body: unknown,
   ): Promise<Response> {
-    const entry = this.#entry(mcp, c, session, {
-      id: () => crypto.randomUUID(),
-      onOpened: (opened) => this.#add(opened),
-    });
-    const { server, transport } = entry;
-    await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
+    if (jsonSize(initializeOf(mcp, body)) > MAX_INITIALIZE_BYTES) {
+      return aimError(
+        new AimError(
+          413,
+          "payload_too_large",
+          `An initialize request may take at most ${MAX_INITIALIZE_BYTES} bytes as JSON; send fewer capabilities.`,
+        ),
+      );
+    }
+    const client = c.get("client");
+    const refusal = await this.#admit(session, client);
+    if (refusal) return refusal;
+    let response: Response;
+    let entry: McpSession;
+    try {
+      entry = this.#entry(mcp, c, session, {
+        id: () => crypto.randomUUID(),
+        onOpened: (opened) => this.#add(opened),
+      });
+      const { server, transport } = entry;
+      await server.connect(transport);
+      response = await transport.handleRequest(c.req.raw, { parsedBody: body });
+    } finally {
+      this.#take(session, client, -1);
+    }
+    const { server } = entry;
     // A refused initialize leaves nothing behind.
     if (entry.id === undefined) {
       await server.close().catch(() => {});
@@ -546,7 +624,7 @@ export class McpEndpoint {
       client: () => entry.client,
       signal: cancel.signal,
     });
-    server.onerror = (error) => this.#onError?.(error);
+    server.onerror = (error) => this.#report(error);
     const transport = new mcp.Transport({
       sessionIdGenerator: undefined,
     });
@@ -628,8 +706,31 @@ export class McpEndpoint {
     } finally {
       signal.removeEventListener("abort", hangUp);
       for (const id of ids) entry.pending.delete(id);
+      // Quiet from the end of its last request on, not its start.
+      entry.usedAt = Date.now();
       withdraw();
     }
+  }
+
+  /**
+   * Opens the MCP session's GET stream, on which `list_changed` is told. A session has one: a
+   * second is answered 409 here, as the protocol says, and not reported as an error.
+   */
+  async #listen(c: Context<AppEnv>, entry: McpSession): Promise<Response> {
+    if (entry.listening) {
+      return rpcError(409, -32000, "Conflict: Only one SSE stream is allowed per session");
+    }
+    const response = await this.#forward(c, entry, undefined);
+    if (response.status !== 200 || !response.body) return response;
+    entry.listening = true;
+    const closed = () => {
+      entry.listening = false;
+      entry.usedAt = Date.now();
+    };
+    const body = response.body.pipeThrough(
+      new TransformStream({ flush: closed, cancel: closed } as Transformer<Uint8Array, Uint8Array>),
+    );
+    return new Response(body, { status: response.status, headers: response.headers });
   }
 
   /**
@@ -733,15 +834,103 @@ export class McpEndpoint {
     }
     group.members.add(entry);
     this.#byId.set(entry.id!, entry);
-    // A client that opens session after session without closing them holds only so many.
-    // Behind a load balancer the bounds are this instance's (it counts the sessions it opened
-    // or rebuilt, oldest first here), and a session closed for room is closed everywhere: so
-    // the shared store too keeps only so many of them.
-    if (group.members.size > this.#maxPerSession) {
-      void this.#drop(group.members.values().next().value!, { forget: true });
-    }
+    this.#perClient.set(entry.openedBy, (this.#perClient.get(entry.openedBy) ?? 0) + 1);
+    // A session rebuilt here (opened on another instance, which admitted it) past this
+    // instance's bound makes room by letting a free one go here only: the store keeps it, and
+    // its next request rebuilds it wherever it lands.
     if (this.#byId.size > this.#maxSessions) {
-      void this.#drop(this.#byId.values().next().value!, { forget: true });
+      const free = this.#free(this.#byId.values(), { except: entry });
+      if (free) void this.#drop(free, { forget: false });
+    }
+  }
+
+  /** Reports an error of a session's server, unless it is the transport refusing a request. */
+  #report(error: unknown): void {
+    if (error instanceof Error && TRANSPORT_REFUSAL.test(error.message)) return;
+    this.#onError?.(error);
+  }
+
+  /** Marks an MCP session used now: the maps keep their sessions in the order of last use. */
+  #touch(entry: McpSession): void {
+    entry.usedAt = Date.now();
+    if (entry.id === undefined || this.#byId.get(entry.id) !== entry) return;
+    this.#byId.delete(entry.id);
+    this.#byId.set(entry.id, entry);
+    const members = this.#groups.get(entry.session)?.members;
+    if (members?.delete(entry)) members.add(entry);
+  }
+
+  /** Takes (`+1`) or gives back (`-1`) the place of an `initialize` under way. */
+  #take(session: Session, client: string, delta: 1 | -1): void {
+    this.#opening += delta;
+    const forSession = (this.#openingFor.get(session) ?? 0) + delta;
+    if (forSession > 0) this.#openingFor.set(session, forSession);
+    else this.#openingFor.delete(session);
+    const forClient = (this.#perClient.get(client) ?? 0) + delta;
+    if (forClient > 0) this.#perClient.set(client, forClient);
+    else this.#perClient.delete(client);
+  }
+
+  /**
+   * The first MCP session of `entries` (in the order of last use) free to close for room: no
+   * request under way, and either last used by `client` or unused (no GET stream) for `quietMs`.
+   */
+  #free(
+    entries: Iterable<McpSession>,
+    options: { client?: string; where?: (entry: McpSession) => boolean; except?: McpSession },
+  ): McpSession | undefined {
+    const quietSince = Date.now() - this.#quietMs;
+    for (const entry of entries) {
+      if (entry === options.except || (options.where && !options.where(entry))) continue;
+      // A call under way is never withdrawn for room.
+      if (entry.pending.size > 0 || entry.streamed.size > 0) continue;
+      // The client's own session goes; another's only once it is quiet (a GET stream open is
+      // a client listening now).
+      if (entry.client === options.client) return entry;
+      if (!entry.listening && entry.usedAt <= quietSince) return entry;
+    }
+    return undefined;
+  }
+
+  /**
+   * Takes the place of one more MCP session of `session` opened by `client` within the bounds
+   * (per aim session, per client address, in all), closing free sessions to make room; undefined
+   * once the place is taken (give it back with `#take(session, client, -1)`), else the 429 to
+   * answer. A session closed for room is closed on every instance.
+   */
+  async #admit(session: Session, client: string): Promise<Response | undefined> {
+    // Each turn closes one session, then checks again: the check and the place taken happen
+    // in one step, so that initializes sent together cannot all pass the bounds.
+    while (true) {
+      const group = this.#groups.get(session);
+      const ofSession = (group?.members.size ?? 0) + (this.#openingFor.get(session) ?? 0);
+      let free: McpSession | undefined;
+      if (ofSession >= this.#maxPerSession) {
+        // The token's own sessions: one its client used last, or a quiet one, goes.
+        free = group && this.#free(group.members, { client });
+        if (!free) {
+          return full(
+            `This session token holds ${this.#maxPerSession} MCP sessions, all in use; close one (DELETE) or retry later.`,
+          );
+        }
+      } else if ((this.#perClient.get(client) ?? 0) >= this.#maxPerClient) {
+        // Only a quiet one: the address may be shared (a NAT) by people who use theirs.
+        free = this.#free(this.#byId.values(), { where: (entry) => entry.openedBy === client });
+        if (!free) {
+          return full(
+            `This client holds ${this.#maxPerClient} MCP sessions, all in use; close some (DELETE) or retry later.`,
+          );
+        }
+      } else if (this.#byId.size + this.#opening >= this.#maxSessions) {
+        free = this.#free(this.#byId.values(), {});
+        if (!free) {
+          return full("The bridge holds all the MCP sessions it may, all in use; retry later.");
+        }
+      } else {
+        this.#take(session, client, +1);
+        return undefined;
+      }
+      await this.#drop(free, { forget: true });
     }
   }
 
@@ -752,6 +941,9 @@ export class McpEndpoint {
   async #drop(entry: McpSession, options: { forget: boolean }): Promise<void> {
     if (entry.id === undefined || this.#byId.get(entry.id) !== entry) return;
     this.#byId.delete(entry.id);
+    const held = (this.#perClient.get(entry.openedBy) ?? 1) - 1;
+    if (held > 0) this.#perClient.set(entry.openedBy, held);
+    else this.#perClient.delete(entry.openedBy);
     const group = this.#groups.get(entry.session);
     group?.members.delete(entry);
     if (group?.members.size === 0) {

@@ -1,9 +1,12 @@
 /**
  * @module AuditLog: every invocation recorded in SQLite (`node:sqlite`), kept across restarts
- * when on disk, and read back per session only.
+ * when on disk, and read back per session only. Refused calls are written one by one up to a
+ * rate per session and per client address; past it they are counted, and one entry says how
+ * many were left out.
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { InvocationRecord } from "../core/bridge.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
 
 /** One entry as a session reads it back. */
 export interface AuditEntry {
@@ -65,6 +68,27 @@ CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);
 /** Largest input kept per entry, as JSON text. */
 const MAX_INPUT_CHARS = 4096;
 
+/** The action id of an entry that counts refused calls left out. */
+export const REFUSALS_ACTION_ID = "(refused calls)";
+
+/** The window over which refused calls are counted, ms. */
+const REFUSAL_WINDOW_MS = 60_000;
+
+/** Sessions and client addresses whose refusals are counted at once, at most. */
+const REFUSAL_KEYS = 10_000;
+
+/** Refused calls of one key (session or client address) in the current window. */
+interface RefusalCount {
+  start: number;
+  written: number;
+}
+
+/** Refused calls of a session left out, since when. */
+interface LeftOut {
+  count: number;
+  since: number;
+}
+
 /** Options of {@linkcode AuditLog}. */
 export interface AuditLogOptions {
   /**
@@ -72,6 +96,14 @@ export interface AuditLogOptions {
    * `Infinity` keeps everything. Default 90.
    */
   retentionDays?: number | undefined;
+  /**
+   * Refused calls (status 400 and above) written one by one per minute: per session, and per
+   * client address whatever the session. Past either, a refused call is only counted, and the
+   * session's next entry written (or the log closing) is preceded by one entry, action
+   * `"(refused calls)"`, outcome `not_recorded`, whose input is `{"count", "since"}`.
+   * Default 20 per session, 100 per client address.
+   */
+  maxRefusals?: { perSession: number; perClient: number } | undefined;
   /** The clock. */
   now?: () => number;
 }
@@ -89,6 +121,9 @@ export class AuditLog implements Disposable {
   readonly #prune: StatementSync;
   readonly #retentionMs: number;
   readonly #now: () => number;
+  readonly #maxRefusals: { perSession: number; perClient: number };
+  readonly #refusals = new BoundedMap<string, RefusalCount>(REFUSAL_KEYS);
+  readonly #leftOut = new BoundedMap<string, LeftOut & { last: InvocationRecord }>(REFUSAL_KEYS);
   #pruner: ReturnType<typeof setInterval> | undefined;
 
   /** Opens (and creates) the log at `path`; `:memory:` keeps it in memory. */
@@ -97,6 +132,7 @@ export class AuditLog implements Disposable {
     if (!(days > 0)) throw new RangeError("The audit retention must be a positive number of days");
     this.#retentionMs = days * DAY_MS;
     this.#now = options.now ?? Date.now;
+    this.#maxRefusals = options.maxRefusals ?? { perSession: 20, perClient: 100 };
     this.#db = new DatabaseSync(path);
     // WAL with `synchronous = NORMAL`: a commit is not flushed to disk before the answer (that
     // was 1.2–1.6 ms of every invocation, bench/invoke_bench.ts), yet a crash of the bridge
@@ -134,8 +170,63 @@ export class AuditLog implements Disposable {
     return Number(this.#prune.run(cutoff).changes);
   }
 
-  /** Records one invocation; its input must already be redacted. */
+  /**
+   * Records one invocation; its input must already be redacted. A refused one past the rate of
+   * its session or client is only counted (see {@linkcode AuditLogOptions.maxRefusals}).
+   */
   record(entry: InvocationRecord): void {
+    if (entry.status >= 400 && !this.#admitRefusal(entry)) {
+      const left = this.#leftOut.get(entry.sessionId);
+      if (left) {
+        left.count++;
+        left.last = entry;
+      } else {
+        this.#leftOut.set(entry.sessionId, { count: 1, since: this.#now(), last: entry });
+      }
+      return;
+    }
+    this.#writeLeftOut(entry.sessionId);
+    this.#write(entry);
+  }
+
+  /** Whether a refused call may be written, counting it against its session and client. */
+  #admitRefusal(entry: InvocationRecord): boolean {
+    const now = this.#now();
+    const keys: [string, number][] = [[`s:${entry.sessionId}`, this.#maxRefusals.perSession]];
+    if (entry.client !== undefined) keys.push([`c:${entry.client}`, this.#maxRefusals.perClient]);
+    const counts = keys.map(([key, max]) => {
+      let count = this.#refusals.get(key);
+      if (!count || now - count.start >= REFUSAL_WINDOW_MS) {
+        count = { start: now, written: 0 };
+        this.#refusals.delete(key);
+        this.#refusals.set(key, count);
+      }
+      return { count, max };
+    });
+    if (counts.some(({ count, max }) => count.written >= max)) return false;
+    for (const { count } of counts) count.written++;
+    return true;
+  }
+
+  /** Writes the entry that counts the session's refused calls left out, if any. */
+  #writeLeftOut(sessionId: string): void {
+    const left = this.#leftOut.get(sessionId);
+    if (!left) return;
+    this.#leftOut.delete(sessionId);
+    this.#write({
+      at: new Date(this.#now()),
+      sessionId,
+      username: left.last.username,
+      page: left.last.page,
+      actionId: REFUSALS_ACTION_ID,
+      input: { count: left.count, since: new Date(left.since).toISOString() },
+      status: 429,
+      outcome: "not_recorded",
+      durationMs: 0,
+    });
+  }
+
+  #write(entry: InvocationRecord): void {
     const input = keptInput(entry.input);
     this.#insert.run(
       entry.at.toISOString(),
@@ -167,10 +258,12 @@ export class AuditLog implements Disposable {
     }));
   }
 
-  /** Closes the database. */
+  /** Closes the database, after writing how many refused calls were left out. */
   close(): void {
     clearInterval(this.#pruner);
-    if (this.#db.isOpen) this.#db.close();
+    if (!this.#db.isOpen) return;
+    for (const sessionId of [...this.#leftOut.keys()]) this.#writeLeftOut(sessionId);
+    this.#db.close();
   }
 
   [Symbol.dispose](): void {

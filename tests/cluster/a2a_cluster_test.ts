@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import type { Client } from "@a2a-js/sdk/client";
 import { type Task, TaskState } from "@a2a-js/sdk";
 import { TaskNotCancelableError, TaskNotFoundError } from "@a2a-js/sdk/errors";
+import { createUserStore, hashPassword } from "../../bridge/mod.ts";
 import { startAim } from "../helpers/cli.ts";
 import { NO_CLUSTER } from "../helpers/cluster.ts";
 import { startPair, until } from "../helpers/pair.ts";
@@ -166,4 +167,30 @@ Deno.test("a task whose instance was killed ends as failed on the others and can
   const body = failureOf(failed, "instance_stopped");
   assert.match(String(body.message), /stopped before it finished.*may or may not have run/);
   assert.deepEqual(await getTask(await connectClient("v1", a.origin, token), working.id), failed);
+});
+
+Deno.test("a login sent over A2A is kept in Redis without its password", {
+  ignore: NO_CLUSTER,
+}, async () => {
+  const password = "hunter2-correct-horse";
+  const users = createUserStore([
+    { username: "bob", passwordHash: await hashPassword(password, { N: 1024 }) },
+  ]);
+  await using pair = await startPair({ users });
+  const token = await pair.a.openSession("/control-panel");
+  const onA = await connectClient("v1", pair.a.origin, token);
+  const task = asTask(await onA.sendMessage(action("login", { username: "bob", password })));
+  assert.equal(task.status?.state, TaskState.TASK_STATE_COMPLETED);
+  const { createClient } = await import("@redis/client");
+  const redis = createClient({ url: pair.redis.url });
+  await redis.connect();
+  try {
+    const keys = await redis.keys("aim:o:a2a-task:*");
+    assert.equal(keys.length, 1);
+    const kept = await redis.get(keys[0]!) ?? "";
+    assert.ok(kept?.includes('"username":"bob"'), kept);
+    assert.ok(!kept.includes(password), kept);
+  } finally {
+    await redis.close();
+  }
 });

@@ -126,3 +126,64 @@ Deno.test("an audit log opened over entries past its retention deletes them at o
   using reopened = new AuditLog(file, { retentionDays: 30, now: () => now });
   assert.equal(reopened.forSession("s").length, 1);
 });
+
+/** A refused call of `session` from `client` at `at`. */
+const refused = (at: number, session: string, client: string) => ({
+  ...entry(at),
+  sessionId: session,
+  client,
+  actionId: "no_such_action",
+  input: null,
+  status: 404,
+  outcome: "unknown_action",
+});
+
+Deno.test("refused calls past 20 a minute per session are counted in one audit entry, not written one by one", () => {
+  let now = Date.parse("2026-01-01T00:00:00Z");
+  using audit = new AuditLog(":memory:", { now: () => now });
+  for (let i = 0; i < 5_000; i++) audit.record(refused(now, "s", "203.0.113.7"));
+  assert.equal(audit.forSession("s").length, 20);
+  // A minute later, the session's next entry is preceded by the count of those left out.
+  now += 60_000;
+  audit.record(entry(now));
+  const [ok, counted] = audit.forSession("s", 2);
+  assert.equal(ok?.outcome, "ok");
+  assert.equal(counted?.actionId, "(refused calls)");
+  assert.equal(counted?.outcome, "not_recorded");
+  assert.deepEqual(counted?.input, { count: 4_980, since: "2026-01-01T00:00:00.000Z" });
+  assert.equal(audit.forSession("s", 1_000).length, 22);
+});
+
+Deno.test("refused calls from one client address over many sessions are bounded too", () => {
+  const now = Date.parse("2026-01-01T00:00:00Z");
+  using audit = new AuditLog(":memory:", { now: () => now });
+  for (let s = 0; s < 50; s++) {
+    for (let i = 0; i < 20; i++) audit.record(refused(now, `s${s}`, "203.0.113.7"));
+  }
+  let written = 0;
+  for (let s = 0; s < 50; s++) written += audit.forSession(`s${s}`).length;
+  assert.equal(written, 100);
+  // Another address, and calls that were not refused, are written as before.
+  audit.record(refused(now, "other", "198.51.100.2"));
+  audit.record(entry(now));
+  assert.equal(audit.forSession("other").length, 1);
+  assert.equal(audit.forSession("s").length, 1);
+});
+
+Deno.test("a flood of refused invocations over HTTP writes a bounded audit log, per session and per client", async () => {
+  await using bridge = await startBridge();
+  const { core, audit } = bridge.served.bridge;
+  let written = 0;
+  for (let s = 0; s < 6; s++) {
+    const token = await bridge.openSession("/control-panel");
+    const calls = s === 0 ? 30 : 20;
+    for (let i = 0; i < calls; i++) {
+      assert.equal(await status(await bridge.invoke(token, "no_such_action", "x")), 404);
+    }
+    const session = (await core.sessions.find(token))!;
+    const kept = audit.forSession(session.id, 1_000).length;
+    if (s === 0) assert.equal(kept, 20, "20 a minute per session");
+    written += kept;
+  }
+  assert.equal(written, 100, "100 a minute per client address");
+});

@@ -268,3 +268,21 @@ Deno.test("a login waits in line at most the queue time, and only a few per clie
   assert.equal(await gate.enter(["client:B", "session:6"]), false, "a fifth waiter is refused");
   assert.deepEqual(await Promise.all(waiting), [false, false, false, false]);
 });
+
+Deno.test("the gate bounds an (address, account) by its own share and the address by a wider one", async () => {
+  const gate = new FairGate(8, 2, 0, { limits: { client: { max: 4, maxWaiting: 16 } } });
+  const enter = (account: string, i: number, address = "A") =>
+    gate.enter([
+      `account:${address}/${account}`,
+      `session:${address}${account}${i}`,
+      `client:${address}`,
+    ]);
+  assert.equal(await enter("bob", 1), true);
+  assert.equal(await enter("bob", 2), true);
+  assert.equal(await enter("bob", 3), false, "bob's share from A is full");
+  assert.equal(await enter("alice", 1), true, "alice behind the same address has her own");
+  assert.equal(await enter("carol", 1), true);
+  assert.equal(await enter("dave", 1), false, "the address holds half the places");
+  assert.equal(await enter("dave", 1, "B"), true);
+  assert.equal(gate.inside, 5);
+});

@@ -87,7 +87,7 @@ export const mutants: Mutant[] = [
     file: "bridge/http/middleware.ts",
     find: "    allowed &&\n",
     replace: "    false &&\n",
-    tests: ["tests/security/host_test.ts"],
+    tests: ["tests/protocol/static_test.ts"],
     env: { AIM_TEST_FAST_READS: "0" },
   },
   {
@@ -104,7 +104,7 @@ export const mutants: Mutant[] = [
     file: "bridge/core/tab_messages.ts",
     find: "          spec.consequential ||= floor.consequential;\n",
     replace: "",
-    tests: ["tests/security/confirmation_test.ts"],
+    tests: ["tests/protocol/invoke_test.ts"],
   },
   {
     name: "idempotent-replay",
@@ -135,8 +135,8 @@ export const mutants: Mutant[] = [
     name: "body-limit",
     guarantee: "A body over the limit answers 413 payload_too_large, never buffered whole.",
     file: "bridge/http/request.ts",
-    find: "  if (declared > maxBytes) throw tooLarge();",
-    replace: "",
+    find: "    if (size > maxBytes) {",
+    replace: "    if (false) {",
     tests: ["tests/protocol/invoke_test.ts", "tests/security/parsers_test.ts"],
   },
   {

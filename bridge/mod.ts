@@ -224,9 +224,10 @@ export interface ServedBridge extends AsyncDisposable {
   readonly port: number;
   readonly hostname: string;
   /**
-   * Lets invocations under way be answered (for at most `DEFAULTS.shutdownGraceMs`), ends every
-   * session (tabs are told; long polls, streams and waiting calls get their end), then stops
-   * the server once its open requests are answered.
+   * Lets invocations under way be answered (for at most `DEFAULTS.shutdownGraceMs`; up to the
+   * tab timeout when sessions live in a shared store), ends every session (tabs are told; long
+   * polls, streams and waiting calls get their end), then stops the server once its open
+   * requests are answered.
    */
   shutdown(): Promise<void>;
   readonly finished: Promise<void>;
@@ -275,8 +276,14 @@ export function serve(options: ServeOptions): ServedBridge {
   const shutdown = () => {
     stopping ??= (async () => {
       // Tabs must be told before the server stops, which cuts upgraded sockets.
+      // Sessions this process holds end with it: calls under way get a short grace, so that
+      // every wait on them ends promptly. Sessions in a shared store live on: their calls may
+      // take the whole tab timeout before the tabs are handed over.
+      const tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
       await bridge.core.drain(
-        Math.min(options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs, DEFAULTS.shutdownGraceMs),
+        bridge.core.sessions.share.shared
+          ? tabTimeoutMs
+          : Math.min(tabTimeoutMs, DEFAULTS.shutdownGraceMs),
       );
       bridge.close();
       await bridge.core.share.close();

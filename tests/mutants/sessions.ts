@@ -53,8 +53,8 @@ export const mutants: Mutant[] = [
     name: "shutdown-waits-tab-timeout",
     guarantee: "A stopping bridge ends every wait promptly, not after the tab timeout.",
     file: "bridge/mod.ts",
-    find: "Math.min(options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs, DEFAULTS.shutdownGraceMs)",
-    replace: "options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs",
+    find: "Math.min(tabTimeoutMs, DEFAULTS.shutdownGraceMs)",
+    replace: "tabTimeoutMs",
     tests: ["tests/security/session_end_test.ts"],
   },
   {

@@ -1,0 +1,219 @@
+/**
+ * @module The CPU a change document costs (issue 25, finding 6): `deno run --allow-all
+ * bench/patch_bench.ts [--seconds N] [--readers N]`.
+ *
+ * 1. Computing one: `createJsonPatch` and `createMergePatch` between two versions of a maximal
+ *    state (as big as `fitState` keeps whole: 256 KiB of JSON), for a few kinds of change, each
+ *    timed in a loop, next to one `JSON.stringify` of the new manifest (the baseline: what the
+ *    whole manifest costs to encode, once per version).
+ * 2. Reading one: a bridge on port 0 in this process, a fake tab holding a maximal state, and
+ *    an agent that reads `Accept: application/json-patch+json` from the version it holds, again
+ *    and again: milliseconds per read.
+ * 3. Starving others: `--readers` agents read change documents from a held version for
+ *    `--seconds` while another session invokes an action in a loop; its invoke latency (p50,
+ *    p95) is printed next to the same loop with nobody reading.
+ *
+ * Printed, never failed on timing.
+ */
+import { parseArgs } from "node:util";
+import { createJsonPatch } from "../bridge/protocol/json_patch.ts";
+import { createMergePatch } from "../bridge/protocol/merge_patch.ts";
+import { fitState } from "../bridge/protocol/state_limit.ts";
+import { DEFAULT_LIMITS } from "../bridge/core/limits.ts";
+import { startBridge } from "../tests/helpers/bridge.ts";
+import { FakeTab } from "../tests/helpers/fake_tab.ts";
+
+const { values } = parseArgs({
+  options: {
+    seconds: { type: "string", default: "5" },
+    readers: { type: "string", default: "8" },
+  },
+});
+const SECONDS = Math.max(1, Number(values.seconds));
+const READERS = Math.max(1, Number(values.readers));
+
+type Row = { id: string; title: string; status: string; owner: string; amount: number };
+
+/** Rows until the state's JSON reaches the state limit, and a marker of what was cut. */
+function maximalRows(
+  status: (i: number) => string,
+  maxBytes = DEFAULT_LIMITS.maxStateBytes,
+): Record<string, unknown> {
+  const rows: Row[] = Array.from({ length: 4000 }, (_, i) => ({
+    id: `req-${i}`,
+    title: `Request number ${i} for a new laptop`,
+    status: status(i),
+    owner: `user${i % 97}`,
+    amount: i * 10,
+  }));
+  return fitState({ filter: "all", rows }, maxBytes).state;
+}
+
+/** Rows 28 objects deep (the bridge keeps 32 levels of a state), the whole within the limit. */
+function deep(status: (i: number) => string): Record<string, unknown> {
+  let value = maximalRows(status, DEFAULT_LIMITS.maxStateBytes - 4096);
+  for (let i = 0; i < 28; i++) value = { [`level${i}`]: value };
+  return value;
+}
+
+/** A manifest around `state`, shaped as the bridge's. */
+function manifest(state: Record<string, unknown>, version: number) {
+  return {
+    aim_version: "1",
+    page: "/control-panel",
+    state_version: version,
+    actions: Array.from({ length: 12 }, (_, i) => ({
+      id: `action-${i}`,
+      description: `Action number ${i}`,
+      input_schema: { type: "object", properties: { q: { type: "string" } } },
+    })),
+    state,
+  };
+}
+
+const before = maximalRows(() => "open");
+const CASES: [string, unknown, unknown][] = [
+  [
+    "one field of one row",
+    manifest(before, 1),
+    manifest({
+      ...before,
+      rows: (before.rows as Row[]).map((r, i) => i === 7 ? { ...r, status: "held" } : r),
+    }, 2),
+  ],
+  [
+    "a field of every row",
+    manifest(before, 1),
+    manifest(maximalRows(() => "held"), 2),
+  ],
+  [
+    "every row, 28 levels deep",
+    manifest(deep(() => "open"), 1),
+    manifest(deep(() => "held"), 2),
+  ],
+];
+
+/** Milliseconds per call of `f`, over at least `ms` milliseconds. */
+function timePerCall(f: () => unknown, ms = 1000): number {
+  f();
+  let calls = 0;
+  const start = performance.now();
+  let now = start;
+  while (now - start < ms) {
+    f();
+    calls++;
+    now = performance.now();
+  }
+  return (now - start) / calls;
+}
+
+console.log(
+  `1. Computing a change document (state ${
+    JSON.stringify(before).length
+  } bytes of JSON), ms per call:`,
+);
+for (const [name, a, b] of CASES) {
+  const whole = timePerCall(() => JSON.stringify(b));
+  const json = timePerCall(() => createJsonPatch(a, b));
+  const merge = timePerCall(() => createMergePatch(a, b));
+  const size = JSON.stringify(createJsonPatch(a, b)).length;
+  console.log(
+    `   ${name}: JSON Patch ${json.toFixed(3)} (${
+      (json / whole).toFixed(1)
+    }× a stringify, ${size} bytes), ` +
+      `merge patch ${merge.toFixed(3)} (${(merge / whole).toFixed(1)}×); stringify ${
+        whole.toFixed(3)
+      }`,
+  );
+}
+
+await using bridge = await startBridge();
+/** A session whose tab holds a maximal state, and the ETag of the version an agent holds. */
+async function patchedSession(): Promise<{ token: string; etag: string; tab: FakeTab }> {
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  tab.setState(deep(() => "open"));
+  await tab.register([{ id: "search", handler: () => 1 }]);
+  const res = await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  await res.body?.cancel();
+  const etag = res.headers.get("etag")!;
+  tab.setState(deep(() => "held"));
+  await tab.register([{ id: "search", handler: () => 1 }]);
+  return { token, etag, tab };
+}
+
+async function readPatch(token: string, etag: string): Promise<string> {
+  const res = await bridge.fetch("/control-panel.json", {
+    headers: {
+      Authorization: `Bearer ${token}`,
+      Accept: "application/json-patch+json",
+      "If-None-Match": etag,
+    },
+  });
+  await res.arrayBuffer();
+  return res.headers.get("content-type") ?? "";
+}
+
+const reader = await patchedSession();
+const type = await readPatch(reader.token, reader.etag);
+let reads = 0;
+const readStart = performance.now();
+while (performance.now() - readStart < 2000) {
+  await readPatch(reader.token, reader.etag);
+  reads++;
+}
+console.log(
+  `2. Reading a change document (${type}, every row 28 levels deep), sequentially: ` +
+    `${((performance.now() - readStart) / reads).toFixed(3)} ms per read`,
+);
+
+// 3. Another session's invocations while agents read change documents.
+const victim = await bridge.openSession("/control-panel");
+await using victimTab = await FakeTab.open(bridge.origin, {
+  token: victim,
+  page: "/control-panel",
+});
+await victimTab.next("lease");
+await victimTab.register([{ id: "search", handler: () => 1 }]);
+
+async function invokeLatencies(ms: number): Promise<number[]> {
+  const out: number[] = [];
+  const start = performance.now();
+  while (performance.now() - start < ms) {
+    const t = performance.now();
+    const res = await bridge.invoke(victim, "search", "x");
+    await res.arrayBuffer();
+    out.push(performance.now() - t);
+  }
+  return out.sort((a, b) => a - b);
+}
+const pct = (sorted: number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!.toFixed(1);
+
+const quiet = await invokeLatencies(SECONDS * 1000);
+const sessions = await Promise.all(Array.from({ length: READERS }, () => patchedSession()));
+let stop = false;
+let patchReads = 0;
+const patchTypes = new Map<string, number>();
+const loops = sessions.map(async ({ token, etag }) => {
+  while (!stop) {
+    const got = await readPatch(token, etag);
+    patchTypes.set(got, (patchTypes.get(got) ?? 0) + 1);
+    patchReads++;
+  }
+});
+const loaded = await invokeLatencies(SECONDS * 1000);
+stop = true;
+await Promise.all(loops);
+console.log(
+  `3. Another session's invoke: alone p50 ${pct(quiet, 0.5)} ms, p95 ${pct(quiet, 0.95)} ms; ` +
+    `while ${READERS} agents read change documents p50 ${pct(loaded, 0.5)} ms, p95 ${
+      pct(loaded, 0.95)
+    } ms (${patchReads} reads in ${SECONDS} s: ${
+      [...patchTypes].map(([t, n]) => `${n} ${t.split(";")[0]}`).join(", ")
+    })`,
+);
+for (const { tab } of [...sessions, reader]) await tab.close();

@@ -71,6 +71,18 @@ function manifest(state: Record<string, unknown>, version: number) {
   };
 }
 
+/** The rows of {@linkcode deep} as an object by id, the last one's status `last`. */
+function deepById(last: string): Record<string, unknown> {
+  const state = deep(() => "open");
+  let node = state;
+  for (let i = 27; i >= 0; i--) node = node[`level${i}`] as Record<string, unknown>;
+  const rows = node.rows as Row[];
+  node.rows = Object.fromEntries(
+    rows.map((r, i) => [r.id, i === rows.length - 1 ? { ...r, status: last } : r]),
+  );
+  return state;
+}
+
 const before = maximalRows(() => "open");
 const CASES: [string, unknown, unknown][] = [
   [
@@ -90,6 +102,11 @@ const CASES: [string, unknown, unknown][] = [
     "every row, 28 levels deep",
     manifest(deep(() => "open"), 1),
     manifest(deep(() => "held"), 2),
+  ],
+  [
+    "the last row of an object of rows, 28 levels deep",
+    manifest(deepById("open"), 1),
+    manifest(deepById("held"), 2),
   ],
 ];
 

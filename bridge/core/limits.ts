@@ -57,4 +57,12 @@ export const DEFAULTS = {
   maxTabs: 8,
   /** Requests one session may hold open waiting for a change: event streams and long polls. */
   maxWaitingRequests: 4,
+  /**
+   * Change documents (JSON Patch, merge patch) computed rather than found cached, per second
+   * and at most at once, per session and per client address; past them, the whole manifest.
+   */
+  changeBudget: {
+    session: { perSecond: 4, burst: 16 },
+    client: { perSecond: 16, burst: 64 },
+  },
 } as const;

@@ -1,7 +1,8 @@
 /**
  * @module Session manifests over HTTP: each version encoded once, `304` when the agent already
  * has the version, a bounded wait for the next one (`Prefer: wait=N`), and change documents
- * (JSON Patch or JSON Merge Patch) from a version the agent holds.
+ * (JSON Patch or JSON Merge Patch) from a version the agent holds: each made once, and at most
+ * so many made per second for one session and one client (past that, the whole manifest).
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -34,6 +35,54 @@ interface Encoded {
   text: Partial<Record<"json" | "toon", string>>;
 }
 
+/** A rate: tokens added per second, and the most a bucket holds. */
+export interface Rate {
+  perSecond: number;
+  burst: number;
+}
+
+/**
+ * How many change documents may be computed (not found cached) per session and per client
+ * address. Each costs CPU in proportion to the manifests' size; the whole manifest, encoded once
+ * per version, is the answer past the budget.
+ */
+export interface ChangeBudget {
+  /** Per session. @default {4 per second, 16 at once} */
+  session: Rate;
+  /** Per client address, over all its sessions. @default {16 per second, 64 at once} */
+  client: Rate;
+}
+
+/** Options of {@linkcode SessionManifests}. */
+export interface SessionManifestsOptions {
+  /** The change documents computed per second; each part defaults as in `DEFAULTS`. */
+  changeBudget?: Partial<ChangeBudget> | undefined;
+  /** The clock. @default {Date.now} */
+  now?: (() => number) | undefined;
+}
+
+/** A token bucket: its tokens when last used, and when that was. */
+interface Bucket {
+  tokens: number;
+  at: number;
+}
+
+/** Client addresses whose buckets are kept. */
+const KNOWN_CLIENTS = 4096;
+
+/** Change documents kept per session: a few held versions, formats and kinds. */
+const KEPT_CHANGES = 8;
+
+/** Whether `rate` allows a computation, with `bucket` refilled up to `now`. */
+function refill(bucket: Bucket, rate: Rate, now: number): boolean {
+  bucket.tokens = Math.min(
+    rate.burst,
+    bucket.tokens + Math.max(0, now - bucket.at) * rate.perSecond / 1000,
+  );
+  bucket.at = now;
+  return bucket.tokens >= 1;
+}
+
 /** The versions an `If-None-Match` names (`"v12"`, `W/"v12"`), and whether it says `*`. */
 function named(header: string | undefined): { versions: number[]; any: boolean } {
   const versions: number[] = [];
@@ -58,9 +107,44 @@ export class SessionManifests {
   readonly #core: BridgeCore;
   /** Per session: its manifests by page, origin and version, the latest few. */
   readonly #seen = new WeakMap<Session, BoundedMap<string, Encoded>>();
+  /**
+   * Per session: change documents by origin, page, both versions, kind and format, the latest
+   * few; `null` when no merge patch can say the change.
+   */
+  readonly #changes = new WeakMap<Session, BoundedMap<string, unknown>>();
+  readonly #budget: ChangeBudget;
+  readonly #now: () => number;
+  readonly #sessionBuckets = new WeakMap<Session, Bucket>();
+  readonly #clientBuckets = new BoundedMap<string, Bucket>(KNOWN_CLIENTS);
 
-  constructor(core: BridgeCore) {
+  constructor(core: BridgeCore, options: SessionManifestsOptions = {}) {
     this.#core = core;
+    this.#budget = { ...DEFAULTS.changeBudget, ...options.changeBudget };
+    this.#now = options.now ?? Date.now;
+  }
+
+  /**
+   * The change document `key` names, made by `make` when it is not kept yet and the session's
+   * and the client's budgets allow one more; undefined when they do not.
+   */
+  #change<T>(session: Session, client: string, key: string, make: () => T): T | undefined {
+    let kept = this.#changes.get(session);
+    if (!kept) this.#changes.set(session, kept = new BoundedMap(KEPT_CHANGES));
+    if (kept.has(key)) return kept.get(key) as T;
+    const now = this.#now();
+    const mine = this.#sessionBuckets.get(session) ??
+      { tokens: this.#budget.session.burst, at: now };
+    const theirs = this.#clientBuckets.get(client) ??
+      { tokens: this.#budget.client.burst, at: now };
+    this.#sessionBuckets.set(session, mine);
+    this.#clientBuckets.set(client, theirs);
+    const allowed = refill(mine, this.#budget.session, now);
+    if (!refill(theirs, this.#budget.client, now) || !allowed) return undefined;
+    mine.tokens--;
+    theirs.tokens--;
+    const made = make();
+    kept.set(key, made);
+    return made;
   }
 
   async #manifest(session: Session, page: string, origin: string): Promise<Encoded> {
@@ -91,13 +175,14 @@ export class SessionManifests {
   /**
    * What changed in the session's manifest since version `base`, as a JSON Patch, and the
    * version it brings the agent to; undefined without a `base`, when the bridge no longer
-   * knows it, or when the agent is ahead of it. The manifest now is kept, so that it can be
-   * the next base.
+   * knows it, when the agent is ahead of it, or when the session or `client` (its address) has
+   * had its change documents for now. The manifest now is kept, so that it can be the next base.
    */
   async changesSince(
     session: Session,
     base: number | undefined,
     origin: string,
+    client: string,
   ): Promise<{ patch: JsonPatchOperation[]; version: number } | undefined> {
     const page = session.page;
     const now = await this.#manifest(session, page, origin);
@@ -105,7 +190,15 @@ export class SessionManifests {
     if (base === undefined || base > version) return undefined;
     if (base === version) return { patch: [], version };
     const earlier = this.#earlier(session, page, origin, base);
-    return earlier && { patch: createJsonPatch(earlier.manifest, now.manifest), version };
+    if (!earlier) return undefined;
+    const key = `${origin} ${page} v${base} v${version} changes`;
+    const patch = this.#change(
+      session,
+      client,
+      key,
+      () => createJsonPatch(earlier.manifest, now.manifest),
+    );
+    return patch && { patch, version };
   }
 
   /**
@@ -169,9 +262,15 @@ export class SessionManifests {
       for (const old of held.versions) {
         const earlier = old < version ? this.#earlier(session, page, origin, old) : undefined;
         if (!earlier) continue;
-        const patch = change.create(earlier.manifest, encoded.manifest);
-        if (patch === undefined) break;
-        return new Response(encodeBody(patch, format), {
+        // Made once per versions, kind and format; past the budget, the whole manifest (an
+        // answer the agent takes as well), never an error.
+        const key = `${origin} ${page} v${old} v${version} ${change.profile} ${format}`;
+        const text = this.#change(session, c.get("client"), key, () => {
+          const patch = change.create(earlier.manifest, encoded.manifest);
+          return patch === undefined ? null : encodeBody(patch, format);
+        });
+        if (text === undefined || text === null) break;
+        return new Response(text, {
           headers: {
             ...headers,
             "Content-Type": format === "json"

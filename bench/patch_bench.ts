@@ -6,12 +6,14 @@
  *    state (as big as `fitState` keeps whole: 256 KiB of JSON), for a few kinds of change, each
  *    timed in a loop, next to one `JSON.stringify` of the new manifest (the baseline: what the
  *    whole manifest costs to encode, once per version).
- * 2. Reading one: a bridge on port 0 in this process, a fake tab holding a maximal state, and
- *    an agent that reads `Accept: application/json-patch+json` from the version it holds, again
- *    and again: milliseconds per read.
- * 3. Starving others: `--readers` agents read change documents from a held version for
- *    `--seconds` while another session invokes an action in a loop; its invoke latency (p50,
- *    p95) is printed next to the same loop with nobody reading.
+ * 2. Reading them: a bridge on port 0 in this process, a fake tab holding a maximal state that
+ *    changed 7 times (every row each time), and an agent that reads change documents one after
+ *    another: the same one again and again, then 28 different ones in turn (7 held versions, JSON
+ *    Patch and merge patch, JSON and TOON): milliseconds per read, and how many were change
+ *    documents and how many whole manifests.
+ * 3. Starving others: `--readers` agents read change documents in the same two ways for
+ *    `--seconds` each while another session invokes an action in a loop; its invoke latency
+ *    (p50, p95) is printed next to the same loop with nobody reading.
  *
  * Printed, never failed on timing.
  */
@@ -145,47 +147,86 @@ for (const [name, a, b] of CASES) {
 }
 
 await using bridge = await startBridge();
-/** A session whose tab holds a maximal state, and the ETag of the version an agent holds. */
-async function patchedSession(): Promise<{ token: string; etag: string; tab: FakeTab }> {
+/** Versions a reader's session goes through; the bridge keeps the manifests of the last 8. */
+const VERSIONS = 8;
+
+/**
+ * A session whose tab holds a maximal state that changed `VERSIONS - 1` times, every row each
+ * time, and the ETags of the versions an agent read before the last.
+ */
+async function patchedSession(): Promise<{ token: string; etags: string[]; tab: FakeTab }> {
   const token = await bridge.openSession("/control-panel");
   const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
   await tab.next("lease");
-  tab.setState(deep(() => "open"));
-  await tab.register([{ id: "search", handler: () => 1 }]);
-  const res = await bridge.fetch("/control-panel.json", {
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  await res.body?.cancel();
-  const etag = res.headers.get("etag")!;
-  tab.setState(deep(() => "held"));
-  await tab.register([{ id: "search", handler: () => 1 }]);
-  return { token, etag, tab };
+  const etags: string[] = [];
+  for (let v = 0; v < VERSIONS; v++) {
+    tab.setState(deep(() => `status ${v}`));
+    await tab.register([{ id: "search", handler: () => 1 }]);
+    const res = await bridge.fetch("/control-panel.json", {
+      headers: { Authorization: `Bearer ${token}` },
+    });
+    await res.body?.cancel();
+    etags.push(res.headers.get("etag")!);
+  }
+  return { token, etags: etags.slice(0, -1), tab };
 }
 
-async function readPatch(token: string, etag: string): Promise<string> {
-  const res = await bridge.fetch("/control-panel.json", {
-    headers: {
-      Authorization: `Bearer ${token}`,
-      Accept: "application/json-patch+json",
-      "If-None-Match": etag,
-    },
+/** The change documents an agent can ask for: kind and format. */
+const ASKS = [
+  { type: "application/json-patch+json", format: "json" },
+  { type: "application/json-patch+json", format: "toon" },
+  { type: "application/merge-patch+json", format: "json" },
+  { type: "application/merge-patch+json", format: "toon" },
+] as const;
+
+/** Reads a change document from `etag`; the answer's media type, without parameters. */
+async function readPatch(token: string, etag: string, ask: (typeof ASKS)[number] = ASKS[0]) {
+  const res = await bridge.fetch(`/control-panel.${ask.format}`, {
+    headers: { Authorization: `Bearer ${token}`, Accept: ask.type, "If-None-Match": etag },
   });
   await res.arrayBuffer();
-  return res.headers.get("content-type") ?? "";
+  const type = (res.headers.get("content-type") ?? "").split(";")[0]!;
+  return res.headers.get("aim-patch-from") ? `${ask.format} ${ask.type}` : `whole ${type}`;
+}
+
+/** Each reader's next change document: the same one, or a new one of 28 in turn. */
+type Pattern = "same" | "rotating";
+function nextAsk(pattern: Pattern, etags: string[], i: number) {
+  if (pattern === "same") return { etag: etags[0]!, ask: ASKS[0] };
+  return { etag: etags[i % etags.length]!, ask: ASKS[Math.floor(i / etags.length) % ASKS.length]! };
+}
+
+/** Counts of answers by kind, as a line. */
+const tally = (answers: Map<string, number>) =>
+  [...answers].map(([kind, n]) => `${n} ${kind}`).join(", ");
+
+/** Reads by `pattern` in a loop until `done()`; the answers' kinds counted in `answers`. */
+async function readLoop(
+  session: { token: string; etags: string[] },
+  pattern: Pattern,
+  answers: Map<string, number>,
+  done: () => boolean,
+): Promise<number> {
+  let i = 0;
+  while (!done()) {
+    const { etag, ask } = nextAsk(pattern, session.etags, i++);
+    const got = await readPatch(session.token, etag, ask);
+    answers.set(got, (answers.get(got) ?? 0) + 1);
+  }
+  return i;
 }
 
 const reader = await patchedSession();
-const type = await readPatch(reader.token, reader.etag);
-let reads = 0;
-const readStart = performance.now();
-while (performance.now() - readStart < 2000) {
-  await readPatch(reader.token, reader.etag);
-  reads++;
+for (const pattern of ["same", "rotating"] as const) {
+  const answers = new Map<string, number>();
+  const start = performance.now();
+  const reads = await readLoop(reader, pattern, answers, () => performance.now() - start > 2000);
+  console.log(
+    `2. Reading change documents (every row changed, 28 levels deep) one after another, ${
+      pattern === "same" ? "the same one" : "28 different ones in turn"
+    }: ${((performance.now() - start) / reads).toFixed(3)} ms per read (${tally(answers)})`,
+  );
 }
-console.log(
-  `2. Reading a change document (${type}, every row 28 levels deep), sequentially: ` +
-    `${((performance.now() - readStart) / reads).toFixed(3)} ms per read`,
-);
 
 // 3. Another session's invocations while agents read change documents.
 const victim = await bridge.openSession("/control-panel");
@@ -211,26 +252,22 @@ const pct = (sorted: number[], p: number) =>
   sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!.toFixed(1);
 
 const quiet = await invokeLatencies(SECONDS * 1000);
-const sessions = await Promise.all(Array.from({ length: READERS }, () => patchedSession()));
-let stop = false;
-let patchReads = 0;
-const patchTypes = new Map<string, number>();
-const loops = sessions.map(async ({ token, etag }) => {
-  while (!stop) {
-    const got = await readPatch(token, etag);
-    patchTypes.set(got, (patchTypes.get(got) ?? 0) + 1);
-    patchReads++;
-  }
-});
-const loaded = await invokeLatencies(SECONDS * 1000);
-stop = true;
-await Promise.all(loops);
 console.log(
-  `3. Another session's invoke: alone p50 ${pct(quiet, 0.5)} ms, p95 ${pct(quiet, 0.95)} ms; ` +
-    `while ${READERS} agents read change documents p50 ${pct(loaded, 0.5)} ms, p95 ${
-      pct(loaded, 0.95)
-    } ms (${patchReads} reads in ${SECONDS} s: ${
-      [...patchTypes].map(([t, n]) => `${n} ${t.split(";")[0]}`).join(", ")
-    })`,
+  `3. Another session's invoke alone: p50 ${pct(quiet, 0.5)} ms, p95 ${pct(quiet, 0.95)} ms`,
 );
+const sessions = await Promise.all(Array.from({ length: READERS }, () => patchedSession()));
+for (const pattern of ["same", "rotating"] as const) {
+  let stop = false;
+  const answers = new Map<string, number>();
+  const loops = sessions.map((session) => readLoop(session, pattern, answers, () => stop));
+  const loaded = await invokeLatencies(SECONDS * 1000);
+  stop = true;
+  const reads = (await Promise.all(loops)).reduce((a, b) => a + b, 0);
+  console.log(
+    `   while ${READERS} agents read ${
+      pattern === "same" ? "the same change document" : "28 change documents in turn"
+    }: p50 ${pct(loaded, 0.5)} ms, p95 ${pct(loaded, 0.95)} ms ` +
+      `(${reads} reads in ${SECONDS} s: ${tally(answers)})`,
+  );
+}
 for (const { tab } of [...sessions, reader]) await tab.close();

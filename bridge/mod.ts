@@ -92,9 +92,9 @@ export interface BridgeOptions extends BridgeCoreOptions {
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
   routes?: AppOptions["routes"];
   /**
-   * Change documents computed (not found cached) per second, per session and per client address;
-   * past them a read asking for one gets the whole manifest (docs/security.md, "Change
-   * documents").
+   * Milliseconds of computing change documents (not found cached) per second, per session and per
+   * client address; past them a read asking for one gets the whole manifest (docs/security.md,
+   * "Change documents").
    */
   changeBudget?: SessionManifestsOptions["changeBudget"];
   /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
@@ -166,10 +166,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
   });
   const mcp = new McpEndpoint(core, { ...options.mcp, onError: options.onError });
-  const manifests = new SessionManifests(core, {
-    changeBudget: options.changeBudget,
-    now: options.now,
-  });
+  const manifests = new SessionManifests(core, { changeBudget: options.changeBudget });
   const publics = new PublicManifests();
   const origins = {
     allowedHosts: allowedHosts(options),

@@ -58,11 +58,12 @@ export const DEFAULTS = {
   /** Requests one session may hold open waiting for a change: event streams and long polls. */
   maxWaitingRequests: 4,
   /**
-   * Change documents (JSON Patch, merge patch) computed rather than found cached, per second
-   * and at most at once, per session and per client address; past them, the whole manifest.
+   * Milliseconds of computing change documents (JSON Patch, merge patch) not found cached, added
+   * per second and held at most, per session and per client address; past them, the whole
+   * manifest.
    */
   changeBudget: {
-    session: { perSecond: 4, burst: 16 },
-    client: { perSecond: 16, burst: 64 },
+    session: { msPerSecond: 25, burstMs: 250 },
+    client: { msPerSecond: 100, burstMs: 1000 },
   },
 } as const;

@@ -35,35 +35,34 @@ interface Encoded {
   text: Partial<Record<"json" | "toon", string>>;
 }
 
-/** A rate: tokens added per second, and the most a bucket holds. */
-export interface Rate {
-  perSecond: number;
-  burst: number;
+/** Milliseconds of computing: added to a bucket per second, and the most it holds. */
+export interface ComputeRate {
+  msPerSecond: number;
+  burstMs: number;
 }
 
 /**
- * How many change documents may be computed (not found cached) per session and per client
- * address. Each costs CPU in proportion to the manifests' size; the whole manifest, encoded once
- * per version, is the answer past the budget.
+ * How much computing of change documents (not found cached) one session and one client address
+ * may ask for. Each is charged the time it took: its cost grows with the manifests' size, and a
+ * TOON encoding costs more than a JSON one. Past the budget the answer is the whole manifest,
+ * encoded once per version.
  */
 export interface ChangeBudget {
-  /** Per session. @default {4 per second, 16 at once} */
-  session: Rate;
-  /** Per client address, over all its sessions. @default {16 per second, 64 at once} */
-  client: Rate;
+  /** Per session. @default {25 ms per second, 250 ms at most} */
+  session: ComputeRate;
+  /** Per client address, over all its sessions. @default {100 ms per second, 1000 ms at most} */
+  client: ComputeRate;
 }
 
 /** Options of {@linkcode SessionManifests}. */
 export interface SessionManifestsOptions {
-  /** The change documents computed per second; each part defaults as in `DEFAULTS`. */
+  /** The computing of change documents allowed; each part defaults as in `DEFAULTS`. */
   changeBudget?: Partial<ChangeBudget> | undefined;
-  /** The clock. @default {Date.now} */
-  now?: (() => number) | undefined;
 }
 
-/** A token bucket: its tokens when last used, and when that was. */
+/** A budget's milliseconds left (below zero: owed), and when it was last refilled. */
 interface Bucket {
-  tokens: number;
+  ms: number;
   at: number;
 }
 
@@ -73,14 +72,14 @@ const KNOWN_CLIENTS = 4096;
 /** Change documents kept per session: a few held versions, formats and kinds. */
 const KEPT_CHANGES = 8;
 
-/** Whether `rate` allows a computation, with `bucket` refilled up to `now`. */
-function refill(bucket: Bucket, rate: Rate, now: number): boolean {
-  bucket.tokens = Math.min(
-    rate.burst,
-    bucket.tokens + Math.max(0, now - bucket.at) * rate.perSecond / 1000,
-  );
+/** The least a change document is charged, ms: however fast, making one is not free. */
+const LEAST_CHARGE_MS = 0.1;
+
+/** `bucket` refilled at `rate` up to `now`; whether it has anything left. */
+function refill(bucket: Bucket, rate: ComputeRate, now: number): boolean {
+  bucket.ms = Math.min(rate.burstMs, bucket.ms + (now - bucket.at) * rate.msPerSecond / 1000);
   bucket.at = now;
-  return bucket.tokens >= 1;
+  return bucket.ms > 0;
 }
 
 /** The versions an `If-None-Match` names (`"v12"`, `W/"v12"`), and whether it says `*`. */
@@ -113,36 +112,36 @@ export class SessionManifests {
    */
   readonly #changes = new WeakMap<Session, BoundedMap<string, unknown>>();
   readonly #budget: ChangeBudget;
-  readonly #now: () => number;
   readonly #sessionBuckets = new WeakMap<Session, Bucket>();
   readonly #clientBuckets = new BoundedMap<string, Bucket>(KNOWN_CLIENTS);
 
   constructor(core: BridgeCore, options: SessionManifestsOptions = {}) {
     this.#core = core;
     this.#budget = { ...DEFAULTS.changeBudget, ...options.changeBudget };
-    this.#now = options.now ?? Date.now;
   }
 
   /**
-   * The change document `key` names, made by `make` when it is not kept yet and the session's
-   * and the client's budgets allow one more; undefined when they do not.
+   * The change document `key` names, made by `make` when it is not kept yet and neither the
+   * session's nor the client's budget is spent (then charged to both); undefined when one is.
    */
   #change<T>(session: Session, client: string, key: string, make: () => T): T | undefined {
     let kept = this.#changes.get(session);
     if (!kept) this.#changes.set(session, kept = new BoundedMap(KEPT_CHANGES));
     if (kept.has(key)) return kept.get(key) as T;
-    const now = this.#now();
+    const start = performance.now();
     const mine = this.#sessionBuckets.get(session) ??
-      { tokens: this.#budget.session.burst, at: now };
+      { ms: this.#budget.session.burstMs, at: start };
     const theirs = this.#clientBuckets.get(client) ??
-      { tokens: this.#budget.client.burst, at: now };
+      { ms: this.#budget.client.burstMs, at: start };
     this.#sessionBuckets.set(session, mine);
     this.#clientBuckets.set(client, theirs);
-    const allowed = refill(mine, this.#budget.session, now);
-    if (!refill(theirs, this.#budget.client, now) || !allowed) return undefined;
-    mine.tokens--;
-    theirs.tokens--;
+    const sessionLeft = refill(mine, this.#budget.session, start);
+    const clientLeft = refill(theirs, this.#budget.client, start);
+    if (!sessionLeft || !clientLeft) return undefined;
     const made = make();
+    const cost = Math.max(LEAST_CHARGE_MS, performance.now() - start);
+    mine.ms -= cost;
+    theirs.ms -= cost;
     kept.set(key, made);
     return made;
   }

@@ -11,8 +11,8 @@
  *    another: the same one again and again, then 28 different ones in turn (7 held versions, JSON
  *    Patch and merge patch, JSON and TOON): milliseconds per read, and how many were change
  *    documents and how many whole manifests.
- * 3. Starving others: `--readers` agents read change documents in the same two ways for
- *    `--seconds` each while another session invokes an action in a loop; its invoke latency
+ * 3. Starving others: `--readers` agents read the whole manifest (the baseline), then change
+ *    documents in the same two ways, for `--seconds` each, while another session invokes an action in a loop; its invoke latency
  *    (p50, p95) is printed next to the same loop with nobody reading.
  *
  * Printed, never failed on timing.
@@ -180,18 +180,33 @@ const ASKS = [
 ] as const;
 
 /** Reads a change document from `etag`; the answer's media type, without parameters. */
-async function readPatch(token: string, etag: string, ask: (typeof ASKS)[number] = ASKS[0]) {
+async function readPatch(
+  token: string,
+  etag: string,
+  ask: (typeof ASKS)[number] | typeof WHOLE = ASKS[0],
+) {
   const res = await bridge.fetch(`/control-panel.${ask.format}`, {
-    headers: { Authorization: `Bearer ${token}`, Accept: ask.type, "If-None-Match": etag },
+    headers: {
+      Authorization: `Bearer ${token}`,
+      Accept: ask.type,
+      ...(etag ? { "If-None-Match": etag } : {}),
+    },
   });
   await res.arrayBuffer();
   const type = (res.headers.get("content-type") ?? "").split(";")[0]!;
   return res.headers.get("aim-patch-from") ? `${ask.format} ${ask.type}` : `whole ${type}`;
 }
 
-/** Each reader's next change document: the same one, or a new one of 28 in turn. */
-type Pattern = "same" | "rotating";
+/** The whole manifest, as a baseline: a read without `If-None-Match` asks for no change. */
+const WHOLE = { type: "application/json", format: "json" } as const;
+
+/**
+ * Each reader's next read: the whole manifest (the baseline), the same change document, or a
+ * new one of 28 in turn.
+ */
+type Pattern = "whole" | "same" | "rotating";
 function nextAsk(pattern: Pattern, etags: string[], i: number) {
+  if (pattern === "whole") return { etag: "", ask: WHOLE };
   if (pattern === "same") return { etag: etags[0]!, ask: ASKS[0] };
   return { etag: etags[i % etags.length]!, ask: ASKS[Math.floor(i / etags.length) % ASKS.length]! };
 }
@@ -256,7 +271,12 @@ console.log(
   `3. Another session's invoke alone: p50 ${pct(quiet, 0.5)} ms, p95 ${pct(quiet, 0.95)} ms`,
 );
 const sessions = await Promise.all(Array.from({ length: READERS }, () => patchedSession()));
-for (const pattern of ["same", "rotating"] as const) {
+const PATTERNS = {
+  whole: "the whole manifest",
+  same: "the same change document",
+  rotating: "28 change documents in turn",
+};
+for (const pattern of ["whole", "same", "rotating"] as const) {
   let stop = false;
   const answers = new Map<string, number>();
   const loops = sessions.map((session) => readLoop(session, pattern, answers, () => stop));
@@ -264,9 +284,9 @@ for (const pattern of ["same", "rotating"] as const) {
   stop = true;
   const reads = (await Promise.all(loops)).reduce((a, b) => a + b, 0);
   console.log(
-    `   while ${READERS} agents read ${
-      pattern === "same" ? "the same change document" : "28 change documents in turn"
-    }: p50 ${pct(loaded, 0.5)} ms, p95 ${pct(loaded, 0.95)} ms ` +
+    `   while ${READERS} agents read ${PATTERNS[pattern]}: p50 ${pct(loaded, 0.5)} ms, p95 ${
+      pct(loaded, 0.95)
+    } ms ` +
       `(${reads} reads in ${SECONDS} s: ${tally(answers)})`,
   );
 }

@@ -13,6 +13,7 @@ import {
   SessionManifests,
 } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
+import type { SessionManifestsOptions } from "./http/session_manifests.ts";
 import { auditEntry, AuditLog } from "./store/audit.ts";
 import { RedisShare } from "./store/redis.ts";
 import type { SessionShare } from "./core/share.ts";
@@ -90,6 +91,12 @@ export interface BridgeOptions extends BridgeCoreOptions {
   fastReads?: boolean | undefined;
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
   routes?: AppOptions["routes"];
+  /**
+   * Milliseconds of computing change documents (not found cached) per second, per session and per
+   * client address; past them a read asking for one gets the whole manifest (docs/security.md,
+   * "Change documents").
+   */
+  changeBudget?: SessionManifestsOptions["changeBudget"];
   /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
   acpRuns?: RunStoreOptions;
   /** Limits of the MCP endpoint `/__aim/mcp` (docs/mcp.md). */
@@ -161,7 +168,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
   });
   const mcp = new McpEndpoint(core, { ...options.mcp, onError: options.onError });
-  const manifests = new SessionManifests(core);
+  const manifests = new SessionManifests(core, { changeBudget: options.changeBudget });
   const publics = new PublicManifests();
   const origins = {
     allowedHosts: allowedHosts(options),

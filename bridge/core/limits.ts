@@ -63,4 +63,13 @@ export const DEFAULTS = {
   maxTabs: 8,
   /** Requests one session may hold open waiting for a change: event streams and long polls. */
   maxWaitingRequests: 4,
+  /**
+   * Milliseconds of computing change documents (JSON Patch, merge patch) not found cached, added
+   * per second and held at most, per session and per client address; past them, the whole
+   * manifest.
+   */
+  changeBudget: {
+    session: { msPerSecond: 25, burstMs: 250 },
+    client: { msPerSecond: 100, burstMs: 1000 },
+  },
 } as const;

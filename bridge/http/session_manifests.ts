@@ -1,7 +1,8 @@
 /**
  * @module Session manifests over HTTP: each version encoded once, `304` when the agent already
  * has the version, a bounded wait for the next one (`Prefer: wait=N`), and change documents
- * (JSON Patch or JSON Merge Patch) from a version the agent holds.
+ * (JSON Patch or JSON Merge Patch) from a version the agent holds: each made once, and at most
+ * so many made per second for one session and one client (past that, the whole manifest).
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -34,6 +35,53 @@ interface Encoded {
   text: Partial<Record<"json" | "toon", string>>;
 }
 
+/** Milliseconds of computing: added to a bucket per second, and the most it holds. */
+export interface ComputeRate {
+  msPerSecond: number;
+  burstMs: number;
+}
+
+/**
+ * How much computing of change documents (not found cached) one session and one client address
+ * may ask for. Each is charged the time it took: its cost grows with the manifests' size, and a
+ * TOON encoding costs more than a JSON one. Past the budget the answer is the whole manifest,
+ * encoded once per version.
+ */
+export interface ChangeBudget {
+  /** Per session. @default {25 ms per second, 250 ms at most} */
+  session: ComputeRate;
+  /** Per client address, over all its sessions. @default {100 ms per second, 1000 ms at most} */
+  client: ComputeRate;
+}
+
+/** Options of {@linkcode SessionManifests}. */
+export interface SessionManifestsOptions {
+  /** The computing of change documents allowed; each part defaults as in `DEFAULTS`. */
+  changeBudget?: Partial<ChangeBudget> | undefined;
+}
+
+/** A budget's milliseconds left (below zero: owed), and when it was last refilled. */
+interface Bucket {
+  ms: number;
+  at: number;
+}
+
+/** Client addresses whose buckets are kept. */
+const KNOWN_CLIENTS = 4096;
+
+/** Change documents kept per session: a few held versions, formats and kinds. */
+const KEPT_CHANGES = 8;
+
+/** The least a change document is charged, ms: however fast, making one is not free. */
+const LEAST_CHARGE_MS = 0.1;
+
+/** `bucket` refilled at `rate` up to `now`; whether it has anything left. */
+function refill(bucket: Bucket, rate: ComputeRate, now: number): boolean {
+  bucket.ms = Math.min(rate.burstMs, bucket.ms + (now - bucket.at) * rate.msPerSecond / 1000);
+  bucket.at = now;
+  return bucket.ms > 0;
+}
+
 /** The versions an `If-None-Match` names (`"v12"`, `W/"v12"`), and whether it says `*`. */
 function named(header: string | undefined): { versions: number[]; any: boolean } {
   const versions: number[] = [];
@@ -58,9 +106,44 @@ export class SessionManifests {
   readonly #core: BridgeCore;
   /** Per session: its manifests by page, origin and version, the latest few. */
   readonly #seen = new WeakMap<Session, BoundedMap<string, Encoded>>();
+  /**
+   * Per session: change documents by origin, page, both versions, kind and format, the latest
+   * few; `null` when no merge patch can say the change.
+   */
+  readonly #changes = new WeakMap<Session, BoundedMap<string, unknown>>();
+  readonly #budget: ChangeBudget;
+  readonly #sessionBuckets = new WeakMap<Session, Bucket>();
+  readonly #clientBuckets = new BoundedMap<string, Bucket>(KNOWN_CLIENTS);
 
-  constructor(core: BridgeCore) {
+  constructor(core: BridgeCore, options: SessionManifestsOptions = {}) {
     this.#core = core;
+    this.#budget = { ...DEFAULTS.changeBudget, ...options.changeBudget };
+  }
+
+  /**
+   * The change document `key` names, made by `make` when it is not kept yet and neither the
+   * session's nor the client's budget is spent (then charged to both); undefined when one is.
+   */
+  #change<T>(session: Session, client: string, key: string, make: () => T): T | undefined {
+    let kept = this.#changes.get(session);
+    if (!kept) this.#changes.set(session, kept = new BoundedMap(KEPT_CHANGES));
+    if (kept.has(key)) return kept.get(key) as T;
+    const start = performance.now();
+    const mine = this.#sessionBuckets.get(session) ??
+      { ms: this.#budget.session.burstMs, at: start };
+    const theirs = this.#clientBuckets.get(client) ??
+      { ms: this.#budget.client.burstMs, at: start };
+    this.#sessionBuckets.set(session, mine);
+    this.#clientBuckets.set(client, theirs);
+    const sessionLeft = refill(mine, this.#budget.session, start);
+    const clientLeft = refill(theirs, this.#budget.client, start);
+    if (!sessionLeft || !clientLeft) return undefined;
+    const made = make();
+    const cost = Math.max(LEAST_CHARGE_MS, performance.now() - start);
+    mine.ms -= cost;
+    theirs.ms -= cost;
+    kept.set(key, made);
+    return made;
   }
 
   async #manifest(session: Session, page: string, origin: string): Promise<Encoded> {
@@ -91,13 +174,14 @@ export class SessionManifests {
   /**
    * What changed in the session's manifest since version `base`, as a JSON Patch, and the
    * version it brings the agent to; undefined without a `base`, when the bridge no longer
-   * knows it, or when the agent is ahead of it. The manifest now is kept, so that it can be
-   * the next base.
+   * knows it, when the agent is ahead of it, or when the session or `client` (its address) has
+   * had its change documents for now. The manifest now is kept, so that it can be the next base.
    */
   async changesSince(
     session: Session,
     base: number | undefined,
     origin: string,
+    client: string,
   ): Promise<{ patch: JsonPatchOperation[]; version: number } | undefined> {
     const page = session.page;
     const now = await this.#manifest(session, page, origin);
@@ -105,7 +189,15 @@ export class SessionManifests {
     if (base === undefined || base > version) return undefined;
     if (base === version) return { patch: [], version };
     const earlier = this.#earlier(session, page, origin, base);
-    return earlier && { patch: createJsonPatch(earlier.manifest, now.manifest), version };
+    if (!earlier) return undefined;
+    const key = `${origin} ${page} v${base} v${version} changes`;
+    const patch = this.#change(
+      session,
+      client,
+      key,
+      () => createJsonPatch(earlier.manifest, now.manifest),
+    );
+    return patch && { patch, version };
   }
 
   /**
@@ -169,9 +261,15 @@ export class SessionManifests {
       for (const old of held.versions) {
         const earlier = old < version ? this.#earlier(session, page, origin, old) : undefined;
         if (!earlier) continue;
-        const patch = change.create(earlier.manifest, encoded.manifest);
-        if (patch === undefined) break;
-        return new Response(encodeBody(patch, format), {
+        // Made once per versions, kind and format; past the budget, the whole manifest (an
+        // answer the agent takes as well), never an error.
+        const key = `${origin} ${page} v${old} v${version} ${change.profile} ${format}`;
+        const text = this.#change(session, c.get("client"), key, () => {
+          const patch = change.create(earlier.manifest, encoded.manifest);
+          return patch === undefined ? null : encodeBody(patch, format);
+        });
+        if (text === undefined || text === null) break;
+        return new Response(text, {
           headers: {
             ...headers,
             "Content-Type": format === "json"

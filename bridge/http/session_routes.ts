@@ -127,7 +127,7 @@ export function sessionRoutes(
     // Without a version to start from, the answer holds the state, and the manifest at its
     // version is kept: the agent's next `If-Match` on it can be answered with changes.
     const changes = wanted === "changes"
-      ? await manifests.changesSince(session, ifMatch, c.get("origin"))
+      ? await manifests.changesSince(session, ifMatch, c.get("origin"), c.get("client"))
       : undefined;
     let answer: Record<string, unknown> = result;
     if (wanted === "minimal" || changes) {

@@ -32,22 +32,35 @@ export function jsonEqual(a: Json, b: Json): boolean {
 
 /**
  * The patch that turns `from` into `to`, or undefined when no merge patch can say it (a merge
- * patch cannot set a member to `null`: null means "remove"). Checked by applying it.
+ * patch cannot set a member to `null`: null means "remove"). Checked by applying it. Each
+ * member is compared once, so the work is linear in the size of the two values.
  */
 export function createMergePatch(from: Json, to: Json): Json | undefined {
-  const patch = diff(from, to);
+  const found = diff(from, to);
+  const patch = found === SAME ? (isObject(to) ? {} : to) : found;
   return jsonEqual(applyMergePatch(from, patch), to) ? patch : undefined;
 }
 
-function diff(from: Json, to: Json): Json {
-  if (!isObject(from) || !isObject(to)) return to;
+/** What {@linkcode diff} says of equal values. */
+const SAME = Symbol("same");
+
+function diff(from: Json, to: Json): Json | typeof SAME {
+  if (!isObject(from) || !isObject(to)) return jsonEqual(from, to) ? SAME : to;
   const patch: Record<string, Json> = {};
-  for (const key of Object.keys(from)) if (!Object.hasOwn(to, key)) patch[key] = null;
-  for (const [key, value] of Object.entries(to)) {
-    if (Object.hasOwn(from, key) && jsonEqual(from[key], value)) continue;
-    patch[key] = diff(from[key], value);
+  let changed = false;
+  for (const key of Object.keys(from)) {
+    if (!Object.hasOwn(to, key)) {
+      patch[key] = null;
+      changed = true;
+    }
   }
-  return patch;
+  for (const [key, value] of Object.entries(to)) {
+    const member = Object.hasOwn(from, key) ? diff(from[key], value) : value;
+    if (member === SAME) continue;
+    patch[key] = member;
+    changed = true;
+  }
+  return changed ? patch : SAME;
 }
 
 /** `target` with `patch` applied (RFC 7396 §2); `target` is not changed. */

@@ -4,6 +4,7 @@ import {
   type AnyJsonPatchOperation,
   applyJsonPatch,
   createJsonPatch,
+  encodedLength,
 } from "../../bridge/protocol/json_patch.ts";
 
 /** As values come off the wire: plain objects, no `-0`. */
@@ -303,4 +304,163 @@ Deno.test("applyJsonPatch() keeps a '__proto__' member a plain member", () => {
   assert.deepEqual(result, JSON.parse('{"__proto__":{"polluted":1}}'));
   assert.equal(Object.getPrototypeOf(result), Object.prototype);
   assert.equal(({} as Record<string, unknown>).polluted, undefined);
+});
+
+/**
+ * The patch as createJsonPatch() made it before issue 25: the same operations, with the length
+ * of a replace found by encoding the node again at every level, and the commas between the
+ * operations of a part counted again at every level above it. The reference of the tests that
+ * the linear version gives patches no longer than these.
+ */
+function referencePatch(before: unknown, after: unknown): unknown[] {
+  type Diff = { ops: unknown[]; size: number };
+  const isObject = (v: unknown): v is Record<string, unknown> =>
+    typeof v === "object" && v !== null && !Array.isArray(v);
+  const token = (key: string) => key.replaceAll("~", "~0").replaceAll("/", "~1");
+  const single = (op: unknown): Diff => ({ ops: [op], size: JSON.stringify(op).length });
+  const join = (parts: Diff[]): Diff => {
+    const ops = parts.flatMap((part) => part.ops);
+    const size = parts.reduce((sum, part) => sum + part.size, 0);
+    return { ops, size: size + Math.max(ops.length - 1, 0) };
+  };
+  const diff = (a: unknown, b: unknown, path: string): Diff => {
+    const parts: Diff[] = [];
+    if (Array.isArray(a) && Array.isArray(b)) {
+      const common = Math.min(a.length, b.length);
+      for (let i = 0; i < common; i++) parts.push(diff(a[i], b[i], `${path}/${i}`));
+      for (let i = common; i < b.length; i++) {
+        parts.push(single({ op: "add", path: `${path}/${i}`, value: b[i] }));
+      }
+      for (let i = a.length - 1; i >= common; i--) {
+        parts.push(single({ op: "remove", path: `${path}/${i}` }));
+      }
+    } else if (isObject(a) && isObject(b)) {
+      for (const [key, value] of Object.entries(b)) {
+        const at = `${path}/${token(key)}`;
+        parts.push(
+          Object.hasOwn(a, key) ? diff(a[key], value, at) : single({ op: "add", path: at, value }),
+        );
+      }
+      for (const key of Object.keys(a)) {
+        if (!Object.hasOwn(b, key)) {
+          parts.push(single({ op: "remove", path: `${path}/${token(key)}` }));
+        }
+      }
+    } else if (a === b) return { ops: [], size: 0 };
+    else return single({ op: "replace", path, value: b });
+    const joined = join(parts);
+    if (joined.ops.length === 0) return { ops: [], size: 0 };
+    const replace = single({ op: "replace", path, value: b });
+    return joined.size < replace.size ? joined : replace;
+  };
+  return diff(before, after, "").ops;
+}
+
+Deno.test("createJsonPatch() is never longer than the patch that encoding each node at every level gave", () => {
+  const json = fc.jsonValue({ maxDepth: 4 }).map(wire);
+  const same = (a: unknown, b: unknown) => {
+    const patch = createJsonPatch(a, b);
+    assert.deepEqual(applyJsonPatch(a, patch), b);
+    assert.ok(JSON.stringify(patch).length <= JSON.stringify(referencePatch(a, b)).length);
+  };
+  fc.assert(fc.property(json, json, same), { numRuns: 2000 });
+  fc.assert(
+    fc.property(
+      json.chain((a) => fc.tuple(fc.constant(a), edited(a, fc.jsonValue({ maxDepth: 2 })))),
+      ([a, b]) => same(a, wire(b)),
+    ),
+    { numRuns: 2000 },
+  );
+  const fresh = fc.oneof(row, action, fc.jsonValue({ maxDepth: 1 }));
+  fc.assert(
+    fc.property(
+      manifest.map(wire).chain((a) => fc.tuple(fc.constant(a), edited(a, fresh))),
+      ([a, b]) => same(a, wire(b)),
+    ),
+    { numRuns: 1000 },
+  );
+  // Keys and strings that JSON escapes, lone surrogates included.
+  const text = fc.string({ unit: "binary", maxLength: 6 });
+  const escaped = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      text,
+      fc.double(),
+      fc.constant(null),
+      fc.array(tie("value"), { maxLength: 3 }),
+      fc.dictionary(text, tie("value"), { maxKeys: 3 }),
+    ),
+  })).value;
+  fc.assert(
+    fc.property(
+      escaped.chain((a) => fc.tuple(fc.constant(a), edited(a, escaped))),
+      ([a, b]) => same(wire(a), wire(b)),
+    ),
+    { numRuns: 1000 },
+  );
+});
+
+Deno.test("encodedLength() is the length of JSON.stringify's encoding", () => {
+  const text = fc.string({ unit: "binary", maxLength: 6 });
+  const value = fc.letrec((tie) => ({
+    value: fc.oneof(
+      { depthSize: "small" },
+      text,
+      fc.double(),
+      fc.integer(),
+      fc.boolean(),
+      fc.constantFrom(null, undefined, () => 1, Symbol("s")),
+      fc.date({ noInvalidDate: true }),
+      fc.array(tie("value"), { maxLength: 4 }),
+      fc.dictionary(text, tie("value"), { maxKeys: 4 }),
+    ),
+  })).value;
+  fc.assert(
+    fc.property(value, (v) => {
+      assert.equal(encodedLength(v), JSON.stringify(v)?.length);
+    }),
+    { numRuns: 3000 },
+  );
+  // A member shared by two places is counted at both.
+  const shared = { a: [1, 2, "x"] };
+  assert.equal(encodedLength([shared, { shared }]), JSON.stringify([shared, { shared }]).length);
+});
+
+Deno.test("createJsonPatch() of a maximal state is linear: a deep change costs no encoding per level", () => {
+  // 28 objects deep, every row changed: encoding the whole at each level made this 40× one
+  // JSON.stringify of the new value; once per node it is a few.
+  const rows = (status: string) =>
+    Array.from({ length: 3000 }, (_, i) => ({ id: `req-${i}`, title: `Request ${i}`, status }));
+  // How often the members of the innermost object are listed: once to compare them, once to
+  // know its length; not once more per level above it.
+  let listed = 0;
+  const counted = (value: object) =>
+    new Proxy(value, {
+      ownKeys: (target) => {
+        listed++;
+        return Reflect.ownKeys(target);
+      },
+    });
+  const deep = (status: string) => {
+    let value: unknown = status === "held"
+      ? counted({ rows: rows(status) })
+      : { rows: rows(status) };
+    for (let i = 0; i < 28; i++) value = { [`level${i}`]: value };
+    return value;
+  };
+  const before = deep("open");
+  const after = deep("held");
+  let encoded = 0;
+  const stringify = JSON.stringify;
+  JSON.stringify = ((...args: Parameters<typeof stringify>) => {
+    if (typeof args[0] === "object" && args[0] !== null) encoded++;
+    return stringify(...args);
+  }) as typeof stringify;
+  try {
+    createJsonPatch(before, after);
+  } finally {
+    JSON.stringify = stringify;
+  }
+  assert.equal(encoded, 0, "no object or array is encoded whole");
+  assert.ok(listed <= 2, `the innermost object's members were listed ${listed} times`);
 });

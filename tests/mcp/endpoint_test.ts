@@ -15,6 +15,7 @@ import {
   endpoint,
   initializeBody,
   postHeaders,
+  rawSession,
   type TestClient,
   within,
 } from "./helpers.ts";
@@ -454,21 +455,6 @@ Deno.test("a bridge that stops closes the streams of its MCP clients", async () 
   await ended(reader);
   await stopped;
 });
-
-/** Opens an MCP session over plain HTTP; returns the headers its requests carry. */
-async function rawSession(origin: string, token: string): Promise<Record<string, string>> {
-  const init = await fetch(endpoint(origin), {
-    method: "POST",
-    headers: postHeaders(token),
-    body: initializeBody(),
-  });
-  const headers = {
-    "Mcp-Session-Id": init.headers.get("Mcp-Session-Id")!,
-    "MCP-Protocol-Version": "2025-11-25",
-  };
-  await init.body?.cancel();
-  return headers;
-}
 
 /** A `tools/call` request body. */
 function callBody(id: number, name: string, args: Record<string, unknown>): string {

@@ -184,3 +184,18 @@ export function postHeaders(token?: string, extra: Record<string, string> = {}):
     ...extra,
   };
 }
+
+/** Opens an MCP session over plain HTTP; returns the headers its requests carry. */
+export async function rawSession(origin: string, token: string): Promise<Record<string, string>> {
+  const init = await fetch(endpoint(origin), {
+    method: "POST",
+    headers: postHeaders(token),
+    body: initializeBody(),
+  });
+  const headers = {
+    "Mcp-Session-Id": init.headers.get("Mcp-Session-Id")!,
+    "MCP-Protocol-Version": "2025-11-25",
+  };
+  await init.body?.cancel();
+  return headers;
+}

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { A2A_PATH } from "../../bridge/mod.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
-import { endpoint, initializeBody, postHeaders, within } from "../mcp/helpers.ts";
+import { endpoint, postHeaders, rawSession, within } from "../mcp/helpers.ts";
 
 /** How the session ends. */
 type End = "disconnect" | "expiry" | "shutdown";
@@ -32,18 +32,9 @@ function post(bridge: TestBridge, token: string, path: string, body: unknown, he
   });
 }
 
-/** Opens an MCP session over plain HTTP; returns the headers its requests carry. */
+/** Opens an MCP session over plain HTTP, initialized; returns the headers its requests carry. */
 async function mcpSession(bridge: TestBridge, token: string): Promise<Record<string, string>> {
-  const init = await fetch(endpoint(bridge.origin), {
-    method: "POST",
-    headers: postHeaders(token),
-    body: initializeBody(),
-  });
-  const headers = {
-    "Mcp-Session-Id": init.headers.get("Mcp-Session-Id")!,
-    "MCP-Protocol-Version": "2025-11-25",
-  };
-  await init.body?.cancel();
+  const headers = await rawSession(bridge.origin, token);
   const initialized = await fetch(endpoint(bridge.origin), {
     method: "POST",
     headers: postHeaders(token, headers),

@@ -57,4 +57,13 @@ export const DEFAULTS = {
   maxTabs: 8,
   /** Requests one session may hold open waiting for a change: event streams and long polls. */
   maxWaitingRequests: 4,
+  /**
+   * Event streams and long polls (of every protocol) open at once from one client address.
+   */
+  maxStreamsPerClient: 64,
+  /**
+   * Event streams and long polls open at once in all; `serve` lowers it to a quarter of the
+   * process's file limit.
+   */
+  maxStreams: 1024,
 } as const;

@@ -30,6 +30,7 @@ import type {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
+import { holdingSlot } from "../core/streams.ts";
 import type { Session } from "../core/sessions.ts";
 import { AimError } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
@@ -319,7 +320,26 @@ export class McpEndpoint {
       entry.origin = c.get("origin");
       entry.client = c.get("client");
       const progressCall = asksForProgress(parsedBody);
-      if (progressCall) return await this.#stream(mcp, c, entry, progressCall, parsedBody);
+      // The session's GET stream and a call's progress stream hold their connection: bounded
+      // per client address and in all.
+      if (progressCall || method === "GET") {
+        let release: () => void;
+        try {
+          release = this.#core.streams.take(c.get("client"));
+        } catch (error) {
+          if (error instanceof AimError) return aimError(error);
+          throw error;
+        }
+        try {
+          const response = progressCall
+            ? await this.#stream(mcp, c, entry, progressCall, parsedBody)
+            : await this.#forward(c, entry, parsedBody);
+          return holdingSlot(response, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
       return await this.#forward(c, entry, parsedBody);
     }
     if (method === "POST" && opensSession(mcp, parsedBody)) {

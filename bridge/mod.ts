@@ -227,6 +227,8 @@ const RELISTEN_FIRST_MS = 50;
 const RELISTEN_MAX_MS = 1000;
 /** How long a server must have listened for the next failure to wait the first wait again. */
 const RELISTEN_LASTED_MS = 10_000;
+/** Servers kept to shut down: the one listening and the last ones whose accepting failed. */
+const KEPT_SERVERS = 8;
 
 /** A running bridge. */
 export interface ServedBridge extends AsyncDisposable {
@@ -322,7 +324,9 @@ export function serve(options: ServeOptions): ServedBridge {
       return;
     }
     listenedAt = Date.now();
+    // The failed ones go on answering the connections they hold; a few are kept to shut down.
     servers.push(server);
+    if (servers.length > KEPT_SERVERS) servers.shift();
     status.listening = true;
     status.relistens++;
     options.onStatus?.(`listening again at ${url}`);

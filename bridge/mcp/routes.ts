@@ -36,6 +36,7 @@ import { AimError } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
+import { errorResponse } from "../http/responses.ts";
 import type { createSessionServer } from "./server.ts";
 
 /** Where the endpoint is. */
@@ -167,10 +168,7 @@ const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosni
 
 /** An aim error as the bridge answers it everywhere (401, 403, 405). */
 function aimError(error: AimError): Response {
-  return Response.json(error.toJSON(), {
-    status: error.status,
-    headers: { ...NO_STORE, ...error.headers },
-  });
+  return errorResponse(error, NO_STORE);
 }
 
 /** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */

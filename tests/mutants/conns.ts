@@ -58,4 +58,28 @@ export const mutants: Mutant[] = [
     replace: 'return await ((_: string, make: () => Response) => make())(c.get("client"), ',
     tests: STREAMS,
   },
+  {
+    name: "mcp-stream-not-counted",
+    guarantee: "The MCP session's GET stream takes one of its client's stream slots.",
+    file: "bridge/mcp/routes.ts",
+    find: 'if (progressCall || method === "GET") {',
+    replace: "if (false) {",
+    tests: STREAMS,
+  },
+  {
+    name: "a2a-stream-not-counted",
+    guarantee: "An A2A message/stream takes one of its client's stream slots.",
+    file: "bridge/a2a/routes.ts",
+    find: "STREAMING_METHODS.has(methodOf(body))",
+    replace: "false",
+    tests: STREAMS,
+  },
+  {
+    name: "acp-stream-not-counted",
+    guarantee: "An ACP run in stream mode takes one of its client's stream slots.",
+    file: "bridge/acp/routes.ts",
+    find: 'request.mode === "stream" ? core.streams.take',
+    replace: "false ? core.streams.take",
+    tests: STREAMS,
+  },
 ];

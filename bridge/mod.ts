@@ -241,6 +241,10 @@ export interface ServedBridge extends AsyncDisposable {
    * are told), then stops the server once its open requests are answered.
    */
   shutdown(): Promise<void>;
+  /**
+   * Resolves once `shutdown()` stopped the server. A server whose accepting failed (a flood of
+   * connections past the file limit) is replaced by a new one on the same port, not finished.
+   */
   readonly finished: Promise<void>;
   /** Resolves once the shared store (`redis`) is reached; at once without one. */
   readonly ready: Promise<void>;

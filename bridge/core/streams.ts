@@ -42,11 +42,6 @@ export class StreamSlots {
     return this.#open;
   }
 
-  /** Streams and long polls open now from `client`. */
-  openBy(client: string): number {
-    return this.#byClient.get(client) ?? 0;
-  }
-
   /**
    * Takes a slot for one stream or long poll of `client`; the function it returns gives it
    * back (once, however often it is called).

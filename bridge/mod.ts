@@ -14,6 +14,7 @@ import {
 } from "./http/app.ts";
 import { isLoopback } from "./http/request.ts";
 import type { SessionManifestsOptions } from "./http/session_manifests.ts";
+import { raiseFileLimit } from "./utils/files.ts";
 import { auditEntry, AuditLog } from "./store/audit.ts";
 import { RedisShare } from "./store/redis.ts";
 import type { SessionShare } from "./core/share.ts";
@@ -97,6 +98,8 @@ export interface BridgeOptions extends BridgeCoreOptions {
    * "Change documents").
    */
   changeBudget?: SessionManifestsOptions["changeBudget"];
+  /** Fields added to `GET /__aim/health` (`serve` adds whether it listens). */
+  health?: AppOptions["health"];
   /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
   acpRuns?: RunStoreOptions;
   /** Limits of the MCP endpoint `/__aim/mcp` (docs/mcp.md). */
@@ -187,6 +190,7 @@ export function createBridge(options: BridgeOptions): Bridge {
     onError: options.onError,
     log: options.log,
     routes: options.routes,
+    health: options.health,
     activity: share?.shared
       ? (session) => share.activity(session.id, SHARED_ACTIVITY) as Promise<AuditEntry[]>
       : (session) => audit.forSession(session.id),
@@ -224,6 +228,18 @@ export interface ServeOptions extends BridgeOptions {
   onListen?: (addr: { hostname: string; port: number; url: string }) => void;
 }
 
+/** Below this soft file limit, `serve` warns that it bounds connections. */
+const LOW_FILE_LIMIT = 4096;
+/** Streams open at once in all when the file limit cannot be read: a quarter of Linux's 1,024. */
+const UNKNOWN_LIMIT_STREAMS = 256;
+/** The first wait before listening again, and the longest, ms. */
+const RELISTEN_FIRST_MS = 50;
+const RELISTEN_MAX_MS = 1000;
+/** How long a server must have listened for the next failure to wait the first wait again. */
+const RELISTEN_LASTED_MS = 10_000;
+/** Servers kept to shut down: the one listening and the last ones whose accepting failed. */
+const KEPT_SERVERS = 8;
+
 /** A running bridge. */
 export interface ServedBridge extends AsyncDisposable {
   readonly bridge: Bridge;
@@ -237,6 +253,10 @@ export interface ServedBridge extends AsyncDisposable {
    * requests are answered.
    */
   shutdown(): Promise<void>;
+  /**
+   * Resolves once `shutdown()` stopped the server. A server whose accepting failed (a flood of
+   * connections past the file limit) is replaced by a new one on the same port, not finished.
+   */
   readonly finished: Promise<void>;
   /** Resolves once the shared store (`redis`) is reached; at once without one. */
   readonly ready: Promise<void>;
@@ -262,26 +282,88 @@ export interface ServedBridge extends AsyncDisposable {
 export function serve(options: ServeOptions): ServedBridge {
   const hostname = options.hostname ?? "127.0.0.1";
   const loopback = isLoopback(hostname);
+  // Every connection holds a file: the soft limit is raised to the hard one where the process
+  // may, and streams take at most a quarter of it.
+  const files = raiseFileLimit();
+  if (files && files.soft < LOW_FILE_LIMIT) {
+    options.onStatus?.(
+      `the file limit is ${files.soft} open files, which bounds connections; raise it with ` +
+        `'ulimit -n' (docs/security.md, "Connections and streams")`,
+    );
+  }
+  const streamsByFiles = files ? Math.floor(files.soft / 4) : UNKNOWN_LIMIT_STREAMS;
+  const status = { listening: false, relistens: 0 };
   const bridge = createBridge({
     ...options,
+    streams: {
+      ...options.streams,
+      total: options.streams?.total ?? Math.min(DEFAULTS.maxStreams, streamsByFiles),
+    },
     allowedHosts: options.allowedHosts === undefined
       ? (loopback ? [] : null)
       : options.allowedHosts,
+    health: () => ({ listening: status.listening, relistens: status.relistens }),
   });
-  const server = Deno.serve({
-    port: options.port ?? 8000,
-    hostname,
-    ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
-    onListen: () => {},
-  }, bridge.fetch);
+  const listen = (port: number) =>
+    Deno.serve({
+      port,
+      hostname,
+      ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
+      onListen: () => {},
+    }, bridge.fetch);
+  let server = listen(options.port ?? 8000);
+  status.listening = true;
+  const servers = [server];
   const addr = server.addr as Deno.NetAddr;
   const scheme = options.cert ? "https" : "http";
   const shownHost = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
   const url = `${scheme}://${shownHost}:${addr.port}`;
   options.onListen?.({ hostname: addr.hostname, port: addr.port, url });
   let stopping: Promise<void> | undefined;
+  let retry: ReturnType<typeof setTimeout> | undefined;
+  // Listening fails again at once while the flood lasts: each attempt waits twice as long as
+  // the one before (up to a second), from the first wait again once a server lasted.
+  let backoffMs = RELISTEN_FIRST_MS;
+  let listenedAt = Date.now();
+  const { promise: finished, resolve: finish } = Promise.withResolvers<void>();
+  // Deno's accept loop ends for good when accepting fails (`Too many open files` under a flood
+  // of connections): the server would stay up with no socket listening. It listens again on
+  // the same port, as soon as the flood leaves it a file to do so.
+  const relisten = () => {
+    retry = undefined;
+    if (stopping) return;
+    try {
+      server = listen(addr.port);
+    } catch {
+      retry = setTimeout(relisten, backoffMs);
+      backoffMs = Math.min(backoffMs * 2, RELISTEN_MAX_MS);
+      return;
+    }
+    listenedAt = Date.now();
+    // The failed ones go on answering the connections they hold; a few are kept to shut down.
+    servers.push(server);
+    if (servers.length > KEPT_SERVERS) servers.shift();
+    status.listening = true;
+    status.relistens++;
+    options.onStatus?.(`listening again at ${url}`);
+    watch(server);
+  };
+  const watch = (watched: Deno.HttpServer) => {
+    const ended = (error?: unknown) => {
+      if (stopping || watched !== server) return;
+      status.listening = false;
+      const reason = error instanceof Error ? error.message : "it stopped";
+      options.onStatus?.(`the server stopped accepting connections (${reason}); listening again`);
+      if (Date.now() - listenedAt > RELISTEN_LASTED_MS) backoffMs = RELISTEN_FIRST_MS;
+      retry = setTimeout(relisten, backoffMs);
+      backoffMs = Math.min(backoffMs * 2, RELISTEN_MAX_MS);
+    };
+    watched.finished.then(() => ended(), ended);
+  };
+  watch(server);
   const shutdown = () => {
     stopping ??= (async () => {
+      clearTimeout(retry);
       // Tabs must be told before the server stops, which cuts upgraded sockets.
       // Sessions this process holds end with it: calls under way get a short grace, so that
       // every wait on them ends promptly. Sessions in a shared store live on: their calls may
@@ -294,7 +376,10 @@ export function serve(options: ServeOptions): ServedBridge {
       );
       bridge.close();
       await bridge.core.share.close();
-      await server.shutdown();
+      // A server whose accept loop failed may still hold connections it answers on.
+      await Promise.allSettled(servers.map((each) => each.shutdown()));
+      status.listening = false;
+      finish();
     })();
     return stopping;
   };
@@ -304,7 +389,7 @@ export function serve(options: ServeOptions): ServedBridge {
     port: addr.port,
     hostname: addr.hostname,
     shutdown,
-    finished: server.finished,
+    finished,
     ready: bridge.core.ready(),
     [Symbol.asyncDispose]: shutdown,
   };

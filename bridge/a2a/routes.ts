@@ -17,6 +17,7 @@ import { LegacyJsonRpcTransportHandler } from "@a2a-js/sdk/compat/v0_3/server";
 import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";
+import { holdingSlot } from "../core/streams.ts";
 import { AimError } from "../protocol/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
@@ -40,6 +41,19 @@ const VERSION_HEADER = "A2A-Version";
 const NO_STORE = { "Cache-Control": "no-store" };
 
 /** A JSON-RPC id of a request, or null. */
+/** The methods answered with a stream, in A2A v1 and v0.3. */
+const STREAMING_METHODS: ReadonlySet<unknown> = new Set([
+  "SendStreamingMessage",
+  "SubscribeToTask",
+  "message/stream",
+  "tasks/resubscribe",
+]);
+
+/** The JSON-RPC method a request calls; undefined when it names none. */
+function methodOf(body: unknown): unknown {
+  return (body as { method?: unknown } | null)?.method;
+}
+
 function idOf(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;
@@ -128,8 +142,20 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
       requestedVersion: version,
     });
     const { v1, v03 } = await transports;
-    const answer = await (legacy ? v03 : v1).handle(body as Record<string, unknown>, context);
+    // A stream holds its connection until the task ends: bounded per client address and in
+    // all, taken before the task is started so that a refused stream starts nothing.
+    const release = STREAMING_METHODS.has(methodOf(body))
+      ? core.streams.take(c.get("client"))
+      : () => {};
+    let answer: Awaited<ReturnType<typeof v1.handle>>;
+    try {
+      answer = await (legacy ? v03 : v1).handle(body as Record<string, unknown>, context);
+    } catch (error) {
+      release();
+      throw error;
+    }
     if (!(Symbol.asyncIterator in answer)) {
+      release();
       refused(context);
       return c.json(answer, 200, NO_STORE);
     }
@@ -138,10 +164,11 @@ export function a2aRoutes(core: BridgeCore, options: A2ARoutesOptions = {}): Hon
     try {
       first = await events.next();
     } catch (error) {
+      release();
       refused(context);
       return c.json(envelope(error), 200, NO_STORE);
     }
-    return eventStream(first, events, envelope);
+    return holdingSlot(eventStream(first, events, envelope), release);
   });
   app.all(A2A_PATH, () => {
     throw methodNotAllowed("POST");

@@ -15,6 +15,7 @@ import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";
 import { agentDirectory, agentManifest, PageFactsCache } from "./agents.ts";
 import { AcpHttpError, fromAimError } from "./errors.ts";
+import { holdingSlot } from "../core/streams.ts";
 import { RunStore, type RunStoreOptions } from "./runs.ts";
 import {
   AgentsListQuery,
@@ -140,13 +141,22 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     if (!directory.byName(request.agent_name)) {
       throw new AcpHttpError(404, "not_found", `Agent ${request.agent_name} not found`);
     }
-    const run = runs.create(session, {
-      agentName: request.agent_name,
-      sessionAgent: directory.nameOf(session.page),
-      sessionId: request.session_id,
-      input: request.input,
-      client: clientOf(c),
-    });
+    // A stream holds its connection until the run ends: bounded per client address and in
+    // all, taken before the run is created so that a refused stream starts nothing.
+    const release = request.mode === "stream" ? core.streams.take(clientOf(c)) : undefined;
+    let run: ReturnType<typeof runs.create>;
+    try {
+      run = runs.create(session, {
+        agentName: request.agent_name,
+        sessionAgent: directory.nameOf(session.page),
+        sessionId: request.session_id,
+        input: request.input,
+        client: clientOf(c),
+      });
+    } catch (error) {
+      release?.();
+      throw error;
+    }
     c.header("Run-ID", run.id);
     c.header("Cache-Control", "no-store");
     switch (request.mode) {
@@ -165,14 +175,17 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
       }
       case "stream":
         run.start();
-        return streamSSE(c, async (stream) => {
-          // `data:` lines only, one event each, as the reference server sends them.
-          for await (const event of run.follow()) {
-            if (stream.aborted) break;
-            await runs.settled(run);
-            await stream.writeSSE({ data: JSON.stringify(event) });
-          }
-        });
+        return holdingSlot(
+          streamSSE(c, async (stream) => {
+            // `data:` lines only, one event each, as the reference server sends them.
+            for await (const event of run.follow()) {
+              if (stream.aborted) break;
+              await runs.settled(run);
+              await stream.writeSSE({ data: JSON.stringify(event) });
+            }
+          }),
+          release ?? (() => {}),
+        );
     }
   });
   app.all("/runs", () => methodNotAllowed("POST"));

@@ -42,6 +42,8 @@ Options:
   --users FILE         JSON list of {"username", "passwordHash", "name"?} for login
   --demo               run the demo app that ships with aim (its pages, users, API and
                        data in --data, default .aim-demo-data) instead of serving ROOT
+  --max-streams N      event streams and long polls open at once in all (default 1024, at
+                       most a quarter of the file limit; docs/security.md)
   --log-format F       text (default) or json: one line per request
   --quiet              no request log
   -h, --help           this help
@@ -112,6 +114,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     users: { type: "string" },
     demo: { type: "boolean" },
     "log-format": { type: "string" },
+    "max-streams": { type: "string" },
     quiet: { type: "boolean" },
   }, SERVE_USAGE);
   if (values.help) {
@@ -141,6 +144,13 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (!/^\d+$/.test(values.port ?? "8000") || port > 65535) {
     throw new CliError(
       `--port must be a whole number from 0 to 65535, got "${values.port}"`,
+      Exit.Usage,
+    );
+  }
+  const maxStreams = values["max-streams"];
+  if (maxStreams !== undefined && (!/^\d{1,7}$/.test(maxStreams) || Number(maxStreams) < 1)) {
+    throw new CliError(
+      `--max-streams must be a whole number from 1, got "${maxStreams}"`,
       Exit.Usage,
     );
   }
@@ -206,6 +216,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     publicUrl,
     redis,
     trustProxy: values["trust-proxy"] ?? false,
+    streams: maxStreams === undefined ? undefined : { total: Number(maxStreams) },
     allowedHosts: values["allowed-host"]?.map((h) => h.toLowerCase()),
     log: values.quiet ? undefined : (entry: RequestLogEntry) => io.stdout(formatLog(format, entry)),
     onError: (error: unknown) =>

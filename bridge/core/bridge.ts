@@ -29,6 +29,7 @@ import { builtinActions, type ServerAction } from "./server_actions.ts";
 import { type Session, SessionStore } from "./sessions.ts";
 import { LocalShare } from "./local_share.ts";
 import type { SessionShare } from "./share.ts";
+import { type StreamLimits, StreamSlots } from "./streams.ts";
 import { type ChannelState, sessionMessage, TabMessages } from "./tab_messages.ts";
 import type { TabConnection, TabPort } from "./tab.ts";
 
@@ -73,6 +74,11 @@ export interface BridgeCoreOptions {
   loginAttempts?: AttemptLimiterOptions;
   /** Size and count limits; see {@linkcode DEFAULT_LIMITS}. */
   limits?: Partial<Limits>;
+  /**
+   * Event streams and long polls open at once, per client address and in all (429 past
+   * either). @default {64 per client, 1,024 in all}
+   */
+  streams?: Partial<StreamLimits> | undefined;
   /**
    * Called after every invocation that reached an action, and for every run by an agent in the
    * browser that a tab reports (`via: "webmcp"`).
@@ -122,6 +128,8 @@ export class BridgeCore {
   readonly #tabTimeoutMs: number;
   readonly #confirmTimeoutMs: number;
   readonly share: SessionShare;
+  /** The event streams and long polls open, per client address and in all. */
+  readonly streams: StreamSlots;
 
   constructor(options: BridgeCoreOptions) {
     const now = options.now ?? Date.now;
@@ -129,6 +137,7 @@ export class BridgeCore {
     this.#tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
     this.#confirmTimeoutMs = options.confirmTimeoutMs ?? DEFAULTS.confirmTimeoutMs;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
+    this.streams = new StreamSlots(options.streams);
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
     this.catalog = new SiteCatalog(new SiteRoot(options.root));
     this.sessions = new SessionStore({

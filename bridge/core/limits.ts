@@ -72,4 +72,13 @@ export const DEFAULTS = {
     session: { msPerSecond: 25, burstMs: 250 },
     client: { msPerSecond: 100, burstMs: 1000 },
   },
+  /**
+   * Event streams and long polls (of every protocol) open at once from one client address.
+   */
+  maxStreamsPerClient: 64,
+  /**
+   * Event streams and long polls open at once in all; `serve` lowers it to a quarter of the
+   * process's file limit.
+   */
+  maxStreams: 1024,
 } as const;

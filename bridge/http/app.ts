@@ -27,6 +27,7 @@ import { SessionManifests } from "./session_manifests.ts";
 import { sessionRoutes } from "./session_routes.ts";
 import { PublicManifests, sitemapRoutes, siteRoutes } from "./site_routes.ts";
 import { tabRoutes } from "./tab_socket.ts";
+import { health } from "./health.ts";
 
 export type { AppEnv, RequestLogEntry };
 export { fastReads, type FastReadsOptions } from "./fast_reads.ts";
@@ -57,6 +58,8 @@ export interface AppOptions extends OriginOptions {
   manifests?: SessionManifests | undefined;
   /** The encoded public manifests, when the caller shares them with {@linkcode fastReads}. */
   publics?: PublicManifests | undefined;
+  /** Fields added to `GET /__aim/health`. */
+  health?: (() => Record<string, unknown>) | undefined;
 }
 
 /** Builds the hono app of a bridge. */
@@ -96,6 +99,10 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
   app.use(identify(options));
 
   app.get("/__aim/schema.json", (c) => c.json(publishedSchemas()));
+  app.get("/__aim/health", (c) => {
+    c.header("Cache-Control", "no-store");
+    return c.json(health(core, options.health?.()));
+  });
   mountAssets(app);
   // One cache of encoded session manifests: reads and invoke answers' change documents share it.
   const manifests = options.manifests ?? new SessionManifests(core);

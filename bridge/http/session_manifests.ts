@@ -230,11 +230,14 @@ export class SessionManifests {
             { headers: { "Retry-After": "5" } },
           );
         }
+        // And per client address and in all, whatever sessions the client minted.
+        const release = this.#core.streams.take(c.get("client"));
         session.waiting++;
         try {
           await session.waitForChange(version, wait * 1000, c.req.raw.signal);
         } finally {
           session.waiting--;
+          release();
         }
       }
       if (session.ended) throw invalidToken();

@@ -158,37 +158,39 @@ export function sessionRoutes(
     const origin = c.get("origin");
     const signal = c.req.raw.signal;
     c.header("Cache-Control", "no-store");
-    return streamSSE(c, async (stream) => {
-      session.waiting++;
-      try {
-        let sent = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0;
-        // A draining instance hands its sessions off: the stream ends without `ended`, and the
-        // agent reconnects (with Last-Event-ID) through another instance.
-        while (!stream.aborted && !signal.aborted && !session.ended && !session.handedOff) {
-          if (session.version > sent) {
-            const manifest = await core.manifest(session.page, session, origin);
-            sent = manifest.state_version ?? session.version;
+    // Bounded per client address and in all, whatever sessions the client minted.
+    return await core.streams.hold(c.get("client"), () =>
+      streamSSE(c, async (stream) => {
+        session.waiting++;
+        try {
+          let sent = Number.isSafeInteger(resumeFrom) && resumeFrom > 0 ? resumeFrom : 0;
+          // A draining instance hands its sessions off: the stream ends without `ended`, and the
+          // agent reconnects (with Last-Event-ID) through another instance.
+          while (!stream.aborted && !signal.aborted && !session.ended && !session.handedOff) {
+            if (session.version > sent) {
+              const manifest = await core.manifest(session.page, session, origin);
+              sent = manifest.state_version ?? session.version;
+              await stream.writeSSE({
+                id: String(sent),
+                event: "change",
+                data: JSON.stringify(manifest),
+              });
+            }
+            const changed = await session.waitForChange(sent, KEEP_ALIVE_MS, signal);
+            if (!changed && !session.ended && !session.handedOff && !signal.aborted) {
+              await stream.write(": keep-alive\n\n");
+            }
+          }
+          if (session.ended) {
             await stream.writeSSE({
-              id: String(sent),
-              event: "change",
-              data: JSON.stringify(manifest),
+              event: "ended",
+              data: JSON.stringify({ reason: session.ended }),
             });
           }
-          const changed = await session.waitForChange(sent, KEEP_ALIVE_MS, signal);
-          if (!changed && !session.ended && !session.handedOff && !signal.aborted) {
-            await stream.write(": keep-alive\n\n");
-          }
+        } finally {
+          session.waiting--;
         }
-        if (session.ended) {
-          await stream.writeSSE({
-            event: "ended",
-            data: JSON.stringify({ reason: session.ended }),
-          });
-        }
-      } finally {
-        session.waiting--;
-      }
-    });
+      }));
   });
 
   app.get("/__aim/activity", async (c) => {

@@ -30,11 +30,13 @@ import type {
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
+import { holdingSlot } from "../core/streams.ts";
 import type { Session } from "../core/sessions.ts";
 import { AimError } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
+import { errorResponse } from "../http/responses.ts";
 import type { createSessionServer } from "./server.ts";
 
 /** Where the endpoint is. */
@@ -190,10 +192,7 @@ const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosni
 
 /** An aim error as the bridge answers it everywhere (401, 403, 405). */
 function aimError(error: AimError): Response {
-  return Response.json(error.toJSON(), {
-    status: error.status,
-    headers: { ...NO_STORE, ...error.headers },
-  });
+  return errorResponse(error, NO_STORE);
 }
 
 /** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */
@@ -374,8 +373,26 @@ export class McpEndpoint {
       entry.client = c.get("client");
       this.#touch(entry);
       const progressCall = asksForProgress(parsedBody);
-      if (progressCall) return await this.#stream(mcp, c, entry, progressCall, parsedBody);
-      if (method === "GET") return await this.#listen(c, entry);
+      // The session's GET stream and a call's progress stream hold their connection: bounded
+      // per client address and in all.
+      if (progressCall || method === "GET") {
+        let release: () => void;
+        try {
+          release = this.#core.streams.take(c.get("client"));
+        } catch (error) {
+          if (error instanceof AimError) return aimError(error);
+          throw error;
+        }
+        try {
+          const response = progressCall
+            ? await this.#stream(mcp, c, entry, progressCall, parsedBody)
+            : await this.#listen(c, entry);
+          return holdingSlot(response, release);
+        } catch (error) {
+          release();
+          throw error;
+        }
+      }
       return await this.#forward(c, entry, parsedBody);
     }
     if (method === "POST" && opensSession(mcp, parsedBody)) {

@@ -267,6 +267,14 @@ Deno.test("aim serve --data keeps the audit log across restarts", async () => {
   assert.ok(log);
 });
 
+Deno.test("aim serve --max-streams bounds the streams held in all, as the health endpoint says", async () => {
+  await using siteDir = await site();
+  await using aim = await startAim(["serve", siteDir.path, "--port", "0", "--max-streams", "3"]);
+  const health = await (await fetch(`${aim.url}/__aim/health`)).json();
+  assert.equal(health.listening, true);
+  assert.equal(health.streams.max, 3);
+});
+
 Deno.test("aim serve reports bad input with a clear message and exit code", async () => {
   await using siteDir = await site();
   const root = siteDir.path;
@@ -299,6 +307,8 @@ Deno.test("aim serve reports bad input with a clear message and exit code", asyn
     [["serve", root, "--users", notJson], 1, /users file .* is not valid JSON/],
     [["serve", root, "--users", wrongShape], 1, /passwordHash/],
     [["serve", root, "--log-format", "xml"], 2, /--log-format must be text or json/],
+    [["serve", root, "--max-streams", "0"], 2, /--max-streams must be a whole number from 1/],
+    [["serve", root, "--max-streams", "many"], 2, /--max-streams must be a whole number from 1/],
     [["serve", root, "--public-url", "ftp://x"], 2, /--public-url must be an http\(s\) URL/],
     [["serve", root, "--redis", "http://127.0.0.1:6379"], 2, /--redis must be a redis:\/\/ URL/],
     [["serve", root, "--redis", "redis:"], 2, /--redis must be a redis:\/\/ URL/],

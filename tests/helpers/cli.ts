@@ -17,11 +17,17 @@ export interface RunAimOptions {
   stdin?: string;
   env?: Record<string, string>;
   cwd?: string;
+  /** Soft and hard limit on open files (`ulimit -n`) of the process. */
+  fileLimit?: number;
 }
 
 function command(args: string[], options: RunAimOptions): Deno.Command {
-  return new Deno.Command(Deno.execPath(), {
-    args: ["run", "--allow-all", "--quiet", MAIN, ...args],
+  const deno = [Deno.execPath(), "run", "--allow-all", "--quiet", MAIN, ...args];
+  const limited = options.fileLimit === undefined
+    ? undefined
+    : ["-c", `ulimit -n ${options.fileLimit} && exec "$@"`, "aim", ...deno];
+  return new Deno.Command(limited ? "bash" : deno[0]!, {
+    args: limited ?? deno.slice(1),
     stdin: options.stdin === undefined ? "null" : "piped",
     stdout: "piped",
     stderr: "piped",

@@ -155,6 +155,11 @@ const SURFACES: Surface[] = [
       (await seen(c.bridge.fetch("/sitemap.toon", bearer(c)))),
   },
   {
+    name: "health",
+    routes: ["GET /__aim/health"],
+    read: (c) => seen(c.bridge.fetch("/__aim/health", bearer(c))),
+  },
+  {
     name: "published schema",
     routes: ["GET /__aim/schema.json"],
     read: (c) => seen(c.bridge.fetch("/__aim/schema.json", bearer(c))),

@@ -88,7 +88,10 @@ export function readable(text: string, options: ReadableOptions = {}): Readable 
   }
   const rest = text.slice(used);
   // A surrogate pair is one character.
-  return { text: shown, more: rest.length - (rest.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0) };
+  return {
+    text: shown,
+    more: rest.length - (rest.match(/[\uD800-\uDBFF][\uDC00-\uDFFF]/g)?.length ?? 0),
+  };
 }
 
 /**

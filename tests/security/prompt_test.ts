@@ -75,7 +75,7 @@ async function promptShowing(
       const prompt = (0, eval)(root) as Element | null;
       return prompt?.textContent?.includes(text) && prompt.querySelector("button.approve");
     },
-    { timeout: 10_000, polling: "mutation" },
+    { timeout: 10_000, polling: "raf" },
     promptRoot(where),
     text,
   );
@@ -198,6 +198,34 @@ Deno.test({
         },
       );
     }
+
+    await t.step(
+      "a double click on Approve approves one request, not the next one that comes at once",
+      async () => {
+        await using context = await browser.context();
+        const tab = await context.newPage();
+        await tab.goto(`${bridge.origin}/panel`);
+        const agent = new Agent(bridge, await panelToken(tab));
+        await agent.manifestWhen("/panel.json", (m) => m.actions.length > 0);
+        const first = agent.invoke("pay", BOB);
+        const approve = await promptShowing(tab, "panel", '"bob"');
+        await pointAtApprove(tab, approve);
+        await tab.mouse.down();
+        await tab.mouse.up();
+        assert.equal((await first).status, 200);
+        // The agent asks again as soon as it has its answer; the second click lands on that.
+        const second = agent.invoke("pay", MALLORY);
+        await promptShowing(tab, "panel", '"mallory"');
+        await tab.mouse.down();
+        await tab.mouse.up();
+        const after = await promptState(tab, "panel");
+        assert.equal(after.paid, JSON.stringify(BOB), "the second click approved the next request");
+        assert.equal(after.disabled, "true");
+        assert.doesNotMatch(after.text, /replaced/, "an answered prompt was not replaced");
+        await clickPanelButton(tab, "Decline");
+        assert.equal((await second).status, 403);
+      },
+    );
 
     await t.step(
       "the keyboard obeys the read delay: Enter on Approve at once does nothing, later it approves",

@@ -199,33 +199,41 @@ Deno.test({
       );
     }
 
-    await t.step(
-      "a double click on Approve approves one request, not the next one that comes at once",
-      async () => {
-        await using context = await browser.context();
-        const tab = await context.newPage();
-        await tab.goto(`${bridge.origin}/panel`);
-        const agent = new Agent(bridge, await panelToken(tab));
-        await agent.manifestWhen("/panel.json", (m) => m.actions.length > 0);
-        const first = agent.invoke("pay", BOB);
-        const approve = await promptShowing(tab, "panel", '"bob"');
-        await pointAtApprove(tab, approve);
-        await tab.mouse.down();
-        await tab.mouse.up();
-        assert.equal((await first).status, 200);
-        // The agent asks again as soon as it has its answer; the second click lands on that.
-        const second = agent.invoke("pay", MALLORY);
-        await promptShowing(tab, "panel", '"mallory"');
-        await tab.mouse.down();
-        await tab.mouse.up();
-        const after = await promptState(tab, "panel");
-        assert.equal(after.paid, JSON.stringify(BOB), "the second click approved the next request");
-        assert.equal(after.disabled, "true");
-        assert.doesNotMatch(after.text, /replaced/, "an answered prompt was not replaced");
-        await clickPanelButton(tab, "Decline");
-        assert.equal((await second).status, 403);
-      },
-    );
+    for (const where of ["panel", "dialog"] as const) {
+      await t.step(
+        `in the ${where}, a double click on Approve approves one request, not the next one ` +
+          "that comes at once",
+        async () => {
+          await using context = await browser.context();
+          const tab = await context.newPage();
+          const path = where === "panel" ? "panel" : "static";
+          await tab.goto(`${bridge.origin}/${path}`);
+          const agent = new Agent(
+            bridge,
+            where === "panel" ? await panelToken(tab) : await connectedToken(tab),
+          );
+          await agent.manifestWhen(`/${path}.json`, (m) => m.actions.length > 0);
+          const first = agent.invoke("pay", BOB);
+          const approve = await promptShowing(tab, where, '"bob"');
+          await pointAtApprove(tab, approve);
+          await tab.mouse.down();
+          await tab.mouse.up();
+          assert.equal((await first).status, 200);
+          // The agent asks again as soon as it has its answer; the second click lands on that.
+          const second = agent.invoke("pay", MALLORY);
+          await promptShowing(tab, where, '"mallory"');
+          await tab.mouse.down();
+          await tab.mouse.up();
+          const after = await promptState(tab, where);
+          assert.equal(after.paid, JSON.stringify(BOB), "the second click approved the next one");
+          assert.equal(after.disabled, "true");
+          assert.doesNotMatch(after.text, /replaced/, "an answered prompt was not replaced");
+          if (where === "panel") await clickPanelButton(tab, "Decline");
+          else await tab.click("aim-confirm >>> button.decline");
+          assert.equal((await second).status, 403);
+        },
+      );
+    }
 
     await t.step(
       "the keyboard obeys the read delay: Enter on Approve at once does nothing, later it approves",

@@ -108,8 +108,8 @@ export function cutNote(more: number): string {
 }
 
 /** What a prompt says when it replaced one withdrawn before the person answered it. */
-export const REPLACED_NOTICE =
-  "This request replaced an earlier one, withdrawn before you answered: read it again.";
+export const REPLACED_NOTICE = "This request replaced an earlier one, withdrawn before you " +
+  "answered. Read it again: Approve works once you point at or tap this request.";
 
 /** Whether the last prompt went away without the person's answer (see `ApproveGate.close`). */
 let withdrawn = false;
@@ -165,6 +165,7 @@ export class ApproveGate {
     this.#unwatch();
     this.#box = box;
     box.addEventListener("pointermove", this.#onMove);
+    box.addEventListener("pointerdown", this.#onMove);
     box.addEventListener("focusin", this.#onFocus);
     document.addEventListener("visibilitychange", this.#restart);
     this.#observer = new IntersectionObserver((entries) => {
@@ -191,16 +192,19 @@ export class ApproveGate {
     this.armed = false;
   }
 
+  /** A pointer movement on the prompt, or a touch on it (not on Approve: that is the click). */
   #onMove = (e: Event) => {
-    const { screenX: x, screenY: y } = e as PointerEvent;
+    const { screenX: x, screenY: y, type, target } = e as PointerEvent;
     if (this.#moved || (this.#from && this.#from.x === x && this.#from.y === y)) return;
+    if (type === "pointerdown" && (target as Element).closest?.(".approve")) return;
     this.#moved = true;
     this.#update();
   };
 
   #onFocus = (e: Event) => {
-    // The keyboard's way of coming onto it again: Tab to Approve, after the prompt showed.
-    if (this.#moved || !(e.target as Element).matches?.(".approve")) return;
+    // The keyboard's way of coming onto it again: Tab to Approve, after the prompt showed. Not a
+    // click's or a tap's focus (not `:focus-visible`): that is the press to be refused.
+    if (this.#moved || !(e.target as Element).matches?.(".approve:focus-visible")) return;
     this.#moved = true;
     this.#update();
   };
@@ -227,6 +231,7 @@ export class ApproveGate {
 
   #unwatch(): void {
     this.#box?.removeEventListener("pointermove", this.#onMove);
+    this.#box?.removeEventListener("pointerdown", this.#onMove);
     this.#box?.removeEventListener("focusin", this.#onFocus);
     document.removeEventListener("visibilitychange", this.#restart);
     this.#observer?.disconnect();

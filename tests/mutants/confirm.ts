@@ -29,6 +29,24 @@ export const mutants: Mutant[] = [
     tests: [PROMPT_TEST],
   },
   {
+    name: "prompt-tap-on-approve-arms",
+    guarantee: "After a replacement, a press on Approve itself (a tap, a click without a " +
+      "movement) does not count as coming onto the new prompt.",
+    file: "elements/prompt.ts",
+    find: 'if (type === "pointerdown" && (target as Element).closest?.(".approve")) return;',
+    replace: "",
+    tests: [PROMPT_TEST],
+  },
+  {
+    name: "prompt-click-focus-arms",
+    guarantee: "Only the keyboard's focus on Approve counts as coming onto the new prompt, not " +
+      "the focus a click or a tap gives it.",
+    file: "elements/prompt.ts",
+    find: '.matches?.(".approve:focus-visible")',
+    replace: '.matches?.(".approve")',
+    tests: [PROMPT_TEST],
+  },
+  {
     name: "prompt-withdrawal-forgotten",
     guarantee: "A prompt that follows one withdrawn before the person answered it says that it " +
       "replaced one.",

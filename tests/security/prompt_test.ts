@@ -150,12 +150,10 @@ async function assertSwitchRefused(tab: Page, where: Where, answer: Promise<Agen
   assert.match(after.text, /"mallory"/, "the new prompt is still there");
   assert.equal(after.disabled, "true");
   assert.match(after.text, /This request replaced an earlier one/);
-  // However long the person waits, Approve needs the pointer to move onto the new prompt: a
-  // second click at the same place, after the read delay, approves nothing either. (A fixed
-  // wait: what is tested is that nothing happens meanwhile.)
+  // However long the person waits, Approve needs the pointer to move onto the new prompt (a
+  // fixed wait: what is tested is that nothing happens meanwhile). A press on Approve that
+  // comes without a movement is refused then too: see the touch screen's step.
   await new Promise((resolve) => setTimeout(resolve, READ_DELAY_MS + 300));
-  await tab.mouse.down();
-  await tab.mouse.up();
   const later = await promptState(tab, where);
   assert.equal(later.paid, "none");
   assert.equal(later.disabled, "true", "armed without the pointer moving onto the new prompt");
@@ -234,6 +232,80 @@ Deno.test({
         },
       );
     }
+
+    await t.step(
+      "on a touch screen, after a switch, a tap on Approve does nothing; a tap on the request " +
+        "makes it work once read",
+      async () => {
+        await using context = await browser.context();
+        const tab = await context.newPage();
+        await tab.setViewport({ width: 800, height: 600, hasTouch: true, isMobile: true });
+        await tab.goto(`${bridge.origin}/static`);
+        const token = await connectedToken(tab);
+        await new Agent(bridge, token).manifestWhen("/static.json", (m) => m.actions.length > 0);
+        const bait = invokeWithdrawable(bridge, token, BOB);
+        const first = await promptShowing(tab, "dialog", '"bob"');
+        await tab.waitForFunction(
+          (b: HTMLButtonElement) => b.getAttribute("aria-disabled") === "false",
+          { timeout: 10_000 },
+          first,
+        );
+        bait.withdraw();
+        const sw = invokeWithdrawable(bridge, token, MALLORY);
+        const approve = await promptShowing(tab, "dialog", '"mallory"');
+        // A tap on Approve, at once and again once the read delay is over (a fixed wait: what is
+        // tested is that nothing happens meanwhile), approves nothing and does not arm it.
+        const at = (await approve.boundingBox())!;
+        await tab.touchscreen.tap(at.x + at.width / 2, at.y + at.height / 2);
+        await new Promise((resolve) => setTimeout(resolve, READ_DELAY_MS + 300));
+        await tab.touchscreen.tap(at.x + at.width / 2, at.y + at.height / 2);
+        const after = await promptState(tab, "dialog");
+        assert.equal(after.paid, "none");
+        assert.equal(after.disabled, "true");
+        // The person taps the request they read, then Approve once it works.
+        const input = (await tab.$("aim-confirm >>> pre"))!;
+        const box = (await input.boundingBox())!;
+        await tab.touchscreen.tap(box.x + 4, box.y + 4);
+        await tab.waitForFunction(
+          (b: HTMLButtonElement) => b.getAttribute("aria-disabled") === "false",
+          { timeout: 10_000 },
+          approve,
+        );
+        await approve.tap();
+        const yes = await sw.answer;
+        assert.equal(yes.status, 200, JSON.stringify(yes.body));
+        assert.equal((await bait.answer).status, 0, "the first request was withdrawn");
+      },
+    );
+
+    await t.step(
+      "after a switch, the keyboard comes onto Approve afresh with Tab, and Enter approves once " +
+        "the request was read",
+      async () => {
+        await using context = await browser.context();
+        const tab = await context.newPage();
+        await tab.goto(`${bridge.origin}/panel`);
+        const token = await panelToken(tab);
+        await new Agent(bridge, token).manifestWhen("/panel.json", (m) => m.actions.length > 0);
+        const bait = invokeWithdrawable(bridge, token, BOB);
+        await promptShowing(tab, "panel", '"bob"');
+        bait.withdraw();
+        const sw = invokeWithdrawable(bridge, token, MALLORY);
+        const approve = await promptShowing(tab, "panel", '"mallory"');
+        // The new prompt has the focus: Enter there approves nothing.
+        await tab.keyboard.press("Enter");
+        assert.equal((await promptState(tab, "panel")).paid, "none");
+        await tab.keyboard.press("Tab");
+        await tab.waitForFunction(
+          (b: HTMLButtonElement) => b.getAttribute("aria-disabled") === "false",
+          { timeout: 10_000 },
+          approve,
+        );
+        await tab.keyboard.press("Enter");
+        const yes = await sw.answer;
+        assert.equal(yes.status, 200, JSON.stringify(yes.body));
+      },
+    );
 
     await t.step(
       "the keyboard obeys the read delay: Enter on Approve at once does nothing, later it approves",

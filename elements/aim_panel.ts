@@ -98,7 +98,9 @@ ${JSON.stringify({ aim: stdio })}`;
   // deno-fmt-ignore
   #prompt({ actionId, input, gate }: PendingConfirmation): TemplateResult {
     const shown = shownInput(input);
-    const description = String(client.declarations.find((d) => d.id === actionId)?.description);
+    const description = String(
+      client.declarations.find((d) => d.id === actionId)?.description ?? "",
+    );
     return html`<div class="confirm" role="alertdialog" tabindex="-1" aria-labelledby="q" aria-describedby="rp in cut">
 ${gate.replaced ? html`<p id="rp" class="replaced" role="alert">${REPLACED_NOTICE}</p>` : nothing}
 <p id="q">The agent asks to run <b>${readable(actionId).text}</b> (${readable(description).text}) with:</p><pre id="in">${shown.text}</pre>

@@ -4,8 +4,11 @@
  */
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
-import { type Activity, client, type ConfirmRequest, manifestPath } from "./client.ts";
-import { ClientController } from "./client_controller.ts";
+import { type Activity, client, manifestPath } from "./client.ts";
+import { ClientController, type PendingConfirmation } from "./client_controller.ts";
+
+// How an agent's request is shown to a person (elements/prompt.ts), with the dialog's chunk.
+const { cutNote, readable, REPLACED_NOTICE, shownInput } = await import("./confirm_dialog.ts");
 
 /** Quotes a string for a POSIX shell. */
 function sh(text: string): string {
@@ -93,11 +96,23 @@ ${JSON.stringify({ aim: stdio })}`;
 
   // Templates and styles are written compactly, unformatted, to keep the bundle small.
   // deno-fmt-ignore
-  #prompt({ actionId, input }: ConfirmRequest): TemplateResult {
-    return html`<div class="confirm" role="alertdialog" tabindex="-1" aria-labelledby="q" aria-describedby="in">
-<p id="q">The agent asks to run <b>${actionId}</b> (${client.declarations.find((d) => d.id === actionId)?.description}) with:</p><pre id="in">${JSON.stringify(input, null, 2)}</pre>
-<div class="row"><button class="approve" @click=${() => this.#client.answer(true)}>Approve</button>
+  #prompt({ actionId, input, gate }: PendingConfirmation): TemplateResult {
+    const shown = shownInput(input);
+    const description = String(
+      client.declarations.find((d) => d.id === actionId)?.description ?? "",
+    );
+    return html`<div class="confirm" role="alertdialog" tabindex="-1" aria-labelledby="q" aria-describedby="rp in cut">
+${gate.replaced ? html`<p id="rp" class="replaced" role="alert">${REPLACED_NOTICE}</p>` : nothing}
+<p id="q">The agent asks to run <b>${readable(actionId).text}</b> (${readable(description).text}) with:</p><pre id="in">${shown.text}</pre>
+${shown.more ? html`<p id="cut">${cutNote(shown.more)}</p>` : nothing}
+<div class="row"><button class="approve" aria-disabled=${String(!gate.armed)} @click=${() => this.#client.answer(true)}>Approve</button>
 <button class="decline" @click=${() => this.#client.answer(false)}>Decline</button></div></div>`;
+  }
+
+  /** The prompt on screen is what its gate watches: read, unchanged, before Approve works. */
+  protected override updated(): void {
+    const box = this.renderRoot.querySelector(".confirm");
+    if (box) this.#client.pending?.gate.watch(box, box.textContent ?? "");
   }
 
   // deno-fmt-ignore
@@ -127,7 +142,7 @@ ${live ? this.#session() : nothing}
 <p aria-live="polite">${this.#note}</p>
 <h3 id="log">Agent activity</h3>
 <ol aria-labelledby="log">${repeat(this.#client.log, (a) => a, (a) => html`<li class=${a.status < 400 ? "" : "failed"}>
-<time datetime=${a.at}>${this.#time(a)}</time> <code>${a.actionId}</code>
+<time datetime=${a.at}>${this.#time(a)}</time> <code>${readable(a.actionId).text}</code>
 <span>${a.status} ${a.outcome}</span> <span>${Math.round(a.durationMs)} ms</span></li>`)}</ol>
 ${live ? html`<button class="disconnect" @click=${() => client.disconnect()}>Disconnect</button>` : nothing}
 </section>`;
@@ -147,7 +162,9 @@ button{font:inherit;min-height:40px}
 .confirm{padding:8px;border:2px solid #b60}
 .confirm button{padding:0 16px;border-radius:6px;border:2px solid #0b57d0;background:#fff;color:#0b57d0}
 .confirm .approve{background:#0b57d0;color:#fff;font-weight:bold}
-pre{white-space:pre-wrap;word-break:break-all}
+.confirm .approve[aria-disabled=true]{opacity:.5;cursor:not-allowed}
+.replaced{padding:4px 8px;background:#fff4d6;border-left:4px solid #b60;font-weight:bold}
+pre{white-space:pre-wrap;word-break:break-all;max-height:min(12em,30vh);overflow:auto}
 ol{max-height:9em;overflow:auto;padding:0;list-style:none}
 li{display:flex;flex-wrap:wrap;column-gap:.5em;padding:2px 0;border-top:1px solid #ddd}
 li>*{white-space:nowrap}

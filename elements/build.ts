@@ -9,7 +9,9 @@
  *   ReactiveElement), imported statically, so loaded up front;
  * - `elements.panel.js`: `<aim-panel>` with LitElement and lit-html, imported when an
  *   `<aim-panel>` is in the document;
- * - `elements.dialog.js`: the confirmation dialog, imported the first time it is needed;
+ * - `elements.dialog.js`: the confirmation dialog and the rules of every prompt
+ *   (elements/prompt.ts), imported the first time a page without a panel asks the person, and
+ *   by the panel's chunk;
  * - `elements.webmcp.js`: the page's actions as WebMCP tools, imported only where the browser
  *   has `document.modelContext`;
  * - `elements.bindings.js`: `<aim-action>`'s declarative bindings (click=, fill=, form=…),

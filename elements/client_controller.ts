@@ -14,18 +14,33 @@
  *   override render() {
  *     const pending = this.#client.pending;
  *     return pending
- *       ? html`Run ${pending.actionId}? <button @click=${() => this.#client.answer(true)}>Approve</button>`
+ *       ? html`<p>Run ${pending.actionId}? <button class="approve"
+ *           aria-disabled=${String(!pending.gate.armed)}
+ *           @click=${() => this.#client.answer(true)}>Approve</button></p>`
  *       : html`${this.#client.client.status}`;
+ *   }
+ *   override updated() {
+ *     const box = this.renderRoot.querySelector("p");
+ *     if (box) this.#client.pending?.gate.watch(box, box.textContent ?? "");
  *   }
  * }
  * ```
  */
 import type { ReactiveController, ReactiveElement } from "@lit/reactive-element";
 import { type Activity, type AimClient, client, type ConfirmRequest } from "./client.ts";
+import type { ApproveGate as Gate } from "./prompt.ts";
+
+// The rules of every prompt (elements/prompt.ts) come with the dialog's chunk, loaded on demand.
+const { ApproveGate } = await import("./confirm_dialog.ts");
 
 /** A confirmation waiting for the person's answer. */
 export interface PendingConfirmation extends ConfirmRequest {
   resolve(approved: boolean): void;
+  /**
+   * When its Approve works: the host renders Approve disabled until `gate.armed`, and gives it
+   * the prompt's element after each render (`gate.watch`).
+   */
+  gate: Gate;
 }
 
 /** Subscribes its host to the page's {@linkcode AimClient} while the host is connected. */
@@ -54,14 +69,12 @@ export class ClientController implements ReactiveController {
   #confirmer = (request: ConfirmRequest, signal?: AbortSignal) =>
     new Promise<boolean>((resolve) => {
       // A new request means the bridge stopped waiting for the last one.
-      this.answer(false);
+      this.#withdraw();
       if (signal?.aborted) return resolve(false);
-      this.pending = { ...request, resolve };
+      const pending = { ...request, resolve, gate: new ApproveGate(this.#update) };
+      this.pending = pending;
       // The bridge stopped waiting for this one: the prompt goes.
-      signal?.addEventListener(
-        "abort",
-        () => this.pending?.id === request.id && this.answer(false),
-      );
+      signal?.addEventListener("abort", () => this.pending === pending && this.#withdraw());
       this.#update();
       // The prompt takes focus, not a button, so that a stray Enter approves nothing.
       this.#host.updateComplete.then(() =>
@@ -69,8 +82,22 @@ export class ClientController implements ReactiveController {
       );
     });
 
-  /** Answers the pending confirmation (if any): true approves, false declines. */
+  /**
+   * The person answers the pending confirmation (if any): true approves, false declines. An
+   * approval before the prompt's Approve works (`pending.gate.armed`) does nothing.
+   */
   answer(approved: boolean): void {
+    if (approved && !this.pending?.gate.armed) return;
+    this.#end(approved, true);
+  }
+
+  /** The prompt goes unanswered: it declines, and the next prompt says it replaced one. */
+  #withdraw(): void {
+    this.#end(false, false);
+  }
+
+  #end(approved: boolean, answered: boolean): void {
+    this.pending?.gate.close(answered);
     this.pending?.resolve(approved);
     this.pending = null;
     this.#update();
@@ -87,7 +114,7 @@ export class ClientController implements ReactiveController {
     document.removeEventListener("aim-activity", this.#onActivity);
     if (client.confirmer === this.#confirmer) client.confirmer = null;
     // Gone from the page, the prompt cannot be answered: it declines.
-    this.answer(false);
+    this.#withdraw();
     clearTimeout(this.#timer);
   }
 

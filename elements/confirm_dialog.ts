@@ -1,7 +1,8 @@
 /**
  * @module The confirmation the elements show themselves when the page has no `<aim-panel>`: a
- * native modal `<dialog>` with the action's description and its exact input. The client loads
- * this module (its own chunk) the first time a consequential action needs it.
+ * native modal `<dialog>` with the action's description and its exact input, shown and armed
+ * by the rules of elements/prompt.ts. The client loads this module (its own chunk) the first
+ * time a consequential action needs it; the panel loads it for those rules.
  *
  * @example The client's use of it
  * ```ts
@@ -15,6 +16,10 @@
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/protocol/schemas.ts";
+import { ApproveGate, cutNote, readable, REPLACED_NOTICE, shownInput } from "./prompt.ts";
+
+// The panel loads this chunk for the same rules (elements/client_controller.ts).
+export * from "./prompt.ts";
 
 /** What the person is asked before a consequential action runs. */
 export interface ConfirmRequest {
@@ -28,27 +33,32 @@ export interface ConfirmRequest {
 // Written compactly, unformatted: this is browser code loaded on demand; keep it small.
 // deno-fmt-ignore
 const TEMPLATE = `<style>
-dialog{box-sizing:border-box;max-width:min(32rem,calc(100vw - 2rem));padding:16px;border:1px solid #555;border-radius:8px;background:#fff;color:#111;font:15px/1.4 system-ui,sans-serif}
+dialog{box-sizing:border-box;max-width:min(32rem,calc(100vw - 2rem));max-height:calc(100vh - 2rem);padding:16px;border:1px solid #555;border-radius:8px;background:#fff;color:#111;font:15px/1.4 system-ui,sans-serif}
+dialog[open]{display:flex;flex-direction:column}
 dialog::backdrop{background:#0008}
 h2{font-size:1.1em;margin:0 0 8px}
 p{margin:0 0 8px}
-pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:40vh;overflow:auto;margin:0 0 12px;padding:8px;background:#f4f4f4;border:1px solid #ccc;font:13px monospace}
-form{display:flex;flex-wrap:wrap;gap:8px;justify-content:flex-end}
+#d{overflow:auto;flex:0 1 auto;min-height:1.5em}
+.r{padding:4px 8px;background:#fff4d6;border-left:4px solid #b60;font-weight:bold}
+pre{white-space:pre-wrap;overflow-wrap:anywhere;max-height:40vh;min-height:2.5em;flex:0 1 auto;overflow:auto;margin:0 0 12px;padding:8px;background:#f4f4f4;border:1px solid #ccc;font:13px monospace}
+form{display:flex;flex:none;flex-wrap:wrap;gap:8px;justify-content:flex-end}
 button{font:inherit;min-height:40px;padding:0 16px;border-radius:6px;border:2px solid #0b57d0;cursor:pointer}
 .approve{background:#0b57d0;color:#fff;font-weight:bold}
+.approve[aria-disabled=true]{opacity:.5;cursor:not-allowed}
 .decline{background:#fff;color:#0b57d0}
 button:focus-visible,dialog:focus-visible{outline:3px solid #e8a000;outline-offset:2px}
-</style><dialog aria-labelledby="t" aria-describedby="d i" tabindex="-1" autofocus>
-<h2 id="t"></h2><p id="d"></p><p>With this input:</p><pre id="i"></pre>
-<form method="dialog"><button class="decline" value="decline">Decline</button><button class="approve" value="approve">Approve</button></form></dialog>`;
+</style><dialog aria-labelledby="t" aria-describedby="r d i c" tabindex="-1" autofocus>
+<h2 id="t"></h2><p id="r" class="r" role="alert" hidden></p><p id="d"></p><p>With this input:</p><pre id="i"></pre><p id="c"></p>
+<form method="dialog"><button class="decline" value="decline">Decline</button><button class="approve" value="approve" aria-disabled="true">Approve</button></form></dialog>`;
 
-/** The dialog open now: a new request closes it (the bridge stopped waiting for its own). */
-let current: HTMLDialogElement | null = null;
+/** The dialog open now, and its gate: a new request closes it (the bridge stopped waiting). */
+let current: { dialog: HTMLDialogElement; gate: ApproveGate } | null = null;
 
 /**
  * Asks the person, in a modal dialog, whether the agent may run `request`. Resolves to true only
- * when they press Approve; Decline, Escape, a newer request and `signal` aborting (the bridge no
- * longer waits) all resolve to false.
+ * when they press Approve once it works (see `ApproveGate`: the dialog has been on screen for
+ * `READ_DELAY_MS`, and pointed at again when it replaced a withdrawn one); Decline, Escape, a
+ * newer request and `signal` aborting (the bridge no longer waits) all resolve to false.
  *
  * The dialog itself takes focus, not a button, so that a stray Enter approves nothing.
  */
@@ -57,24 +67,46 @@ export function confirmInDialog(
   description: string,
   signal?: AbortSignal,
 ): Promise<boolean> {
-  current?.close();
+  // Withdrawn: the gate closes now, so that this prompt knows it replaced one.
+  current?.gate.close(false);
+  current?.dialog.close();
   if (signal?.aborted) return Promise.resolve(false);
   // A shadow root keeps the page's styles off the dialog, and the dialog off the page.
   const host = document.createElement("aim-confirm");
   const root = host.attachShadow({ mode: "open" });
   root.innerHTML = TEMPLATE;
   const dialog = root.querySelector("dialog")!;
-  // Text only: the action id, its description and the agent's input are never markup.
-  dialog.querySelector("h2")!.textContent = `Allow the agent to run “${request.actionId}”?`;
-  dialog.querySelector("p")!.textContent = description || "This action is consequential.";
-  dialog.querySelector("pre")!.textContent = JSON.stringify(request.input, null, 2) ?? "null";
+  const $ = (id: string) => root.getElementById(id)!;
+  const approve = root.querySelector<HTMLButtonElement>(".approve")!;
+  const gate = new ApproveGate(() => approve.setAttribute("aria-disabled", String(!gate.armed)));
+  // Text only: the action id, its description and the agent's input are never markup, and
+  // what could hide or disguise text shows as escapes.
+  const input = shownInput(request.input);
+  $("t").textContent = `Allow the agent to run “${readable(request.actionId).text}”?`;
+  $("d").textContent = readable(description || "This action is consequential.").text;
+  $("i").textContent = input.text;
+  // Empty when there is nothing to say: the dialog's description reads these too.
+  $("c").textContent = cutNote(input.more);
+  $("c").hidden = !input.more;
+  $("r").textContent = gate.replaced ? REPLACED_NOTICE : "";
+  $("r").hidden = !gate.replaced;
+  let approved = false;
+  let answered = false;
+  dialog.addEventListener("cancel", () => answered = true);
+  root.querySelector("form")!.addEventListener("submit", (e) => {
+    // Approve before it works does nothing: the dialog stays.
+    if (e.submitter === approve && !gate.armed) return e.preventDefault();
+    approved = e.submitter === approve;
+    answered = true;
+  });
   return new Promise((resolve) => {
     const withdraw = () => dialog.close();
     dialog.addEventListener("close", () => {
       signal?.removeEventListener("abort", withdraw);
-      if (current === dialog) current = null;
+      gate.close(answered);
+      if (current?.dialog === dialog) current = null;
       host.remove();
-      resolve(dialog.returnValue === "approve");
+      resolve(approved);
     }, { once: true });
     signal?.addEventListener("abort", withdraw, { once: true });
     (document.body ?? document.documentElement).append(host);
@@ -82,9 +114,11 @@ export function confirmInDialog(
       dialog.showModal();
     } catch (error) {
       host.remove();
+      gate.close(false);
       throw error;
     }
-    current = dialog;
+    current = { dialog, gate };
+    gate.watch(dialog, input.text);
     dialog.focus();
   });
 }

@@ -2,8 +2,9 @@
  * @module The browser entry point, served as `/__aim/elements.js`: defines `<aim-action>` and
  * `<aim-state>`, starts the page's one tab client, and defines `<aim-panel>` once one is in the
  * document. What only some pages need loads on demand, as chunks of its own: the panel (with
- * LitElement and lit-html) when an `<aim-panel>` appears, the confirmation dialog the first
- * time a consequential action runs on a page without a panel (see `AimClient.confirmer`).
+ * LitElement and lit-html) when an `<aim-panel>` appears, the confirmation dialog (with the
+ * rules of every prompt, elements/prompt.ts) the first time a consequential action runs on a page
+ * without a panel (see `AimClient.confirmer`), or with the panel.
  *
  * @example A page that lets an agent pay, after the person confirms each payment
  * ```html

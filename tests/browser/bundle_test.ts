@@ -236,7 +236,7 @@ Deno.test("the bridge serves the entry revalidated by ETag, and it and every chu
 
 Deno.test({
   name:
-    "a page loads the entry and the shared chunk up front, and the panel's chunk once an <aim-panel> is in it",
+    "a page loads the entry and the shared chunk up front, and the panel's chunk (with the dialog's, which holds the rules of every prompt) once an <aim-panel> is in it",
   ignore: NO_CHROMIUM,
   async fn() {
     await using browser = await launchBrowser();
@@ -272,6 +272,7 @@ Deno.test({
       "/__aim/elements.js",
       "/__aim/elements.shared.js",
       "/__aim/elements.panel.js",
+      "/__aim/elements.dialog.js",
     ]);
   },
 });

@@ -3,7 +3,12 @@
  * a fresh profile per launch, an incognito context per case, and an agent that talks HTTP.
  */
 import { existsSync } from "node:fs";
-import puppeteer, { type Browser, type BrowserContext, type Page } from "puppeteer-core";
+import puppeteer, {
+  type Browser,
+  type BrowserContext,
+  type ElementHandle,
+  type Page,
+} from "puppeteer-core";
 import type { TestBridge } from "../helpers/bridge.ts";
 
 /** Where Debian installs Chromium. */
@@ -185,7 +190,10 @@ export function panelText(page: Page): Promise<string> {
   );
 }
 
-/** Clicks a button of the panel by its text. */
+/**
+ * Clicks a button of the panel by its text. Approve works only once the prompt has been read
+ * (elements/prompt.ts): the pointer moves onto it as a person's does, and the click waits for it.
+ */
 export async function clickPanelButton(page: Page, text: string): Promise<void> {
   const button = await page.waitForFunction(
     (t) => {
@@ -194,8 +202,39 @@ export async function clickPanelButton(page: Page, text: string): Promise<void> 
     },
     { timeout: 10_000 },
     text,
+  ) as unknown as ElementHandle<HTMLButtonElement>;
+  if (text === "Approve") await pointAtApprove(page, button);
+  await button.click();
+}
+
+/**
+ * Moves the pointer onto a prompt's Approve button as a person does (from a corner of it to its
+ * middle) and waits until the button works (no `aria-disabled="true"`): the prompt has been on
+ * screen for its read delay (elements/prompt.ts `READ_DELAY_MS`).
+ */
+export async function pointAtApprove(
+  page: Page,
+  button: ElementHandle<HTMLButtonElement>,
+  timeout = 10_000,
+): Promise<void> {
+  await button.scrollIntoView();
+  const box = (await button.boundingBox())!;
+  await page.mouse.move(box.x + 2, box.y + 2);
+  await page.mouse.move(box.x + box.width / 2, box.y + box.height / 2, { steps: 2 });
+  await page.waitForFunction(
+    (b: HTMLButtonElement) => b.getAttribute("aria-disabled") !== "true",
+    { timeout },
+    button,
   );
-  await (button as unknown as { click(): Promise<void> }).click();
+}
+
+/** Presses Approve in the elements' own dialog once it works (see {@linkcode pointAtApprove}). */
+export async function approveInDialog(page: Page): Promise<void> {
+  const button = await page.waitForSelector("aim-confirm >>> dialog[open] button.approve", {
+    timeout: 10_000,
+  }) as ElementHandle<HTMLButtonElement>;
+  await pointAtApprove(page, button);
+  await button.click();
 }
 
 /** Saves a screenshot of the panel under test-output/. */

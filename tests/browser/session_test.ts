@@ -280,6 +280,11 @@ Deno.test({
         document.querySelector("aim-panel")?.shadowRoot?.activeElement?.textContent
       );
       assert.equal(focused, "Approve");
+      // Approve works once the prompt has been on screen for its read delay (elements/prompt.ts).
+      await tab.waitForFunction(() =>
+        document.querySelector("aim-panel")?.shadowRoot?.querySelector(".approve")
+          ?.getAttribute("aria-disabled") === "false"
+      );
       await tab.keyboard.press("Enter");
       assert.equal((await pending).status, 200);
 

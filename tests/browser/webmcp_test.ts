@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";
 import fc from "fast-check";
-import type { Page } from "puppeteer-core";
+import type { ElementHandle, Page } from "puppeteer-core";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
 import { READ_TOOL } from "../../bridge/protocol/tools.ts";
 import { RESERVED_TOOL_IDS } from "../../bridge/protocol/action_spec.ts";
@@ -29,6 +29,7 @@ import {
   panelStatus,
   panelText,
   panelToken,
+  pointAtApprove,
 } from "./harness.ts";
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bills</title>
@@ -486,7 +487,10 @@ Deno.test({
         {},
         button!,
       );
-      await (click as unknown as { click(): Promise<void> }).click();
+      const target = click as unknown as ElementHandle<HTMLButtonElement>;
+      // Approve works once the dialog has been read (elements/prompt.ts).
+      if (button === ".approve") await pointAtApprove(tab, target);
+      await target.click();
       const result = await pendingAnswer(tab);
       assert.equal(result.ok ? "ok" : result.error, answer);
     }

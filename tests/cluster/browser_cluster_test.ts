@@ -15,7 +15,9 @@ import {
   NO_CHROMIUM,
   panelStatus,
   panelToken,
+  pointAtApprove,
 } from "../browser/harness.ts";
+import type { ElementHandle } from "puppeteer-core";
 
 const PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Bills</title>
 ${ELEMENTS}</head><body><aim-panel confirm="consequential"></aim-panel>
@@ -48,8 +50,10 @@ async function approve(page: import("puppeteer-core").Page): Promise<void> {
     const root = document.querySelector("aim-panel")?.shadowRoot;
     const buttons = [...root?.querySelectorAll(".confirm button") ?? []];
     return buttons.find((b) => /approve|allow|confirm|yes/i.test(b.textContent ?? "")) ?? false;
-  });
-  await (button as unknown as { click(): Promise<void> }).click();
+  }) as unknown as ElementHandle<HTMLButtonElement>;
+  // Approve works once the prompt has been read (elements/prompt.ts).
+  await pointAtApprove(page, button);
+  await button.click();
 }
 
 Deno.test({

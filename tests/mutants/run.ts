@@ -4,6 +4,9 @@
  * Exits 1 when one survives, 2 when the list itself is wrong (a `find` that is not in its file
  * exactly once, a name used twice, a test file that does not exist).
  *
+ * A mutant of the elements' source (elements/*.ts) rebuilds the elements in the scratch copy
+ * (`deno task bundle`) before its tests run, since browsers load the build.
+ *
  * Options: `--list` prints the mutants and exits; `--timeout SECONDS` bounds each test run
  * (default 300; a run cut off counts as killed, and says so); `--no-baseline` skips the first
  * run of every test file without a mutant (which must pass for a kill to mean anything).
@@ -89,6 +92,30 @@ async function scratchCopy(root: string): Promise<string> {
     }
   }
   return scratch;
+}
+
+/** The elements' sources, which `deno task bundle` builds into what browsers load. */
+const ELEMENTS_SOURCE = /^elements\/[^/]+\.ts$/;
+
+/** The built elements under `root` (elements/elements.*.js), by path, to put back after. */
+function builtElements(root: string): Map<string, string> {
+  const dir = join(root, "elements");
+  return new Map(
+    [...Deno.readDirSync(dir)]
+      .filter((entry) => /^elements\.\w+\.js$/.test(entry.name))
+      .map((entry) => [join(dir, entry.name), Deno.readTextFileSync(join(dir, entry.name))]),
+  );
+}
+
+/** Runs `deno task bundle` in `cwd`; false when it fails. */
+async function rebuildElements(cwd: string): Promise<boolean> {
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: ["task", "bundle"],
+    cwd,
+    stdout: "null",
+    stderr: "null",
+  }).output();
+  return built.success;
 }
 
 /** The outcome of one test run. */
@@ -216,12 +243,20 @@ async function main(): Promise<number> {
     for (const [index, mutant] of chosen.entries()) {
       const path = join(scratch, mutant.file);
       const original = Deno.readTextFileSync(path);
+      // The browser loads the committed build, not elements/*.ts: rebuild it with the mutant.
+      const build = ELEMENTS_SOURCE.test(mutant.file) ? builtElements(scratch) : null;
       Deno.writeTextFileSync(path, original.replace(mutant.find, () => mutant.replace));
       let outcome: RunOutcome;
       try {
+        if (build && !await rebuildElements(scratch)) {
+          // A mutant that does not build proves nothing about the tests.
+          console.error(`${mutant.name}: the elements do not build with it; change the mutant.`);
+          return 2;
+        }
         outcome = await runTests(scratch, mutant.tests, { env: mutant.env, timeoutSeconds });
       } finally {
         Deno.writeTextFileSync(path, original);
+        for (const [file, code] of build ?? []) Deno.writeTextFileSync(file, code);
       }
       const verdict = outcome.passed
         ? "SURVIVED"

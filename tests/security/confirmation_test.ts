@@ -10,6 +10,7 @@ import { ELEMENTS_CHUNKS } from "../../bridge/http/assets.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import {
   Agent,
+  approveInDialog,
   clickPanelButton,
   ELEMENTS,
   launchBrowser,
@@ -160,7 +161,7 @@ Deno.test({
       const answer = agent.invoke("pay", "bill-8");
       assert.equal((await dialogShown(tab)).input, '"bill-8"');
       assert.equal(await text(tab, "#paid"), "none", "nothing runs before the person says yes");
-      await tab.click("aim-confirm >>> button.approve");
+      await approveInDialog(tab);
       const yes = await answer;
       assert.equal(yes.status, 200, JSON.stringify(yes.body));
       assert.deepEqual(yes.body.result, { paid: "bill-8" });
@@ -404,7 +405,7 @@ Deno.test({
       assert.equal(await answered("older"), false);
       assert.equal((await dialogShown(tab)).input, '"2"');
       assert.equal((await tab.$$("aim-confirm")).length, 1);
-      await tab.click("aim-confirm >>> button.approve");
+      await approveInDialog(tab);
       assert.equal(await answered("newer"), true);
     });
   },

@@ -32,7 +32,7 @@ export interface HangUp extends Disposable {
 }
 
 /** How often the TCP table is read while requests are watched, ms. */
-export const HANG_UP_POLL_MS = 250;
+export const HANG_UP_POLL_MS = 500;
 
 /** The kernel's TCP tables: IPv4 connections, then IPv6 ones (and IPv4 ones on a `::` socket). */
 const TABLES = ["/proc/net/tcp", "/proc/net/tcp6"] as const;
@@ -56,6 +56,7 @@ interface Watched {
 
 const watched = new Set<Watched>();
 let timer: ReturnType<typeof setInterval> | undefined;
+let polling = false;
 let readable: boolean | undefined;
 
 /**
@@ -71,7 +72,7 @@ export function watchHangUp(request: Request, remoteAddr: Deno.Addr | undefined)
     : undefined;
   if (entry) {
     watched.add(entry);
-    timer ??= setInterval(poll, HANG_UP_POLL_MS);
+    timer ??= setInterval(() => void poll(), HANG_UP_POLL_MS);
   }
   const signal = AbortSignal.any([request.signal, controller.signal]);
   return {
@@ -104,16 +105,28 @@ function canReadTables(): boolean {
 }
 
 /** Reads the tables once and aborts the signals of the connections seen closed. */
-function poll(): void {
+async function poll(): Promise<void> {
+  // One read at a time: with thousands of connections a table takes the kernel some 20 ms.
+  if (polling) return;
+  polling = true;
+  try {
+    await check();
+  } finally {
+    polling = false;
+  }
+}
+
+async function check(): Promise<void> {
   const needs = { v4: false, v6: false };
   for (const entry of watched) {
     if (entry.v4) needs.v4 = true;
     if (entry.v6) needs.v6 = true;
   }
-  const tables = {
-    v4: needs.v4 ? readTable(TABLES[0]) : undefined,
-    v6: needs.v6 ? readTable(TABLES[1]) : undefined,
-  };
+  const [v4, v6] = await Promise.all([
+    needs.v4 ? readTable(TABLES[0]) : undefined,
+    needs.v6 ? readTable(TABLES[1]) : undefined,
+  ]);
+  const tables = { v4, v6 };
   for (const entry of [...watched]) {
     // A table that could not be read says nothing.
     if ((entry.v4 && tables.v4 === undefined) || (entry.v6 && tables.v6 === undefined)) continue;
@@ -135,11 +148,10 @@ function poll(): void {
   if (watched.size === 0) stopPolling();
 }
 
-function readTable(path: string): string | undefined {
+/** A table's text, read off the event loop (the kernel writes it as it is read). */
+async function readTable(path: string): Promise<string | undefined> {
   try {
-    // Synchronous: a few hundred bytes per connection, and no read left running when the
-    // last request watched is answered.
-    return Deno.readTextFileSync(path);
+    return await Deno.readTextFile(path);
   } catch {
     return undefined;
   }

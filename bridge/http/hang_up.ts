@@ -51,6 +51,8 @@ interface Watched {
   v6?: string;
   /** Whether the connection was found open once: only then does its absence mean closed. */
   seen: boolean;
+  /** Reads in a row that did not find it once seen (a table read as it changes may skip a line). */
+  missed: number;
   controller: AbortController;
 }
 
@@ -68,7 +70,7 @@ export function watchHangUp(request: Request, remoteAddr: Deno.Addr | undefined)
   const controller = new AbortController();
   const address = remoteAddr?.transport === "tcp" ? tableAddresses(remoteAddr) : undefined;
   const entry: Watched | undefined = address && canReadTables()
-    ? { ...address, seen: false, controller }
+    ? { ...address, seen: false, missed: 0, controller }
     : undefined;
   if (entry) {
     watched.add(entry);
@@ -137,10 +139,13 @@ async function check(): Promise<void> {
     const open = states.some((state) => !CLOSED_STATES.has(state));
     if (open) {
       entry.seen = true;
+      entry.missed = 0;
       continue;
     }
-    // Closed, or gone after it was seen open; never seen at all is not taken for closed.
-    if (states.length > 0 || entry.seen) {
+    // Closed (CLOSE_WAIT: the client closed its end), or gone twice in a row after it was seen
+    // open (a reset); never seen at all is not taken for closed.
+    if (states.length === 0 && entry.seen) entry.missed++;
+    if (states.length > 0 || entry.missed >= 2) {
       watched.delete(entry);
       entry.controller.abort(new DOMException("The client closed its connection.", "AbortError"));
     }

@@ -26,6 +26,15 @@ export const mutants: Mutant[] = [
     tests: ["tests/security/hang_up_test.ts"],
   },
   {
+    name: "hang-up-open-taken-for-closed",
+    guarantee:
+      "An agent still connected (ESTABLISHED) is never taken for gone: its call runs and is answered.",
+    file: "bridge/http/hang_up.ts",
+    find: `const CLOSED_STATES = new Set(["08", "09", "07", "0B", "06"]);`,
+    replace: `const CLOSED_STATES = new Set(["01", "08", "09", "07", "0B", "06"]);`,
+    tests: ["tests/security/hang_up_test.ts"],
+  },
+  {
     name: "hang-up-invoke-ignores-watch",
     guarantee:
       "POST /__aim/invoke passes the connection watch to the invocation, not the request's signal alone.",

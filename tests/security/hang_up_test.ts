@@ -7,6 +7,7 @@
  * few hundred bytes was read (docs/deno-hang-up.md): the bridge must see it all the same.
  */
 import assert from "node:assert/strict";
+import { tableReads } from "../../bridge/http/hang_up.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { endpoint, initializeBody, postHeaders, within } from "../mcp/helpers.ts";
@@ -122,3 +123,32 @@ for (const size of SIZES) {
     },
   );
 }
+
+/** Waits until the bridge read the TCP tables `count` more times (it polls while a call waits). */
+async function tableReadsPass(count: number): Promise<void> {
+  const until = tableReads() + count;
+  while (tableReads() < until) await new Promise((resolve) => setTimeout(resolve, 20));
+}
+
+Deno.test(
+  "an agent still waiting after a 1 KiB body is never taken for gone, and gets its answer",
+  ONE_PROCESS,
+  async () => {
+    await using bridge = await startBridge();
+    const { token, tab } = await heldSession(bridge);
+    await using _tab = tab;
+    const call = bridge.fetch("/__aim/invoke", {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+      body: padded({ actionId: "pay", input: "bill-1" }, 1024),
+    });
+    const invoke = await prompted(tab);
+    await within(tableReadsPass(3), "three reads of the TCP table");
+    assert.ok(!tab.has("cancel"));
+    // The person approves: the page runs it and answers.
+    tab.send({ type: "result", id: invoke.id, ok: true, result: { paid: "bill-1" } });
+    const res = await within(call, "the answer");
+    assert.equal(res.status, 200);
+    assert.deepEqual((await res.json()).result, { paid: "bill-1" });
+  },
+);

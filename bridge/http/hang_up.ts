@@ -49,14 +49,25 @@ interface Watched {
   v4?: string;
   /** `rem_address` in `/proc/net/tcp6` (IPv6 clients, and IPv4 ones as `::ffff:a.b.c.d`). */
   v6?: string;
-  /** Whether the connection was found open once: only then does its absence mean closed. */
+  /** The client's address family: IPv4 ones (even written IPv4-mapped) or IPv6 ones. */
+  family: Family;
+  /** Whether the connection was found open once. */
   seen: boolean;
   /** Reads in a row that did not find it once seen (a table read as it changes may skip a line). */
   missed: number;
   controller: AbortController;
 }
 
+type Family = "v4" | "v6";
+
 const watched = new Set<Watched>();
+/**
+ * The families whose connections were found in the tables as the bridge spells them: only then
+ * does a connection missing from them mean closed (reset), rather than a spelling the tables
+ * do not use. Each is checked once at its first watch, and by every read that finds one.
+ */
+const spelled = { v4: false, v6: false };
+const probed = { v4: false, v6: false };
 let timer: ReturnType<typeof setInterval> | undefined;
 let polling = false;
 let reads = 0;
@@ -74,6 +85,7 @@ export function watchHangUp(request: Request, remoteAddr: Deno.Addr | undefined)
     ? { ...address, seen: false, missed: 0, controller }
     : undefined;
   if (entry) {
+    if (!probed[entry.family]) probe(entry);
     watched.add(entry);
     timer ??= setInterval(() => void poll(), HANG_UP_POLL_MS);
   }
@@ -115,6 +127,31 @@ function canReadTables(): boolean {
   return readable;
 }
 
+/**
+ * Looks the first connection of a family up at once, while its client is surely there: a
+ * client that resets its connection before the first read is then seen gone all the same.
+ * Once per family and process, a few milliseconds.
+ */
+function probe(entry: Watched): void {
+  probed[entry.family] = true;
+  const states = [
+    ...(entry.v4 ? statesOf(readTableSync(TABLES[0]) ?? "", entry.v4) : []),
+    ...(entry.v6 ? statesOf(readTableSync(TABLES[1]) ?? "", entry.v6) : []),
+  ];
+  if (states.some((state) => !CLOSED_STATES.has(state))) {
+    entry.seen = true;
+    spelled[entry.family] = true;
+  }
+}
+
+function readTableSync(path: string): string | undefined {
+  try {
+    return Deno.readTextFileSync(path);
+  } catch {
+    return undefined;
+  }
+}
+
 /** Reads the tables once and aborts the signals of the connections seen closed. */
 async function poll(): Promise<void> {
   // One read at a time: with thousands of connections a table takes the kernel some 20 ms.
@@ -149,12 +186,13 @@ async function check(): Promise<void> {
     const open = states.some((state) => !CLOSED_STATES.has(state));
     if (open) {
       entry.seen = true;
+      spelled[entry.family] = true;
       entry.missed = 0;
       continue;
     }
-    // Closed (CLOSE_WAIT: the client closed its end), or gone twice in a row after it was seen
-    // open (a reset); never seen at all is not taken for closed.
-    if (states.length === 0 && entry.seen) entry.missed++;
+    // Closed (CLOSE_WAIT: the client closed its end), or gone twice in a row (a reset) once the
+    // tables are known to hold such connections as the bridge spells them.
+    if (states.length === 0 && (entry.seen || spelled[entry.family])) entry.missed++;
     if (states.length > 0 || entry.missed >= 2) {
       watched.delete(entry);
       entry.controller.abort(new DOMException("The client closed its connection.", "AbortError"));
@@ -186,13 +224,15 @@ function statesOf(table: string, address: string): string[] {
 }
 
 /** How the TCP tables write a client's address (`rem_address`), in each table it may be in. */
-export function tableAddresses(addr: Deno.NetAddr): { v4?: string; v6?: string } | undefined {
+export function tableAddresses(
+  addr: Deno.NetAddr,
+): { family: Family; v4?: string; v6?: string } | undefined {
   const port = addr.port.toString(16).toUpperCase().padStart(4, "0");
   const v4 = parseIpv4(addr.hostname);
   if (v4) {
     // The kernel prints each 32-bit word in the machine's (little-endian) byte order.
     const word = hexWord(v4);
-    return { v4: `${word}:${port}`, v6: `0000000000000000FFFF0000${word}:${port}` };
+    return { family: "v4", v4: `${word}:${port}`, v6: `0000000000000000FFFF0000${word}:${port}` };
   }
   const v6 = parseIpv6(addr.hostname);
   if (!v6) return undefined;
@@ -200,8 +240,8 @@ export function tableAddresses(addr: Deno.NetAddr): { v4?: string; v6?: string }
   for (let i = 0; i < 16; i += 4) hex += hexWord(v6.slice(i, i + 4));
   const mapped = v6.slice(0, 10).every((b) => b === 0) && v6[10] === 0xff && v6[11] === 0xff;
   return mapped
-    ? { v4: `${hexWord(v6.slice(12))}:${port}`, v6: `${hex}:${port}` }
-    : { v6: `${hex}:${port}` };
+    ? { family: "v4", v4: `${hexWord(v6.slice(12))}:${port}`, v6: `${hex}:${port}` }
+    : { family: "v6", v6: `${hex}:${port}` };
 }
 
 function hexWord(bytes: number[]): string {

@@ -82,7 +82,6 @@ async function changeAndApproveLate(
 for (const change of CHANGES) {
   Deno.test(
     `a protected invocation waiting for the person is withdrawn when the session ${change.name}`,
-    ONE_PROCESS,
     async () => {
       await using bridge = await startBridge({ users, serverActions: [switchUser] });
       const { token, tab } = await signedIn(bridge);
@@ -97,7 +96,6 @@ for (const change of CHANGES) {
 
   Deno.test(
     `a protected MCP tools/call waiting for the person is withdrawn when the session ${change.name}`,
-    ONE_PROCESS,
     async () => {
       await using bridge = await startBridge({ users, serverActions: [switchUser] });
       const { token, tab } = await signedIn(bridge);

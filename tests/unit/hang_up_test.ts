@@ -14,10 +14,12 @@ const tcp = (hostname: string, port: number): Deno.NetAddr => ({
 
 Deno.test("an IPv4 client is looked up in both tables, as itself and as IPv4-mapped", () => {
   assert.deepEqual(tableAddresses(tcp("127.0.0.1", 54140)), {
+    family: "v4",
     v4: "0100007F:D37C",
     v6: "0000000000000000FFFF00000100007F:D37C",
   });
   assert.deepEqual(tableAddresses(tcp("10.1.2.3", 80)), {
+    family: "v4",
     v4: "0302010A:0050",
     v6: "0000000000000000FFFF00000302010A:0050",
   });
@@ -25,15 +27,18 @@ Deno.test("an IPv4 client is looked up in both tables, as itself and as IPv4-map
 
 Deno.test("an IPv6 client is written as four little-endian words", () => {
   assert.deepEqual(tableAddresses(tcp("::1", 443)), {
+    family: "v6",
     v6: "00000000000000000000000001000000:01BB",
   });
   assert.deepEqual(tableAddresses(tcp("2001:db8::ff00:42:8329", 8000)), {
+    family: "v6",
     v6: "B80D01200000000000FF000029834200:1F40",
   });
 });
 
 Deno.test("an IPv4-mapped IPv6 client is looked up in both tables too", () => {
   assert.deepEqual(tableAddresses(tcp("::ffff:127.0.0.1", 1)), {
+    family: "v4",
     v4: "0100007F:0001",
     v6: "0000000000000000FFFF00000100007F:0001",
   });

@@ -8,9 +8,9 @@
  * streamed, nothing notices the hang-up until a response is written
  * ([docs/deno-hang-up.md](../../docs/deno-hang-up.md) has the reproduction). On Linux, the
  * connection is therefore also looked up in the kernel's TCP table (`/proc/net/tcp`,
- * `/proc/net/tcp6`): once the client closed its end, the bridge's end shows `CLOSE_WAIT` (or is
- * gone), and the signal aborts. One timer reads the table for every request watched, and only
- * while one is.
+ * `/proc/net/tcp6`): once the client closed its end, the bridge's end shows `CLOSE_WAIT`; once
+ * it reset it (HAProxy does), the bridge's end is gone from the table; either way the signal
+ * aborts. One timer reads the table for every request watched, and only while one is.
  *
  * @example
  * ```ts

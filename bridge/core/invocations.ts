@@ -16,7 +16,7 @@ import { sessionState } from "./manifests.ts";
 import type { ServerAction, ServerActionContext } from "./server_actions.ts";
 import type { IdempotentEntry, Session, SessionStore } from "./sessions.ts";
 import type { KeptOutcome } from "./share.ts";
-import type { TabOutcome } from "./tab.ts";
+import { IDENTITY_CHANGED, type TabOutcome } from "./tab.ts";
 
 /** One finished invocation, for an audit trail. */
 export interface InvocationRecord {
@@ -350,7 +350,8 @@ export class Invocations {
         found = await this.#fromCatalog(session, actionId, error);
       }
       const { spec, server } = found;
-      if (spec.protected && session.identity === null) {
+      const identity = session.identity;
+      if (spec.protected && identity === null) {
         throw new AimError(
           403,
           "login_required",
@@ -368,6 +369,10 @@ export class Invocations {
           "No browser tab holds this session; ask the person to open the page (a self-minted token has no tab).",
           { details: { page: session.page } },
         );
+      }
+      // Signed in or out while the action was looked up: it is not run for the new identity.
+      if (spec.protected && session.identity !== identity) {
+        throw new AimError(409, "cancelled", IDENTITY_CHANGED, { details: { actionId } });
       }
       call.dispatched = true;
       const result = server
@@ -398,6 +403,8 @@ export class Invocations {
     let settle = "";
     let settled: Promise<boolean> | undefined;
     const changed = () => {
+      // What the former identity allowed waits no more: its prompts are withdrawn.
+      session.tab.withdrawProtected();
       if (settle) session.tab.settled(settle);
       settle = session.tab.holder ? crypto.randomUUID() : "";
       settled = settle ? session.tab.whenSettled(settle) : undefined;
@@ -444,6 +451,7 @@ export class Invocations {
       onAwaiting: call.onAwaiting,
       timeoutMs: call.tabTimeoutMs,
       signal: call.signal,
+      protected: spec.protected,
     });
     if (outcome.ok) {
       call.settled = outcome.settled ?? true;

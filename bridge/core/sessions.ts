@@ -477,6 +477,8 @@ export class SessionStore {
   /** Makes this process's copy of a session show what the shared store says. */
   #apply(session: Session, record: SessionRecord): void {
     session.page = record.page;
+    // Signed in or out on another instance: what the former identity allowed is withdrawn here.
+    if (session.identity?.username !== record.identity?.username) session.tab.withdrawProtected();
     session.identity = record.identity;
     if (record.credentialHash !== session.credentialHash) {
       this.#byCredential.delete(session.credentialHash);

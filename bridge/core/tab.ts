@@ -87,7 +87,16 @@ export interface RelayOptions {
   signal?: AbortSignal | undefined;
   /** What is left of the tab timeout (a call another instance forwarded). */
   timeoutMs?: number | undefined;
+  /**
+   * A protected action's: allowed by the identity the session had when it was called, so
+   * withdrawn when that identity changes ({@linkcode TabChannel.withdrawProtected}).
+   */
+  protected?: boolean | undefined;
 }
+
+/** Why a protected invocation is withdrawn when the session signs in or out. */
+export const IDENTITY_CHANGED =
+  "The session signed in or out before the page answered: the protected action did not run. Read the manifest and decide again.";
 
 interface Pending {
   id: string;
@@ -436,6 +445,27 @@ export class TabChannel<Owner = unknown> {
       code: "cancelled",
       message: "The invocation was cancelled before the page answered.",
     });
+  }
+
+  /**
+   * Withdraws every protected invocation, queued or at the tab (whose prompt is withdrawn): the
+   * session signed in or out, and what one identity allowed is never run for another, nor for
+   * none. Each is answered `cancelled` ({@linkcode IDENTITY_CHANGED}).
+   */
+  withdrawProtected(): void {
+    const outcome: TabOutcome = { ok: false, code: "cancelled", message: IDENTITY_CHANGED };
+    const queued = this.#queue.filter((pending) => pending.options.protected);
+    // Out of the queue first: the one at the tab, once withdrawn, makes room for the next.
+    this.#queue = this.#queue.filter((pending) => !pending.options.protected);
+    for (const pending of queued) {
+      clearTimeout(pending.timer);
+      pending.resolve(outcome);
+    }
+    const current = this.#current;
+    if (current?.options.protected) {
+      this.#withdraw(current);
+      this.#finish(current, outcome);
+    }
   }
 
   /** Tells the tab to forget an invocation the bridge no longer waits for (a pending prompt). */

@@ -65,9 +65,14 @@ export function clientAddress(
     const last = hops?.[hops.length - 1]?.trim();
     if (last && /^[0-9A-Fa-f.:[\]]{2,64}$/.test(last)) return last.toLowerCase();
   }
-  const env = c.env as { info?: Deno.ServeHandlerInfo } | undefined;
-  const addr = env?.info?.remoteAddr as Deno.NetAddr | undefined;
+  const addr = remoteAddress(c) as Deno.NetAddr | undefined;
   return addr?.hostname ?? "unknown";
+}
+
+/** The socket's peer of a request `Deno.serve` handed over; undefined behind another server. */
+export function remoteAddress(c: Context): Deno.Addr | undefined {
+  const env = c.env as { info?: Deno.ServeHandlerInfo } | undefined;
+  return env?.info?.remoteAddr;
 }
 
 /** What the origin of a request is read from: hono's `c.req`, or a raw request's. */

@@ -14,7 +14,15 @@ import type { AuditEntry } from "../store/audit.ts";
 import { normalizePage } from "../site/paths.ts";
 import { readSession } from "./auth.ts";
 import type { AppEnv } from "./env.ts";
-import { forbiddenOrigin, isCrossOrigin, readBearer, readJson, SESSION_COOKIE } from "./request.ts";
+import { watchHangUp } from "./hang_up.ts";
+import {
+  forbiddenOrigin,
+  isCrossOrigin,
+  readBearer,
+  readJson,
+  remoteAddress,
+  SESSION_COOKIE,
+} from "./request.ts";
 import { encodeBody, JSON_TYPE, methodNotAllowed, TOON_TYPE } from "./responses.ts";
 import { SessionManifests } from "./session_manifests.ts";
 
@@ -115,13 +123,17 @@ export function sessionRoutes(
     }
     const ifMatch = readIfMatch(c.req.header("If-Match"));
     const request = await body(c);
-    // An agent that hangs up withdraws its invocation: never run what nobody waits for.
-    const result = await core.invoke(session, request, {
-      ...(key === undefined ? {} : { idempotencyKey: key }),
-      signal: c.req.raw.signal,
-      client: c.get("client"),
-      ...(ifMatch === undefined ? {} : { ifMatch }),
-    });
+    // An agent that hangs up withdraws its invocation: never run what nobody waits for. Its
+    // request's signal alone misses the hang-up once the body was streamed (hang_up.ts).
+    const result = await (async () => {
+      using hangUp = watchHangUp(c.req.raw, remoteAddress(c));
+      return await core.invoke(session, request, {
+        ...(key === undefined ? {} : { idempotencyKey: key }),
+        signal: hangUp.signal,
+        client: c.get("client"),
+        ...(ifMatch === undefined ? {} : { ifMatch }),
+      });
+    })();
     const format = /\btext\/toon\b/i.test(c.req.header("Accept") ?? "") ? "toon" : "json";
     const wanted = preferredReturn(c.req.header("Prefer"));
     // Without a version to start from, the answer holds the state, and the manifest at its

@@ -35,7 +35,14 @@ import type { Session } from "../core/sessions.ts";
 import { AimError } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
 import type { AppEnv } from "../http/env.ts";
-import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
+import { watchHangUp } from "../http/hang_up.ts";
+import {
+  forbiddenOrigin,
+  isCrossOrigin,
+  readBearer,
+  readJson,
+  remoteAddress,
+} from "../http/request.ts";
 import { errorResponse } from "../http/responses.ts";
 import type { createSessionServer } from "./server.ts";
 
@@ -714,7 +721,9 @@ export class McpEndpoint {
     const hangUp = () => {
       for (const id of ids) this.#withdraw(entry, id, "The client hung up.");
     };
-    const signal = c.req.raw.signal;
+    // The request's signal alone misses the hang-up once the body was streamed (hang_up.ts).
+    using watch = watchHangUp(c.req.raw, remoteAddress(c));
+    const signal = watch.signal;
     signal.addEventListener("abort", hangUp, { once: true });
     try {
       const response = await entry.transport.handleRequest(c.req.raw, { parsedBody: body });

@@ -16,11 +16,11 @@ export const mutants: Mutant[] = [
     tests: ["tests/security/leak_test.ts"],
   },
   {
-    name: "credential-in-invoke-answer",
-    guarantee: "An invoke answer never carries the tab credential or another session's data.",
+    name: "tab-key-in-invoke-answer",
+    guarantee: "An invoke answer never carries the tab key.",
     file: "bridge/http/session_routes.ts",
-    find: "signal: c.req.raw.signal,",
-    replace: "signal: c.req.raw.signal, tab: session.credentialHash && session.tabKey,",
+    find: "let answer: Record<string, unknown> = result;",
+    replace: "let answer: Record<string, unknown> = { ...result, tab: session.tabKey };",
     tests: ["tests/security/leak_test.ts"],
   },
   {
@@ -94,8 +94,8 @@ export const mutants: Mutant[] = [
     name: "login-required",
     guarantee: "A protected action needs a signed-in session, whatever the tab claims.",
     file: "bridge/core/invocations.ts",
-    find: "if (spec.protected && session.identity === null) {",
-    replace: "if (spec.protected && session.identity === undefined) {",
+    find: "if (spec.protected && identity === null) {",
+    replace: "if (spec.protected && identity === undefined) {",
     tests: ["tests/protocol/invoke_test.ts"],
   },
   {

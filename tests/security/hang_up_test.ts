@@ -11,7 +11,7 @@ import assert from "node:assert/strict";
 import { tableReads } from "../../bridge/http/hang_up.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
-import { endpoint, initializeBody, postHeaders, within } from "../mcp/helpers.ts";
+import { endpoint, postHeaders, rawSession, within } from "../mcp/helpers.ts";
 
 /** Body sizes: the smallest request, one under the size Deno watches, 1 KiB, the limit. */
 const SIZES = [0, 300, 1024, 64 * 1024] as const;
@@ -91,16 +91,7 @@ for (const size of SIZES) {
       await using bridge = await startBridge();
       const { token, tab } = await heldSession(bridge);
       await using _tab = tab;
-      const init = await fetch(endpoint(bridge.origin), {
-        method: "POST",
-        headers: postHeaders(token),
-        body: initializeBody(),
-      });
-      const headers = {
-        "Mcp-Session-Id": init.headers.get("Mcp-Session-Id")!,
-        "MCP-Protocol-Version": "2025-11-25",
-      };
-      await init.body?.cancel();
+      const headers = await rawSession(bridge.origin, token);
       const abort = new AbortController();
       using _abort = { [Symbol.dispose]: () => abort.abort() };
       const body = padded({

@@ -11,7 +11,7 @@ import type { ServerAction } from "../../bridge/core/server_actions.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
-import { endpoint, initializeBody, postHeaders, within } from "../mcp/helpers.ts";
+import { endpoint, postHeaders, rawSession, within } from "../mcp/helpers.ts";
 
 const users = createUserStore([
   { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }), name: "Alice" },
@@ -100,16 +100,7 @@ for (const change of CHANGES) {
       await using bridge = await startBridge({ users, serverActions: [switchUser] });
       const { token, tab } = await signedIn(bridge);
       await using _tab = tab;
-      const init = await fetch(endpoint(bridge.origin), {
-        method: "POST",
-        headers: postHeaders(token),
-        body: initializeBody(),
-      });
-      const headers = {
-        "Mcp-Session-Id": init.headers.get("Mcp-Session-Id")!,
-        "MCP-Protocol-Version": "2025-11-25",
-      };
-      await init.body?.cancel();
+      const headers = await rawSession(bridge.origin, token);
       const call = fetch(endpoint(bridge.origin), {
         method: "POST",
         headers: postHeaders(token, headers),

@@ -77,8 +77,9 @@ export const mutants: Mutant[] = [
     name: "tab-credential",
     guarantee: "Only the tab credential opens the tab channel, never the agent's token.",
     file: "bridge/http/tab_socket.ts",
-    find: "if (!offered.includes(TAB_PROTOCOL) || !session) {",
-    replace: "if (!offered.includes(TAB_PROTOCOL)) {",
+    find: "const session = await core.sessions.findByCredential(credential);",
+    replace:
+      'const session = (await core.sessions.findByCredential(credential)) ?? (await core.sessions.find(c.req.header("Authorization")?.slice(7)));',
     tests: ["tests/security/credential_test.ts"],
   },
   {

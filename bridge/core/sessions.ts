@@ -440,9 +440,11 @@ export class SessionStore {
   /** Shares a change this process made: the store's version comes back, then others are told. */
   #shareChange(session: Session): void {
     if (session.ended) return;
+    // Not the identity: only the instance that signs the session in or out writes it
+    // (`rotate`). A copy that has not yet read a sign-in made elsewhere would write it back
+    // signed out when its tab pushes a state.
     this.share.update(session.tokenHash, {
       page: session.page,
-      identity: session.identity,
       state: session.tab.lastState,
       actions: session.tab.lastActions,
     }, { bump: true }).then((version) => {

@@ -172,4 +172,14 @@ export const mutants: Mutant[] = [
     replace: '    if (key === "__proto__") continue;',
     tests: ["tests/security/secrets_test.ts"],
   },
+  {
+    name: "stale-copy-writes-identity",
+    guarantee:
+      "An instance whose copy has not read a sign-in never writes the session back signed out.",
+    file: "bridge/core/sessions.ts",
+    find: "      page: session.page,\n      state: session.tab.lastState,",
+    replace:
+      "      page: session.page,\n      identity: session.identity,\n      state: session.tab.lastState,",
+    tests: ["tests/cluster/identity_cluster_test.ts"],
+  },
 ];

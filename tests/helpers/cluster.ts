@@ -176,7 +176,17 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
   if (!binary) {
     throw new Error("Redis is not installed: no redis-server (apt-get install redis-server)");
   }
-  const port = options.port ?? freePort();
+  if (options.port === undefined) {
+    // A port chosen free may be taken before Redis binds it (test files run in parallel).
+    for (let attempt = 1;; attempt++) {
+      try {
+        return await startRedis({ ...options, port: freePort() });
+      } catch (error) {
+        if (attempt >= 3 || !portTaken(error)) throw error;
+      }
+    }
+  }
+  const port = options.port;
   const timeoutMs = options.timeoutMs ?? START_TIMEOUT_MS;
   const dir = await Deno.makeTempDir({ prefix: "aim-redis-" });
   const args = [
@@ -550,11 +560,29 @@ function instanceOf(
   return instance;
 }
 
+/** Whether starting failed because a port chosen as free was taken before it was bound. */
+function portTaken(error: unknown): boolean {
+  return error instanceof Deno.errors.AddrInUse ||
+    /address already in use|cannot bind socket|AddrInUse/i.test(String(error));
+}
+
 /**
  * Starts Redis, `instances` bridges over `root` sharing it, and HAProxy in front of them; the
- * balancer's port is chosen first, as it is the public URL every bridge is given.
+ * balancer's port is chosen first, as it is the public URL every bridge is given. Ports are
+ * chosen free, then bound: another process (test files run in parallel) may take one in
+ * between, and then the whole cluster starts again on other ports, up to three times.
  */
 export async function startCluster(options: StartClusterOptions): Promise<Cluster> {
+  for (let attempt = 1;; attempt++) {
+    try {
+      return await startClusterOnce(options);
+    } catch (error) {
+      if (attempt >= 3 || !portTaken(error)) throw error;
+    }
+  }
+}
+
+async function startClusterOnce(options: StartClusterOptions): Promise<Cluster> {
   const count = options.instances ?? 3;
   const inProcess = options.inProcess ?? true;
   await using stack = new AsyncDisposableStack();

@@ -28,6 +28,9 @@ import {
   pointAtApprove,
 } from "../browser/harness.ts";
 
+/** How long a wait for the page may take before it fails: generous, for a loaded machine. */
+const WAIT_MS = 30_000;
+
 const ACTIONS = `<p id="paid">none</p>
 <aim-action name="pay" description="Send money now" consequential
   input-example='{"to": "bob", "amount": "5"}'>
@@ -75,7 +78,7 @@ async function promptShowing(
       const prompt = (0, eval)(root) as Element | null;
       return prompt?.textContent?.includes(text) && prompt.querySelector("button.approve");
     },
-    { timeout: 10_000, polling: "raf" },
+    { timeout: WAIT_MS, polling: "raf" },
     promptRoot(where),
     text,
   );
@@ -247,7 +250,7 @@ Deno.test({
         const first = await promptShowing(tab, "dialog", '"bob"');
         await tab.waitForFunction(
           (b: HTMLButtonElement) => b.getAttribute("aria-disabled") === "false",
-          { timeout: 10_000 },
+          { timeout: WAIT_MS },
           first,
         );
         bait.withdraw();
@@ -268,7 +271,7 @@ Deno.test({
         await tab.touchscreen.tap(box.x + 4, box.y + 4);
         await tab.waitForFunction(
           (b: HTMLButtonElement) => b.getAttribute("aria-disabled") === "false",
-          { timeout: 10_000 },
+          { timeout: WAIT_MS },
           approve,
         );
         await approve.tap();
@@ -298,7 +301,7 @@ Deno.test({
         await tab.keyboard.press("Tab");
         await tab.waitForFunction(
           (b: HTMLButtonElement) => b.getAttribute("aria-disabled") === "false",
-          { timeout: 10_000 },
+          { timeout: WAIT_MS },
           approve,
         );
         await tab.keyboard.press("Enter");
@@ -330,7 +333,7 @@ Deno.test({
         assert.match(early.text, /"bob"/);
         await tab.waitForFunction(
           (b: HTMLButtonElement) => b.getAttribute("aria-disabled") !== "true",
-          { timeout: 10_000 },
+          { timeout: WAIT_MS },
           approve,
         );
         await tab.keyboard.press("Enter");
@@ -374,7 +377,7 @@ Deno.test({
           () =>
             [...document.querySelector("aim-panel")!.shadowRoot!.querySelectorAll("li code")]
               .some((c) => c.textContent?.includes("yap")),
-          { timeout: 10_000 },
+          { timeout: WAIT_MS },
         );
         const log = await tab.evaluate(() =>
           [...document.querySelector("aim-panel")!.shadowRoot!.querySelectorAll("li code")]
@@ -466,7 +469,7 @@ Deno.test({
         }).modelContext;
         return (await context.getTools()).some((tool) => tool.name === "pay");
       },
-      { timeout: 10_000 },
+      { timeout: WAIT_MS },
     );
     let runs = 0;
     const { answer } = await baitAndSwitch(tab, "panel", (input) => {

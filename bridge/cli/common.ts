@@ -33,6 +33,34 @@ export const processIO: CliIO = {
   env: (name) => Deno.env.get(name),
 };
 
+/**
+ * `--name VALUE` as `--name=VALUE` when the option takes a value and VALUE starts with a dash
+ * but is no flag of the command: a session token is base64url, and one in 64 starts with `-`,
+ * which `parseArgs` would refuse as ambiguous. `--token --json` stays an error.
+ */
+function joinDashValues(
+  args: string[],
+  options: NonNullable<ParseArgsConfig["options"]>,
+): string[] {
+  const flags = new Set(["-h", "--help"]);
+  for (const [name, option] of Object.entries(options)) {
+    flags.add(`--${name}`);
+    if (option.short) flags.add(`-${option.short}`);
+  }
+  const out: string[] = [];
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    const next = args[i + 1];
+    const option = arg.startsWith("--") ? options[arg.slice(2)] : undefined;
+    const isFlag = (value: string) => flags.has(value.split("=")[0]!);
+    if (option?.type === "string" && next?.startsWith("-") && next !== "--" && !isFlag(next)) {
+      out.push(`${arg}=${next}`);
+      i++;
+    } else out.push(arg);
+  }
+  return out;
+}
+
 /** Parses a command's flags; an unknown flag or a missing value is a usage error. */
 export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
@@ -41,7 +69,7 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
 ) {
   try {
     return parseArgs({
-      args,
+      args: joinDashValues(args, options),
       options: { ...options, help: { type: "boolean", short: "h" } },
       allowPositionals: true,
       strict: true,

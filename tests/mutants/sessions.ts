@@ -182,4 +182,12 @@ export const mutants: Mutant[] = [
       "      page: session.page,\n      identity: session.identity,\n      state: session.tab.lastState,",
     tests: ["tests/cluster/identity_cluster_test.ts"],
   },
+  {
+    name: "token-with-leading-dash-refused",
+    guarantee: "The aim command takes a token that starts with a dash (one in 64 does).",
+    file: "bridge/cli/common.ts",
+    find: "      args: joinDashValues(args, options),",
+    replace: "      args,",
+    tests: ["tests/unit/cli_flags_test.ts"],
+  },
 ];

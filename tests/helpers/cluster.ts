@@ -385,8 +385,18 @@ export async function startBalancer(
     })();
     return stopping;
   };
-  const states = async () => {
-    const csv = await haproxyCommand(socket, "show stat");
+  const states = async (): Promise<ServerState[]> => {
+    // The socket appears only once HAProxy bound its ports; a HAProxy that could not (another
+    // process took the port, which also answered the first poll) exits, and `failure` says so.
+    let csv: string;
+    try {
+      csv = await haproxyCommand(socket, "show stat");
+    } catch (error) {
+      if (error instanceof Deno.errors.NotFound || error instanceof Deno.errors.ConnectionRefused) {
+        return backendPorts.map(() => "unknown");
+      }
+      throw error;
+    }
     const [header = "", ...rows] = csv.trim().split("\n");
     const columns = header.replace(/^# /, "").split(",");
     const [name, server, status] = ["pxname", "svname", "status"].map((c) => columns.indexOf(c));

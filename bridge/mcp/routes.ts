@@ -44,6 +44,7 @@ import {
   remoteAddress,
 } from "../http/request.ts";
 import { errorResponse } from "../http/responses.ts";
+import { ToldStates } from "./answers.ts";
 import type { createSessionServer } from "./server.ts";
 
 /** Where the endpoint is. */
@@ -122,6 +123,8 @@ interface McpSession {
   readonly streamed: Map<string | number, AbortController>;
   /** Requests handed to the session's transport and not answered yet, by JSON-RPC id. */
   readonly pending: Set<string | number>;
+  /** The states its agent was told, so that results say what changed since (answers.ts). */
+  readonly told: ToldStates;
 }
 
 /** The MCP sessions of one aim session, and the actions they last listed. */
@@ -543,6 +546,7 @@ export class McpEndpoint {
       listening: false,
       streamed: new Map(),
       pending: new Set(),
+      told: new ToldStates(),
     } as unknown as McpSession;
     const transport = new mcp.Transport({
       sessionIdGenerator: options.id,
@@ -561,6 +565,7 @@ export class McpEndpoint {
       session,
       origin: () => entry.origin,
       client: () => entry.client,
+      told: entry.told,
     });
     server.onerror = (error) => this.#report(error);
     Object.assign(entry, { server, transport });
@@ -647,6 +652,7 @@ export class McpEndpoint {
       origin: () => entry.origin,
       client: () => entry.client,
       signal: cancel.signal,
+      told: entry.told,
     });
     server.onerror = (error) => this.#report(error);
     const transport = new mcp.Transport({

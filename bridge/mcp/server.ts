@@ -23,10 +23,12 @@ import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
 import { AimError } from "../protocol/errors.ts";
 import type { ActionSpec } from "../protocol/schemas.ts";
+import { ToldStates } from "./answers.ts";
 import {
   errorResult,
   type McpToolResult,
   READ_TOOL,
+  readResult,
   sessionTools,
   successResult,
   unwrapArguments,
@@ -43,9 +45,10 @@ export const SERVER_INFO = { name: "aim", version: "0.1.0" } as const;
 export const IDEMPOTENCY_META_KEY = "aim/idempotency-key";
 
 const INSTRUCTIONS = "These tools are the actions of one web page that a person opened and " +
-  "delegated to you; they run in that person's browser tab. Call aim_read_page first to see " +
-  "the page's state and what it offers; read it again after acting. Tools marked destructive " +
-  "wait until the person confirms them in the page, and fail with `declined` when they say no.";
+  "delegated to you; they run in that person's browser tab. aim_read_page reads its state. " +
+  "An action's result holds the state the first time, then only the changes (JSON Patch) " +
+  "since the state_version you were last told. Destructive tools wait until the person " +
+  "confirms them in the page, and fail with `declined` when they say no.";
 
 /** What one session's MCP server needs. */
 export interface SessionServerOptions {
@@ -57,6 +60,11 @@ export interface SessionServerOptions {
   client?: () => string;
   /** Also cancels the calls this server runs (a call served apart from its MCP session). */
   signal?: AbortSignal;
+  /**
+   * The states this MCP session told its agent, shared by every server that answers for it,
+   * so that results say what changed since. A server of its own by default.
+   */
+  told?: ToldStates;
 }
 
 /** The spec of `name` for this session: registered now, else the page's public catalog. */
@@ -90,6 +98,7 @@ function idempotencyKey(ctx: ServerContext): string | undefined {
 /** Creates the MCP server of one aim session. */
 export function createSessionServer(options: SessionServerOptions): Server {
   const { core, session } = options;
+  const told = options.told ?? new ToldStates();
   const server = new Server(SERVER_INFO, {
     capabilities: { tools: { listChanged: true } },
     instructions: INSTRUCTIONS,
@@ -105,8 +114,17 @@ export function createSessionServer(options: SessionServerOptions): Server {
     const project = (result: McpToolResult) =>
       server.projectCallToolResult(result as CallToolResult, undefined);
     if (name === READ_TOOL) {
+      const since = (args as { since?: unknown } | undefined)?.since;
+      if (since !== undefined && !(Number.isSafeInteger(since) && (since as number) > 0)) {
+        return project(errorResult({
+          error: "invalid_input",
+          message: `since must be a state_version (a positive integer), or left out for the ` +
+            `whole state; got ${JSON.stringify(since)}.`,
+        }));
+      }
       try {
-        return project(successResult(await core.manifest(session.page, session, origin)));
+        const manifest = await core.manifest(session.page, session, origin);
+        return project(readResult(manifest, told, { since: since as number | undefined }));
       } catch (error) {
         if (error instanceof AimError) return project(errorResult(error.toJSON()));
         throw error;
@@ -135,7 +153,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
           }).catch(() => {});
         },
       });
-      return project(successResult(answer));
+      return project(successResult(answer, told));
     } catch (error) {
       if (!(error instanceof AimError)) throw error;
       // An unknown tool (or a name no action could have) is a protocol error; everything the

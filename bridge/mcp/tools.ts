@@ -23,22 +23,23 @@
 import { encode as encodeToon } from "@toon-format/toon";
 import type { ActionSpec, InvokeResult, Manifest } from "../protocol/schemas.ts";
 import { READ_TOOL, titleOf } from "../protocol/tools.ts";
+import { type StateView, stateView, type ToldStates } from "./answers.ts";
 
 /** The name of the read tool, and a tool's title: one definition for MCP and WebMCP. */
 export { READ_TOOL, titleOf };
 
-/** An MCP tool as `tools/list` answers it (the fields aim fills). */
+/**
+ * An MCP tool as `tools/list` answers it (the fields aim fills). No `title`: it would only
+ * repeat the name in words, and hosts show the name without one. Annotations say only what
+ * differs from MCP's defaults (`readOnlyHint` false, `destructiveHint` true).
+ */
 export interface McpTool {
   name: string;
-  title: string;
   description: string;
   inputSchema: { type: "object"; [key: string]: unknown };
   annotations: {
-    title: string;
-    readOnlyHint: boolean;
-    destructiveHint: boolean;
-    idempotentHint?: boolean;
-    openWorldHint: boolean;
+    readOnlyHint?: true;
+    destructiveHint?: boolean;
   };
 }
 
@@ -53,12 +54,8 @@ export interface McpToolResult {
 /** The tool's input schema: an object input as it is, any other wrapped in `input`. */
 export function toolInputSchema(spec: ActionSpec): McpTool["inputSchema"] {
   if (spec.input_schema.type === "object") return { ...spec.input_schema };
-  return {
-    type: "object",
-    properties: { input: spec.input_schema },
-    required: ["input"],
-    additionalProperties: false,
-  };
+  // A call with other arguments is refused with how to wrap its input (errorResult).
+  return { type: "object", properties: { input: spec.input_schema }, required: ["input"] };
 }
 
 /** The tool's example arguments: the action's `input_example`, wrapped like its schema. */
@@ -68,40 +65,30 @@ export function toolExample(spec: ActionSpec): unknown {
 
 /** The MCP tool of one action. */
 export function toolOf(spec: ActionSpec): McpTool {
-  const title = titleOf(spec.id);
+  // A consequential action is never advertised as read-only, whatever the markup says; it
+  // waits for the person's confirmation, which the instructions and a `declined` error say.
+  const annotations: McpTool["annotations"] = spec.read_only === true && !spec.consequential
+    ? { readOnlyHint: true }
+    : { destructiveHint: spec.consequential };
   return {
     name: spec.id,
-    title,
     description: spec.description,
     inputSchema: toolInputSchema(spec),
-    annotations: {
-      title,
-      // A consequential action is never advertised as read-only, whatever the markup says.
-      readOnlyHint: spec.read_only === true && !spec.consequential,
-      destructiveHint: spec.consequential,
-      openWorldHint: false,
-    },
+    annotations,
   };
 }
 
-/** The read tool: takes nothing, changes nothing. */
+/** The read tool: takes the version the agent holds, if any; changes nothing. */
 export function readTool(): McpTool {
-  const title = "Read the page";
   return {
     name: READ_TOOL,
-    title,
-    description:
-      "What the page's session manifest says now: the page, its live state, whether a browser " +
-      "tab holds the session (browser_connected), and the actions it offers. Read it before " +
-      "deciding, and again after an action to see what changed.",
-    inputSchema: { type: "object", properties: {}, additionalProperties: false },
-    annotations: {
-      title,
-      readOnlyHint: true,
-      destructiveHint: false,
-      idempotentHint: true,
-      openWorldHint: false,
+    description: "The page's state now, and browser_connected. since: a state_version you " +
+      "hold, for only the changes since it (JSON Patch).",
+    inputSchema: {
+      type: "object",
+      properties: { since: { type: "integer", minimum: 1 } },
     },
+    annotations: { readOnlyHint: true },
   };
 }
 
@@ -135,9 +122,48 @@ export function unwrapArguments(spec: ActionSpec | undefined, args: unknown): Un
   return { input: args ?? {}, wrapped: false };
 }
 
-/** A successful invocation as a tool result: the answer, and the same in TOON as text. */
-export function successResult(answer: InvokeResult | Manifest): McpToolResult {
-  const structured = answer as unknown as Record<string, unknown>;
+/**
+ * A successful invocation as a tool result: the whole answer as structured content, and as
+ * text, in TOON, what the agent needs to read: the action's result, the state version, the
+ * state the first time and then only what changed since the version this MCP session last told
+ * (see answers.ts), and `settled: false` when the page had not finished reacting.
+ */
+export function successResult(answer: InvokeResult, told: ToldStates): McpToolResult {
+  const view = answer.state
+    ? stateView(told, { version: answer.state_version, state: answer.state })
+    : {};
+  const text: Record<string, unknown> = { result: answer.result, ...view };
+  if (answer.settled === false) text.settled = false;
+  return {
+    content: [{ type: "text", text: encodeToon(text) }],
+    structuredContent: answer as unknown as Record<string, unknown>,
+  };
+}
+
+/** The read tool's answer: where the page is, whether a tab holds it, and its state. */
+export interface PageRead extends StateView {
+  page: string;
+  browser_connected: boolean;
+}
+
+/**
+ * The read tool's result: the page, `browser_connected`, and the state (whole, or the changes
+ * since `since`) in TOON, as text and as structured content. The actions are not repeated: the
+ * tool list holds them.
+ */
+export function readResult(
+  manifest: Manifest,
+  told: ToldStates,
+  options: { since?: number | undefined } = {},
+): McpToolResult {
+  const read: PageRead = {
+    page: manifest.page,
+    browser_connected: manifest.browser_connected,
+    ...stateView(told, { version: manifest.state_version, state: manifest.state }, {
+      since: options.since ?? null,
+    }),
+  };
+  const structured = read as unknown as Record<string, unknown>;
   return {
     content: [{ type: "text", text: encodeToon(structured) }],
     structuredContent: structured,

@@ -9,12 +9,15 @@ import { type MarkupElement, readAction } from "../../bridge/protocol/markup.ts"
 import {
   errorResult,
   READ_TOOL,
+  readResult,
   sessionTools,
   successResult,
   titleOf,
   toolOf,
   unwrapArguments,
 } from "../../bridge/mcp/tools.ts";
+import { ToldStates } from "../../bridge/mcp/answers.ts";
+import type { Manifest } from "../../bridge/protocol/schemas.ts";
 import type { ActionSpec } from "../../bridge/protocol/schemas.ts";
 
 const APPROVE: ActionSpec = parseActionSpec({
@@ -60,7 +63,6 @@ Deno.test("a string action's tool takes {input: <the string schema>} and nothing
       input: { type: "string", description: "The request ID", pattern: "^req-[0-9]+$" },
     },
     required: ["input"],
-    additionalProperties: false,
   });
 });
 
@@ -68,18 +70,22 @@ Deno.test("an object action's tool takes the action's own input schema", () => {
   assert.deepEqual(toolOf(COMMENT).inputSchema, COMMENT.input_schema);
 });
 
-Deno.test("a consequential action is destructive, never read-only, and closed-world", () => {
-  const annotations = toolOf({ ...APPROVE, read_only: true }).annotations;
-  assert.equal(annotations.destructiveHint, true);
-  assert.equal(annotations.readOnlyHint, false);
-  assert.equal(annotations.openWorldHint, false);
-  assert.equal(annotations.title, "Approve request");
+Deno.test("a consequential action is destructive and never read-only", () => {
+  assert.deepEqual(toolOf({ ...APPROVE, read_only: true }).annotations, { destructiveHint: true });
 });
 
-Deno.test("only an action declared read-only gets readOnlyHint", () => {
-  assert.equal(toolOf(COMMENT).annotations.readOnlyHint, false);
-  assert.equal(toolOf({ ...COMMENT, read_only: true }).annotations.readOnlyHint, true);
-  assert.equal(toolOf({ ...COMMENT, read_only: true }).annotations.destructiveHint, false);
+Deno.test("only an action declared read-only gets readOnlyHint; another says it is not destructive", () => {
+  assert.deepEqual(toolOf(COMMENT).annotations, { destructiveHint: false });
+  assert.deepEqual(toolOf({ ...COMMENT, read_only: true }).annotations, { readOnlyHint: true });
+});
+
+Deno.test("a tool has no title: it would only repeat its name", () => {
+  assert.deepEqual(Object.keys(toolOf(APPROVE)).sort(), [
+    "annotations",
+    "description",
+    "inputSchema",
+    "name",
+  ]);
 });
 
 Deno.test("titles read as words", () => {
@@ -93,8 +99,7 @@ Deno.test("the read tool comes last, and a page action cannot take its name", ()
   const tools = sessionTools([APPROVE, squatter]);
   assert.deepEqual(tools.map((t) => t.name), ["approve_request", READ_TOOL]);
   const read = tools.at(-1)!;
-  assert.equal(read.annotations.readOnlyHint, true);
-  assert.equal(read.annotations.destructiveHint, false);
+  assert.deepEqual(read.annotations, { readOnlyHint: true });
   assert.notEqual(read.description, squatter.description);
 });
 
@@ -112,12 +117,109 @@ Deno.test("{input: x} calls a string action with x; other arguments are passed o
   assert.deepEqual(unwrapArguments(COMMENT, undefined).input, {});
 });
 
-Deno.test("a success is the invoke answer as structured content and the same in TOON", () => {
-  const answer = { ok: true as const, actionId: "x", result: { a: 1 }, state: { b: "c" } };
-  const result = successResult(answer);
+Deno.test("a success is the invoke answer as structured content; its text the result and state in TOON", () => {
+  const answer = {
+    ok: true as const,
+    actionId: "x",
+    result: { a: 1 },
+    state: { b: "c" },
+    state_version: 4,
+    settled: true,
+  };
+  const result = successResult(answer, new ToldStates());
   assert.deepEqual(result.structuredContent, answer);
   assert.equal(result.isError, undefined);
-  assert.match(result.content[0]?.text ?? "", /^ok: true\nactionId: x\nresult:\n {2}a: 1/);
+  assert.equal(result.content[0]?.text, "result:\n  a: 1\nstate_version: 4\nstate:\n  b: c");
+});
+
+Deno.test("the next success tells what changed since the state told, as a JSON Patch", () => {
+  const told = new ToldStates();
+  const rows = [{ id: "req-3", status: "pending" }, { id: "req-4", status: "pending" }];
+  const first = { ok: true as const, actionId: "login", result: null, state_version: 7 };
+  successResult({ ...first, state: { rows } }, told);
+  const approved = [{ id: "req-3", status: "approved" }, rows[1]!];
+  const second = successResult(
+    { ok: true, actionId: "approve", result: "ok", state: { rows: approved }, state_version: 8 },
+    told,
+  );
+  assert.equal(
+    second.content[0]?.text,
+    "result: ok\nstate_version: 8\nchanges_since: 7\nchanges[1]{op,path,value}:\n" +
+      "  replace,/rows/0/status,approved",
+  );
+  // Nothing changed: an empty patch from the version told.
+  const third = successResult(
+    { ok: true, actionId: "noop", result: null, state: { rows: approved }, state_version: 8 },
+    told,
+  );
+  assert.equal(
+    third.content[0]?.text,
+    "result: null\nstate_version: 8\nchanges_since: 8\nchanges: []",
+  );
+});
+
+Deno.test("an answer that did not settle says so; one older than the state told is told whole", () => {
+  const told = new ToldStates();
+  const answer = (state_version: number, settled: boolean) => ({
+    ok: true as const,
+    actionId: "x",
+    result: null,
+    state: { n: state_version },
+    state_version,
+    settled,
+  });
+  successResult(answer(9, true), told);
+  const older = successResult(answer(8, false), told);
+  assert.equal(
+    older.content[0]?.text,
+    "result: null\nstate_version: 8\nstate:\n  n: 8\nsettled: false",
+  );
+});
+
+const MANIFEST = {
+  page: "/control-panel",
+  browser_connected: true,
+  state_version: 5,
+  state: { filter: "all" },
+  actions: [{ id: "approve_request" }],
+} as unknown as Manifest;
+
+Deno.test("the read tool answers the page, the tab and the state, not the actions", () => {
+  const result = readResult(MANIFEST, new ToldStates());
+  assert.equal(
+    result.content[0]?.text,
+    "page: /control-panel\nbrowser_connected: true\nstate_version: 5\nstate:\n  filter: all",
+  );
+  assert.deepEqual(result.structuredContent, {
+    page: "/control-panel",
+    browser_connected: true,
+    state_version: 5,
+    state: { filter: "all" },
+  });
+});
+
+Deno.test("the read tool with since: the changes since it, or the whole state and why", () => {
+  const told = new ToldStates();
+  readResult(MANIFEST, told);
+  const now = { ...MANIFEST, state_version: 6, state: { filter: "pending" } };
+  assert.deepEqual(readResult(now, told, { since: 5 }).structuredContent, {
+    page: "/control-panel",
+    browser_connected: true,
+    state_version: 6,
+    changes_since: 5,
+    changes: [{ op: "replace", path: "/filter", value: "pending" }],
+  });
+  assert.deepEqual(readResult(now, told, { since: 6 }).structuredContent.changes, []);
+  // Ahead of the page: the whole state, and a note that says the version is ahead.
+  const ahead = readResult(now, told, { since: 9 }).structuredContent;
+  assert.deepEqual(ahead.state, { filter: "pending" });
+  assert.match(String(ahead.note), /^Version 9 is ahead of the page's state_version 6/);
+  // A version never told: the whole state, and a note that says so.
+  const unknown = readResult(now, told, { since: 2 }).structuredContent;
+  assert.deepEqual(unknown.state, { filter: "pending" });
+  assert.match(String(unknown.note), /^Version 2 is not one this session was told/);
+  // Without since: the whole state, whatever was told before.
+  assert.deepEqual(readResult(now, told).structuredContent.state, { filter: "pending" });
 });
 
 Deno.test("an invalid string input names the tool's wrapped schema and how to wrap it", () => {
@@ -201,7 +303,6 @@ Deno.test("typed fields reach the tool's schema as they are; a typed input is wr
     type: "object",
     properties: { input: { type: "integer", minimum: 1, description: "How many" } },
     required: ["input"],
-    additionalProperties: false,
   });
   assert.deepEqual(unwrapArguments(SET_QTY, { input: 4 }), { input: 4, wrapped: true });
   assert.deepEqual(unwrapArguments(SET_QTY, { qty: 4 }), { input: { qty: 4 }, wrapped: false });

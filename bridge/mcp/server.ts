@@ -44,11 +44,10 @@ export const SERVER_INFO = { name: "aim", version: "0.1.0" } as const;
  */
 export const IDEMPOTENCY_META_KEY = "aim/idempotency-key";
 
-const INSTRUCTIONS = "These tools are the actions of one web page that a person opened and " +
-  "delegated to you; they run in that person's browser tab. aim_read_page reads its state. " +
-  "An action's result holds the state the first time, then only the changes (JSON Patch) " +
-  "since the state_version you were last told. Destructive tools wait until the person " +
-  "confirms them in the page, and fail with `declined` when they say no.";
+const INSTRUCTIONS = "These tools are the actions of a web page a person delegated to you, " +
+  "run in their browser tab. A result holds the state the first time, then the changes (JSON " +
+  "Patch) since the state_version you were last told. Destructive tools wait for the person " +
+  "to confirm in the page, and fail with `declined` if they refuse.";
 
 /** What one session's MCP server needs. */
 export interface SessionServerOptions {

@@ -1,0 +1,60 @@
+/**
+ * Named mutants of issue 23: what an agent reads over MCP stays cheap and still says what it
+ * needs (changes from the version it was told, an unsettled page, a version it cannot hold).
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+export const mutants: Mutant[] = [
+  {
+    name: "mcp-results-whole-state",
+    guarantee:
+      "An MCP result's text holds only the changes since the state this MCP session was told, so the demo task stays within its token budget.",
+    file: "bridge/mcp/tools.ts",
+    find: "? stateView(told, { version: answer.state_version, state: answer.state })",
+    replace: "? { state_version: answer.state_version, state: answer.state }",
+    tests: ["tests/mcp/tokens_test.ts"],
+  },
+  {
+    name: "mcp-changes-from-nothing",
+    guarantee: "The changes an MCP result holds start from the state told at changes_since.",
+    file: "bridge/mcp/answers.ts",
+    find: "changes: createJsonPatch(base, state)",
+    replace: "changes: createJsonPatch({}, state)",
+    tests: ["tests/mcp/tools_test.ts"],
+  },
+  {
+    name: "mcp-unsettled-not-said",
+    guarantee: "An MCP result whose page had not settled says settled: false in its text.",
+    file: "bridge/mcp/tools.ts",
+    find: "if (answer.settled === false) text.settled = false;",
+    replace: "",
+    tests: ["tests/mcp/tools_test.ts"],
+  },
+  {
+    name: "mcp-since-ahead-unexplained",
+    guarantee:
+      "A since ahead of the page's state_version is answered with the whole state and a note that says it is ahead.",
+    file: "bridge/mcp/answers.ts",
+    find: "if (since > version) {",
+    replace: "if (since > version && false) {",
+    tests: ["tests/mcp/tokens_test.ts"],
+  },
+  {
+    name: "mcp-read-ignores-since",
+    guarantee: "aim_read_page with since answers the changes since that version.",
+    file: "bridge/mcp/tools.ts",
+    find: "since: options.since ?? null,",
+    replace: "since: null,",
+    tests: ["tests/mcp/tools_test.ts"],
+  },
+  {
+    name: "mcp-consequential-read-only",
+    guarantee: "A consequential action's tool is never advertised as read-only.",
+    file: "bridge/mcp/tools.ts",
+    find: "spec.read_only === true && !spec.consequential",
+    replace: "spec.read_only === true",
+    tests: ["tests/mcp/tools_test.ts"],
+  },
+];

@@ -104,6 +104,34 @@ try {
   await using context = await browser.context();
   const page = await context.newPage();
   await page.setViewport({ width: 1200, height: 900 });
+  // In the page: when each `invoke` reaches the tab client's listener, and when its `result`
+  // leaves (the page's own clock), to split the tab's time from the wire's.
+  await page.evaluateOnNewDocument(() => {
+    const w = window as unknown as { aimTab: { received: number[]; sent: number[] } };
+    w.aimTab = { received: [], sent: [] };
+    const send = WebSocket.prototype.send;
+    WebSocket.prototype.send = function (data) {
+      if (typeof data === "string" && data.startsWith('{"type":"result"')) {
+        w.aimTab.sent.push(performance.now());
+      }
+      return send.call(this, data);
+    };
+    const onmessage = Object.getOwnPropertyDescriptor(WebSocket.prototype, "onmessage")!;
+    Object.defineProperty(WebSocket.prototype, "onmessage", {
+      ...onmessage,
+      set(this: WebSocket, listener: ((event: MessageEvent) => void) | null) {
+        onmessage.set!.call(
+          this,
+          listener && ((event: MessageEvent) => {
+            if (typeof event.data === "string" && event.data.startsWith('{"type":"invoke"')) {
+              w.aimTab.received.push(performance.now());
+            }
+            listener.call(this, event);
+          }),
+        );
+      },
+    });
+  });
   await page.goto(`${origin}/control-panel`);
   const token = await panelToken(page);
 
@@ -140,11 +168,13 @@ try {
     const el = document.querySelector(`aim-action[name=${name}]`) as Element & {
       handler: Handler;
     };
-    const w = window as unknown as { aimHandlerMs: number[] };
+    const w = window as unknown as { aimHandlerMs: number[]; aimHandlerAt: number[] };
     w.aimHandlerMs = [];
+    w.aimHandlerAt = [];
     const inner = el.handler;
     el.handler = (input, context) => {
       const started = performance.now();
+      w.aimHandlerAt.push(started);
       const declared: Promise<unknown>[] = [];
       const waitUntil = (work: unknown) => {
         declared.push(Promise.resolve(work).catch(() => {}));
@@ -196,12 +226,27 @@ try {
   };
   const handlerTimes = () =>
     page.evaluate(() => (window as unknown as { aimHandlerMs: number[] }).aimHandlerMs.splice(0));
+  /** Per call, in the page: invoke received → handler called, and handler done → result sent. */
+  const tabTimes = () =>
+    page.evaluate(() => {
+      const w = window as unknown as {
+        aimTab: { received: number[]; sent: number[] };
+        aimHandlerAt: number[];
+      };
+      const { received, sent } = w.aimTab;
+      const at = w.aimHandlerAt;
+      const out = { received: [...received], sent: [...sent], at: [...at] };
+      received.length = sent.length = at.length = 0;
+      return out;
+    });
 
   for (let i = 0; i < 2 * WARMUP; i++) await call(i);
   await handlerTimes();
+  await tabTimes();
   calls.length = channel.invoke.length = channel.result.length = 0;
   for (let i = 0; i < 2 * CALLS; i++) await call(i);
   const handler = await handlerTimes();
+  const inTab = await tabTimes();
   if (handler.length !== calls.length) {
     throw new Error(`${calls.length} calls, but the page timed ${handler.length} handlers`);
   }
@@ -237,6 +282,26 @@ try {
     console.log(
       `  result → bridge → agent:        ${split((c) => c.ended - channel.result[c.i]!)}`,
     );
+    if (inTab.received.length === calls.length && inTab.sent.length === calls.length) {
+      const { received, sent, at } = inTab;
+      console.log(
+        `    in the tab, invoke received → handler called:  ${
+          split((c) => at[c.i]! - received[c.i]!)
+        }`,
+      );
+      console.log(
+        `    in the tab, handler done → result sent:       ${
+          split((c) => sent[c.i]! - at[c.i]! - handler[c.i]!)
+        }`,
+      );
+      console.log(
+        `    the WebSocket both ways (bridge ↔ tab's listener): ${
+          split((c) =>
+            channel.result[c.i]! - channel.invoke[c.i]! - (sent[c.i]! - received[c.i]!)
+          )
+        }`,
+      );
+    }
   } else {
     console.log("  (the bridge's side of the channel could not be timed)");
   }

@@ -49,6 +49,11 @@ export class AimState extends Declaration implements StateSource {
     this.changed();
   }
 
+  /** A state changed: the actions are read again in the next frame, not before an answer. */
+  protected override changed(): void {
+    client.changed(false);
+  }
+
   /** The value to publish now; undefined publishes nothing. */
   read(): unknown {
     // What to watch: the source, or the document until it appears, and the shadow roots crossed.
@@ -80,7 +85,7 @@ export class AimState extends Declaration implements StateSource {
       // Published once the reader is loaded: until then, nothing.
       loading ??= import("./state_reader.ts").then((m) => structured = m)
         .catch((error) => warn(`the state reader did not load: ${error}`))
-        .finally(() => client.changed());
+        .finally(() => client.changed(false));
       return structured
         ? structured.readStructured(this, el, { warn, all: deepAll, text: shownText })
         : undefined;

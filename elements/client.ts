@@ -87,6 +87,12 @@ export class Work {
    * microtasks, and a frame when it declared work and shows. False when `ms` ran out first.
    */
   async done(ms?: number): Promise<boolean> {
+    // Nothing declared: only the renders that follow (Lit, frameworks) as microtasks.
+    if (this.#all.length === 0) {
+      await null;
+      await null;
+      return true;
+    }
     let timer: Timer;
     const late = new Promise<boolean>((resolve) => {
       if (ms !== undefined) timer = setTimeout(resolve, ms, false);
@@ -220,10 +226,14 @@ export class AimClient extends EventTarget {
   #heartbeat: Timer;
   #retry: Timer;
   #attempts = 0;
-  #sent = ["", ""];
+  /** The last state sent (its JSON text) and the last `register` message sent. */
+  #sent = { state: "", register: "" };
   /** The declarations' JSON text, to tell when they change. */
   #declared = "[]";
+  /** A flush is due (a frame or 100 ms after a change). */
   #queued = false;
+  /** An action's element said it changed since the declarations were last read. */
+  #actionsChanged = false;
   /** The prompt the person sees now, if any: the next one waits for its answer. */
   #prompts: Promise<unknown> = Promise.resolve();
   /** The tab credential: opens the channel; never shown, never sent anywhere else. */
@@ -354,7 +364,7 @@ export class AimClient extends EventTarget {
     let opened = false;
     socket.onopen = () => {
       opened = true;
-      this.#sent = ["", ""];
+      this.#sent = { state: "", register: "" };
       this.#send({ type: "hello", page: location.pathname });
       this.#flush(true);
     };
@@ -384,8 +394,10 @@ export class AimClient extends EventTarget {
     };
   }
 
-  #send(message: TabMessage): void {
-    if (this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(message));
+  /** Sends a message, or its JSON text as is. */
+  #send(message: TabMessage | string): void {
+    if (this.#socket?.readyState !== 1) return;
+    this.#socket.send(typeof message === "string" ? message : JSON.stringify(message));
   }
 
   #receive(message: BridgeMessage): void {
@@ -540,14 +552,29 @@ export class AimClient extends EventTarget {
     }
     if (this.#current === id) this.#current = "";
     this.removeEventListener("cancel", onCancel);
-    // The bridge answers with the state and actions it last got: send them first (an item the
-    // action added is a key the agent may name next).
-    this.#flush(true);
-    this.#send(answer);
+    // The bridge answers with the actions it holds when the result comes: when an action said
+    // it changed (an item the action added is a key the agent may name next), they go first.
+    if (this.#actionsChanged) this.#register();
+    // The state rides in the result (one message), when it changed since the last one sent.
+    const state = this.#stateText();
+    let text = JSON.stringify(answer);
+    if (state !== this.#sent.state && this.#socket?.readyState === 1) {
+      this.#sent.state = state;
+      text = `${text.slice(0, -1)},"state":${state}}`;
+    }
+    this.#send(text);
+    // What no observer tells (a form's fields) is read again in the next frame, off the
+    // answer's path.
+    this.changed(false);
   }
 
-  /** What the page declares changed: register and push state within a frame (or 100 ms). */
-  changed(): void {
+  /**
+   * What the page declares changed: push the state and read the actions again within a frame
+   * (or 100 ms). `actions`: an action's element changed, so an answer sent before then reads
+   * the actions first.
+   */
+  changed(actions = true): void {
+    this.#actionsChanged ||= actions;
     if (this.#queued) return;
     this.#queued = true;
     const run = () => this.#queued && this.#flush(true);
@@ -560,11 +587,20 @@ export class AimClient extends EventTarget {
    * only when its text differs from the last one sent.
    */
   #flush(actions?: boolean): void {
-    if (actions) this.#queued = false;
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
-    this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
-    if (!actions) return;
+    const state = this.#stateText();
+    if (state !== this.#sent.state && this.#socket?.readyState === 1) {
+      this.#sent.state = state;
+      this.#send(`{"type":"state","state":${state}}`);
+    }
+    if (actions) this.#register();
+  }
+
+  /** Reads the declarations, and sends a `register` when they differ from the last one sent. */
+  #register(): void {
+    this.#queued = false;
+    this.#actionsChanged = false;
     const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
     const text = JSON.stringify(declarations);
     if (text !== this.#declared) {
@@ -573,14 +609,15 @@ export class AimClient extends EventTarget {
       // The panel's instructions and the WebMCP tools follow the actions, bridge or not.
       this.dispatchEvent(new Event("change"));
     }
-    this.#sendOnce(0, `{"type":"register","actions":${this.#declared}}`);
+    const message = `{"type":"register","actions":${this.#declared}}`;
+    if (message === this.#sent.register || this.#socket?.readyState !== 1) return;
+    this.#sent.register = message;
+    this.#send(message);
   }
 
-  /** Sends `text` when the channel is open and it differs from the last text of its `kind`. */
-  #sendOnce(kind: 0 | 1, text: string): void {
-    if (text === this.#sent[kind] || this.#socket?.readyState !== 1) return;
-    this.#sent[kind] = text;
-    this.#socket.send(text);
+  /** The state snapshot's JSON text. */
+  #stateText(): string {
+    return JSON.stringify(this.snapshot());
   }
 
   /** The state snapshot: every `<aim-state>`, without secrets. */

@@ -111,16 +111,13 @@ export class TabMessages {
       heartbeat: (_message, h) => h.session.tab.heartbeat(h.tab),
       // After the catalog is read, in order: a later registration never lands first.
       register: (message, h) => h.then(() => this.#register(h.session, h.tab, message.actions)),
-      state: (message, h) => {
-        // A page whose state outgrows the limit keeps its session: the state is cut, with a
-        // marker the agent reads (the elements cut it themselves first, and warn the author).
-        const clean = redactSecrets(message.state) as Record<string, unknown>;
-        h.session.tab.setState(h.tab, fitState(clean, this.#ctx.limits.maxStateBytes).state);
-      },
+      state: (message, h) => this.#state(message.state, h),
       awaiting: (message, h) => void h.session.tab.awaiting(h.tab, message.id, message.message),
       // After the tab's earlier registrations: what the action changed in the actions (an item
       // it added, now a key the next invocation may name) counts before the agent is answered.
-      result: (message, h) =>
+      // The state it carries counts as a `state` message sent just before it.
+      result: (message, h) => {
+        if (message.state) this.#state(message.state, h);
         h.then(() =>
           void h.session.tab.answer(
             h.tab,
@@ -129,12 +126,23 @@ export class TabMessages {
               ? { ok: true, result: message.result ?? null, settled: message.settled ?? true }
               : { ok: false, code: message.error!.code, message: message.error!.message },
           )
-        ),
+        );
+      },
       // After the tab's earlier registrations, so that what it declared before counts.
       settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),
       // After the tab's earlier registrations: the run is checked against what it declared.
       run: (message, h) => h.then(() => this.#ran(message, h)),
     };
+  }
+
+  /**
+   * Takes a tab's state snapshot. A page whose state outgrows the limit keeps its session: the
+   * state is cut, with a marker the agent reads (the elements cut it themselves first, and warn
+   * the author).
+   */
+  #state(state: Record<string, unknown>, h: Handling): void {
+    const clean = redactSecrets(state) as Record<string, unknown>;
+    h.session.tab.setState(h.tab, fitState(clean, this.#ctx.limits.maxStateBytes).state);
   }
 
   /** A tab opened the channel with this session's credential. */

@@ -47,6 +47,12 @@ export const ResultMessage = z.strictObject({
    * `state`; false when it gave up after the session's `settleMs`. Absent counts as true.
    */
   settled: z.boolean().optional(),
+  /**
+   * The page's state once settled, as a `state` message sent just before would carry it (it
+   * replaces the snapshot; absent: the snapshot is unchanged). One message instead of two on the
+   * answer's path. A bridge older than this field refuses such a result (1008).
+   */
+  state: z.record(z.string(), z.json()).optional(),
 }).refine((m) => m.ok || m.error !== undefined, "A failed result carries an error");
 
 /**

@@ -1,6 +1,7 @@
 /**
  * Named mutants of issue 23: what an agent reads over MCP stays cheap and still says what it
- * needs (changes from the version it was told, an unsettled page, a version it cannot hold).
+ * needs (changes from the version it was told, an unsettled page, a version it cannot hold); and
+ * the tab's answer carries its state in one message, after the actions it changed.
  *
  * @module
  */
@@ -56,5 +57,31 @@ export const mutants: Mutant[] = [
     find: "spec.read_only === true && !spec.consequential",
     replace: "spec.read_only === true",
     tests: ["tests/mcp/tools_test.ts"],
+  },
+  {
+    name: "tab-result-state-ignored",
+    guarantee:
+      "The state a tab's result carries is the session's state, and the agent's answer holds it.",
+    file: "bridge/core/tab_messages.ts",
+    find: "if (message.state) this.#state(message.state, h);",
+    replace: "",
+    tests: ["tests/protocol/settle_test.ts"],
+  },
+  {
+    name: "tab-actions-after-result",
+    guarantee:
+      "Actions an invocation changed are registered before its result, so the agent's next call may name them.",
+    file: "elements/client.ts",
+    find: "if (this.#actionsChanged) this.#register();",
+    replace: "",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
+    name: "tab-result-without-state",
+    guarantee: "The tab's result carries the state the action left.",
+    file: "elements/client.ts",
+    find: 'text = `${text.slice(0, -1)},"state":${state}}`;',
+    replace: "",
+    tests: ["tests/browser/invoke_path_test.ts"],
   },
 ];

@@ -87,6 +87,46 @@ Deno.test("a page action whose declared work outlasted the settle timeout is ans
   assert.equal(body.state.loading, true);
 });
 
+Deno.test("a result that carries the state is answered with that state, redacted and kept as the session's", async () => {
+  await using bridge = await startBridge();
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const answer = invoke(bridge, token, "reload", "all");
+  const { id } = await tab.next("invoke");
+  // One message: the result and the state once settled (no `state` message before it).
+  tab.send({
+    type: "result",
+    id,
+    ok: true,
+    result: { reloaded: true },
+    settled: true,
+    state: { requests: REQUESTS, api_token: "s3cret" },
+  });
+  const { status, body } = await answer;
+  assert.equal(status, 200);
+  assert.deepEqual(body.state.requests, REQUESTS);
+  assert.equal(body.state.api_token, undefined, "secret-looking keys are dropped, as from `state`");
+  const manifest = await (await bridge.fetch("/control-panel.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  })).json();
+  assert.deepEqual(manifest.state.requests, REQUESTS);
+  assert.equal(manifest.state_version, body.state_version);
+});
+
+Deno.test("a result without state leaves the state the tab sent before it", async () => {
+  await using bridge = await startBridge();
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  tab.answerWith = "never";
+  const answer = invoke(bridge, token, "reload", "all");
+  const { id } = await tab.next("invoke");
+  tab.setState({ requests: REQUESTS });
+  tab.send({ type: "result", id, ok: true, result: null });
+  const { body } = await answer;
+  assert.deepEqual(body.state.requests, REQUESTS);
+});
+
 Deno.test("a tab that says nothing of settling answers as before: settled true", async () => {
   await using bridge = await startBridge();
   const { token, tab } = await connected(bridge);

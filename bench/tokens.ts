@@ -450,15 +450,27 @@ async function task(): Promise<number> {
   {
     await using demo = await freshDemo();
     const agent = new Agent(demo.origin, demo.panel.token);
+    const toon = { Accept: "text/toon" };
     await agent.get("read the page signed out (.toon)", `${DEMO_PAGE}.toon`);
-    await signIn(agent);
-    await agent.get("read the page (.json)", `${DEMO_PAGE}.json`);
-    const approved = await agent.invoke("approve req-3", "approve_request", "req-3");
+    const login = await agent.invoke("sign in (answer in TOON)", "login", ALICE, toon);
+    assert.equal(login.status, 200, login.body);
+    await agent.get("read the page signed in (.toon)", `${DEMO_PAGE}.toon`);
+    const approved = await agent.invoke(
+      "approve req-3 (answer in TOON)",
+      "approve_request",
+      "req-3",
+      toon,
+    );
     assert.equal(approved.status, 200, approved.body);
-    await agent.get("read the page again (.toon)", `${DEMO_PAGE}.toon`);
+    assert.equal(req3(decodeToon(approved.body) as never), undefined);
+    assert.equal(
+      req3((decodeToon(approved.body) as { state: never }).state),
+      "approved",
+      "the approval's answer shows req-3 approved",
+    );
     assert.equal(demo.store.get("req-3").status, "approved");
     const t = total(agent.log);
-    console.log(`As README's walkthrough does it (whole manifests after each step):`);
+    console.log(`As README's walkthrough does it (whole manifests and states, in TOON):`);
     printLog(agent.log);
     console.log(
       `  total: ${t.all} tokens (wrote ${t.wrote}, read ${t.read}); with request lines ` +

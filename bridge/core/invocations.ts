@@ -333,12 +333,13 @@ export class Invocations {
       );
     }
     if (call.ifMatch !== undefined && call.ifMatch !== session.version) {
-      throw new AimError(
-        409,
-        "stale_state",
-        `The page changed since state_version ${call.ifMatch} (now ${session.version}); read the manifest again and decide on what it says now.`,
-        { details: { state_version: session.version } },
-      );
+      // A version ahead of the page's was never one it had: a typo, or another session's.
+      const message = call.ifMatch > session.version
+        ? `state_version ${call.ifMatch} is ahead of the page's (now ${session.version}): it was never this page's version; read the manifest and decide on its state_version.`
+        : `The page changed since state_version ${call.ifMatch} (now ${session.version}); read the manifest again and decide on what it says now.`;
+      throw new AimError(409, "stale_state", message, {
+        details: { state_version: session.version },
+      });
     }
     session.inFlight++;
     try {

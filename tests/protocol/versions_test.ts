@@ -124,6 +124,28 @@ Deno.test("If-Match with a stale state_version answers 409 stale_state and does 
   assert.equal((await bad.json()).error, "bad_request");
 });
 
+Deno.test("If-Match with a version ahead of the page's answers 409 stale_state saying it is ahead, not that the page changed", async () => {
+  await using bridge = await startBridge();
+  const token = await bridge.openSession("/control-panel");
+  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  let runs = 0;
+  await tab.register([{ id: "search", handler: () => ++runs }]);
+  const now = await version(bridge, token);
+  const ahead = await bridge.invoke(token, "search", "x", { "If-Match": `"v${now + 50}"` });
+  assert.equal(ahead.status, 409);
+  assert.match(ahead.headers.get("content-type") ?? "", /^application\/json\b/);
+  const body = await ahead.json();
+  assert.equal(body.error, "stale_state");
+  assert.equal(body.state_version, now);
+  assert.equal(
+    body.message,
+    `state_version ${now + 50} is ahead of the page's (now ${now}): it was never this page's ` +
+      `version; read the manifest and decide on its state_version.`,
+  );
+  assert.equal(runs, 0);
+});
+
 Deno.test("a long poll (Prefer: wait) returns as soon as the state changes, and 304 when it does not in time", async () => {
   await using bridge = await startBridge();
   const token = await bridge.openSession("/control-panel");

@@ -136,10 +136,16 @@ export function sessionRoutes(
     })();
     const format = /\btext\/toon\b/i.test(c.req.header("Accept") ?? "") ? "toon" : "json";
     const wanted = preferredReturn(c.req.header("Prefer"));
-    // Without a version to start from, the answer holds the state, and the manifest at its
-    // version is kept: the agent's next `If-Match` on it can be answered with changes.
-    const changes = wanted === "changes"
-      ? await manifests.changesSince(session, ifMatch, c.get("origin"), c.get("client"))
+    // Without a version to start from, the answer holds the state (or, minimal, only its
+    // version), and the manifest at its version is kept: the agent's next `If-Match` on it can be
+    // answered with changes.
+    const changes = wanted
+      ? await manifests.changesSince(
+        session,
+        wanted === "changes" ? ifMatch : undefined,
+        c.get("origin"),
+        c.get("client"),
+      )
       : undefined;
     let answer: Record<string, unknown> = result;
     if (wanted === "minimal" || changes) {

@@ -84,4 +84,13 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: ["tests/browser/invoke_path_test.ts"],
   },
+  {
+    name: "minimal-answer-version-forgotten",
+    guarantee:
+      "The manifest at a return=minimal answer's version is kept: an If-Match on it is answered with changes.",
+    file: "bridge/http/session_routes.ts",
+    find: "const changes = wanted\n",
+    replace: 'const changes = wanted === "changes"\n',
+    tests: ["tests/protocol/invoke_answers_test.ts"],
+  },
 ];

@@ -104,6 +104,31 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "an If-Match on the version of a return=minimal answer is answered with changes under return=changes",
+  ONE_PROCESS,
+  async () => {
+    const { bridge, token, tab } = await setup();
+    await using _bridge = bridge;
+    await using _tab = tab;
+    const minimal = await (await invoke(bridge, token, "a", { Prefer: "return=minimal" })).json();
+    assert.equal(minimal.state, undefined);
+    const res = await invoke(bridge, token, "b", {
+      Prefer: "return=changes",
+      "If-Match": `"v${minimal.state_version}"`,
+    });
+    assert.equal(res.status, 200);
+    assert.equal(res.headers.get("preference-applied"), "return=changes");
+    const body = await res.json();
+    assert.equal(body.state, undefined);
+    assert.deepEqual(
+      (body.changes as { op: string; path: string; value?: unknown }[])
+        .filter((op) => op.path.startsWith("/state/")),
+      [{ op: "add", path: "/state/rows/1", value: "b" }],
+    );
+  },
+);
+
 Deno.test("Prefer: return=changes falls back to the state when the bridge does not know the If-Match version's manifest, or without If-Match", async () => {
   const { bridge, token, tab } = await setup();
   await using _bridge = bridge;

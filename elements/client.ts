@@ -177,6 +177,12 @@ function tag(token: string): string {
   return (hash >>> 0).toString(36);
 }
 
+/**
+ * Up to this many characters, a result and its state go as one message: under the bridge's
+ * default message limit (1 MiB of UTF-8, at most 3 bytes a character) whatever they hold.
+ */
+const ONE_MESSAGE_CHARS = 256 * 1024;
+
 /** What the panel says when the bridge ends the session, by reason. */
 const ENDED: Record<string, string> = {
   disconnected: "Disconnected: the token no longer works.",
@@ -555,12 +561,16 @@ export class AimClient extends EventTarget {
     // The bridge answers with the actions it holds when the result comes: when an action said
     // it changed (an item the action added is a key the agent may name next), they go first.
     if (this.#actionsChanged) this.#register();
-    // The state rides in the result (one message), when it changed since the last one sent.
+    // The state rides in the result (one message), when it changed since the last one sent;
+    // a large pair goes as two messages, each within the bridge's message limit as before.
     const state = this.#stateText();
     let text = JSON.stringify(answer);
     if (state !== this.#sent.state && this.#socket?.readyState === 1) {
-      this.#sent.state = state;
-      text = `${text.slice(0, -1)},"state":${state}}`;
+      if (text.length + state.length > ONE_MESSAGE_CHARS) this.#flush();
+      else {
+        this.#sent.state = state;
+        text = `${text.slice(0, -1)},"state":${state}}`;
+      }
     }
     this.#send(text);
     // What no observer tells (a form's fields) is read again in the next frame, off the

@@ -39,8 +39,11 @@ export interface StateView {
   note?: string;
 }
 
-/** How many told versions an MCP session keeps, to answer changes since one of them. */
-const KEPT = 4;
+/**
+ * How many told versions an MCP session keeps, to answer changes since one of them: the last
+ * answer's and the one before (each a snapshot the session held, at most `maxStateBytes`).
+ */
+const KEPT = 2;
 
 /**
  * The states one MCP session told its agent, newest last: the bases of the changes it is told

@@ -25,6 +25,7 @@ const PAGE = `<!doctype html><title>Invoke</title>${ELEMENTS}<aim-panel></aim-pa
 <aim-action name="add" description="Add an item" input-example="x"></aim-action>
 <aim-action name="echo" description="Answer the input back" input-example="x"></aim-action>
 <aim-action name="extra" description="Shown once an item was added" hidden></aim-action>
+<aim-action name="big" description="Answer a large result" input-example="x"></aim-action>
 <script type="module">
   const items = document.querySelector("aim-state[name=items]");
   items.value = [];
@@ -36,6 +37,10 @@ const PAGE = `<!doctype html><title>Invoke</title>${ELEMENTS}<aim-panel></aim-pa
   };
   action("echo").handler = (text) => text;
   action("extra").handler = () => "extra";
+  action("big").handler = (item) => {
+    items.value = [...items.value, item];
+    return "y".repeat(300000);
+  };
 </script>`;
 
 Deno.test({
@@ -74,6 +79,16 @@ Deno.test({
         assert.ok(register >= 0 && register < result, `register after the result: ${order}`);
         // So the very next invocation may name the action the first one showed.
         assert.equal((await agent.invoke("extra")).body.result, "extra");
+        // A large result and its state go as two messages, the state first.
+        await page.evaluate("aimSent.length = 0");
+        const big = await agent.invoke("big", "second");
+        assert.equal(big.status, 200);
+        assert.equal(big.body.result.length, 300000);
+        assert.deepEqual(big.body.state.items, ["first", "second"]);
+        const types = (await page.evaluate("aimSent") as string[]).map((m) => JSON.parse(m))
+          .filter((m) => m.type === "state" || m.type === "result");
+        assert.deepEqual(types.map((m) => m.type), ["state", "result"]);
+        assert.equal(types[1].state, undefined);
       },
     );
 

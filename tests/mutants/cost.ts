@@ -93,4 +93,13 @@ export const mutants: Mutant[] = [
     replace: 'const changes = wanted === "changes"\n',
     tests: ["tests/protocol/invoke_answers_test.ts"],
   },
+  {
+    name: "tab-large-pair-one-message",
+    guarantee:
+      "A large result and its state go as two messages, each within the bridge's message limit.",
+    file: "elements/client.ts",
+    find: "if (text.length + state.length > ONE_MESSAGE_CHARS) this.#flush();",
+    replace: "if (false) this.#flush();",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
 ];

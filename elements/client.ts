@@ -4,14 +4,14 @@
  * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
  * offers the same actions to agents in the browser.
  */
-import { redactSecrets } from "../bridge/protocol/markup.ts";
-import { fitState } from "../bridge/protocol/state_limit.ts";
-import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
+import { redactSecrets } from "../bridge/markup/action.ts";
+import { fitState } from "../bridge/wire/state_limit.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/wire/names.ts";
 import type { ConfirmRequest } from "./confirm_dialog.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { z } from "zod";
-import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
-import type { InputValue, SessionGrant, SessionRequest } from "../bridge/protocol/schemas.ts";
+import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
+import type { InputValue, SessionGrant, SessionRequest } from "../bridge/wire/schemas.ts";
 
 /** Where the client is: see {@linkcode AimClient.status}. */
 export type Status = "connecting" | "waiting" | "connected" | "disconnected" | "ended";

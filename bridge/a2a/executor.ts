@@ -21,8 +21,8 @@ import type {
 } from "@a2a-js/sdk";
 import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
-import { AimError } from "../protocol/errors.ts";
-import { redactSecrets } from "../protocol/markup.ts";
+import { AimError } from "../wire/errors.ts";
+import { redactSecrets } from "../markup/action.ts";
 import { manifestPath } from "../site/paths.ts";
 import {
   type A2ATask,

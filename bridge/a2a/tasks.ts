@@ -31,8 +31,8 @@ import {
 } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import { AimError } from "../wire/errors.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 import { RunRegistry, type RunRegistryOptions } from "../runs/registry.ts";
 import { type AwaitDetail, jsonBytes, RunProblem, TrackedRun } from "../runs/run.ts";
 import { RunMirror, type SharedRun } from "../runs/shared.ts";

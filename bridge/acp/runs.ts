@@ -7,9 +7,9 @@
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
-import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import { AimError } from "../wire/errors.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 import { RunRegistry, type RunRegistryOptions } from "../runs/registry.ts";
 import { type AwaitDetail, jsonBytes, type RunProblem, TrackedRun } from "../runs/run.ts";
 import { RunMirror, type SharedRun, WriteLanes } from "../runs/shared.ts";

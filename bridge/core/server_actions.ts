@@ -2,10 +2,10 @@
  * @module Actions that run on the bridge, not in a tab: the built-in `login`, `logout` and
  * `disconnect`, and those an embedding app registers.
  */
-import { AimError } from "../protocol/errors.ts";
-import { noInput } from "../protocol/markup.ts";
-import type { InputSchema, InputValue } from "../protocol/schemas.ts";
-import type { AttemptLimiter, UserStore } from "./auth.ts";
+import { AimError } from "../wire/errors.ts";
+import { noInput } from "../markup/action.ts";
+import type { InputSchema, InputValue } from "../wire/schemas.ts";
+import type { AttemptLimiter, UserStore } from "./login.ts";
 import type { Identity, Session } from "./sessions.ts";
 
 /** What a server action's handler may do with its session. */

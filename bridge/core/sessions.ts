@@ -3,11 +3,11 @@
  * expiry, on disconnect, or with the process.
  */
 import { createHash } from "node:crypto";
-import { AimError } from "../protocol/errors.ts";
-import type { EndReason } from "../protocol/channel.ts";
+import { AimError } from "../wire/errors.ts";
+import type { EndReason } from "../wire/channel.ts";
 import { DEFAULTS } from "./limits.ts";
-import type { Identity, SessionRecord, SessionShare, SessionSignal } from "./share.ts";
-import { LocalShare } from "./local_share.ts";
+import type { Identity, SessionRecord, SessionShare, SessionSignal } from "../share/share.ts";
+import { LocalShare } from "../share/local.ts";
 import { TabChannel, type TabChannelOptions } from "./tab.ts";
 
 export type { Identity };

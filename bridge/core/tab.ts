@@ -2,10 +2,10 @@
  * @module TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
  * waiting for it, and invocations relayed to the owner one at a time.
  */
-import type { BridgeMessage, EndReason } from "../protocol/channel.ts";
-import { CloseCode } from "../protocol/wire.ts";
+import type { BridgeMessage, EndReason } from "../wire/channel.ts";
+import { CloseCode } from "../wire/names.ts";
 import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
-import type { ActionSpec } from "../protocol/schemas.ts";
+import type { ActionSpec } from "../wire/schemas.ts";
 
 /** Sockets open at once for one session: a person's tabs, not a flood. */
 export const MAX_TABS: number = DEFAULTS.maxTabs;

@@ -2,15 +2,15 @@
  * @module TabMessages: what the bridge does with each message a tab sends over the channel,
  * one handler per message type. A message that breaks a rule closes that channel only.
  */
-import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
-import { firstIssue } from "../protocol/issue.ts";
-import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
-import { validateInput } from "../protocol/input.ts";
-import { MarkupError, redactSecrets } from "../protocol/markup.ts";
-import { fitState } from "../protocol/state_limit.ts";
-import { type SessionMessage, TabMessage } from "../protocol/channel.ts";
-import { RUN_STATUS } from "../protocol/tools.ts";
-import { CloseCode } from "../protocol/wire.ts";
+import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
+import { firstIssue } from "../wire/issue.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
+import { validateInput } from "../input/validate.ts";
+import { MarkupError, redactSecrets } from "../markup/action.ts";
+import { fitState } from "../wire/state_limit.ts";
+import { type SessionMessage, TabMessage } from "../wire/channel.ts";
+import { RUN_STATUS } from "../wire/run_status.ts";
+import { CloseCode } from "../wire/names.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";

@@ -32,8 +32,8 @@ import type {
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
 import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
-import type { ActionSpec } from "../protocol/schemas.ts";
+import { AimError } from "../wire/errors.ts";
+import type { ActionSpec } from "../wire/schemas.ts";
 import type { AppEnv } from "../http/env.ts";
 import { watchHangUp } from "../http/hang_up.ts";
 import {

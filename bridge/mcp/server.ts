@@ -21,8 +21,8 @@ import {
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
-import type { ActionSpec } from "../protocol/schemas.ts";
+import { AimError } from "../wire/errors.ts";
+import type { ActionSpec } from "../wire/schemas.ts";
 import {
   errorResult,
   type McpToolResult,

@@ -6,8 +6,8 @@
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/sessions.ts";
-import { redactSecrets } from "../protocol/markup.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import { redactSecrets } from "../markup/action.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 
 /** Where a run is. `cancelling` lasts until the next microtask. */
 export type RunPhase =

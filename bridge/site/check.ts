@@ -7,13 +7,13 @@ import { type AnyNode, type Document, type Element, isTag } from "domhandler";
 import { selectAll, selectOne } from "css-select";
 import { textContent } from "domutils";
 import { ParsedView, scanPage } from "./catalog.ts";
-import { BUILTIN_ACTION_IDS, stringFields } from "../protocol/action_spec.ts";
-import { parsePattern, PatternError, type PatternNode } from "../protocol/input.ts";
-import type { InputSchema } from "../protocol/schemas.ts";
-import { INPUT_ATTRIBUTES, itemKey, type MarkupElement, SECRET_KEY } from "../protocol/markup.ts";
-import { OBJECT_NAMES } from "../protocol/wire.ts";
-import { readStateSpec, type StateField, typed } from "../protocol/state_markup.ts";
-import { splitDeep } from "../protocol/deep_selector.ts";
+import { BUILTIN_ACTION_IDS, stringFields } from "../input/action_spec.ts";
+import { parsePattern, PatternError, type PatternNode } from "../input/validate.ts";
+import type { InputSchema } from "../wire/schemas.ts";
+import { INPUT_ATTRIBUTES, itemKey, type MarkupElement, SECRET_KEY } from "../markup/action.ts";
+import { OBJECT_NAMES } from "../wire/names.ts";
+import { readStateSpec, type StateField, typed } from "../markup/state.ts";
+import { splitDeep } from "../markup/deep_selector.ts";
 
 /** One problem found by {@linkcode checkPage}. */
 export interface CheckProblem {

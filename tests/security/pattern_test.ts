@@ -7,9 +7,9 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { AimError } from "../../bridge/protocol/errors.ts";
-import { MarkupError } from "../../bridge/protocol/markup.ts";
-import { type ActionSpec, parseActionSpec } from "../../bridge/protocol/action_spec.ts";
+import { AimError } from "../../bridge/wire/errors.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
+import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 import {
   compilePattern,
   MAX_ACTION_PATTERN_SIZE,
@@ -20,7 +20,7 @@ import {
   patternDfa,
   PatternError,
   validateInput,
-} from "../../bridge/protocol/input.ts";
+} from "../../bridge/input/validate.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
 import { backtrackingRisk } from "../../bridge/site/check.ts";
 import { startAim } from "../helpers/cli.ts";

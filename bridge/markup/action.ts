@@ -11,10 +11,10 @@ import type {
   InputSchema,
   ObjectSchema,
   StringSchema,
-} from "./schemas.ts";
+} from "../wire/schemas.ts";
 import { deepAll, deepFirst } from "./deep_selector.ts";
-import { parseUntrustedJson } from "./json.ts";
-import { OBJECT_NAMES } from "./wire.ts";
+import { parseUntrustedJson } from "../wire/json.ts";
+import { OBJECT_NAMES } from "../wire/names.ts";
 
 /** The part of a DOM element this module reads; a browser `Element` is one. */
 export interface MarkupElement {

@@ -6,8 +6,8 @@
  */
 import { z } from "zod";
 import { RE2JS } from "re2js";
-import { AimError } from "./errors.ts";
-import { SECRET_KEY } from "./markup.ts";
+import { AimError } from "../wire/errors.ts";
+import { SECRET_KEY } from "../markup/action.ts";
 import type {
   ActionSpec,
   FieldSchema,
@@ -15,7 +15,7 @@ import type {
   NumberSchema,
   ObjectSchema,
   StringSchema,
-} from "./schemas.ts";
+} from "../wire/schemas.ts";
 
 /**
  * Validators by schema text: every tab registers its own copies of the same schemas, and one

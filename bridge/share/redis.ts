@@ -12,9 +12,9 @@
 import type { EventEmitter } from "node:events";
 import { createHash } from "node:crypto";
 import { createClient } from "@redis/client";
-import type { EndReason } from "../protocol/channel.ts";
-import { AimError, errorFromBody } from "../protocol/errors.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import type { EndReason } from "../wire/channel.ts";
+import { AimError, errorFromBody } from "../wire/errors.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 import type {
   AttemptPolicy,
   Attempts,
@@ -27,8 +27,8 @@ import type {
   SessionRecord,
   SessionShare,
   SessionSignal,
-} from "../core/share.ts";
-import { NOT_SENT } from "../core/share.ts";
+} from "./share.ts";
+import { NOT_SENT } from "./share.ts";
 
 type Client = ReturnType<typeof createClient>;
 

@@ -13,12 +13,9 @@ import {
   type ManifestAction,
   type StringSchema,
 } from "../wire/schemas.ts";
-import {
-  compilePattern,
-  inputValidator,
-  MAX_ACTION_PATTERN_SIZE,
-  PatternError,
-} from "./validate.ts";
+import { compilePattern } from "./pattern_cache.ts";
+import { inputValidator } from "./validate.ts";
+import { MAX_ACTION_PATTERN_SIZE, PatternError } from "./pattern.ts";
 import { MarkupError } from "../markup/action.ts";
 
 export type { ActionSpec } from "../wire/schemas.ts";

@@ -12,15 +12,17 @@ import { MarkupError } from "../../bridge/markup/action.ts";
 import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 import {
   compilePattern,
-  MAX_ACTION_PATTERN_SIZE,
-  MAX_PATTERN_INPUT,
-  PATTERN_BUDGET,
   PATTERN_CACHE_INSTRUCTIONS,
   patternCacheSize,
   patternDfa,
+} from "../../bridge/input/pattern_cache.ts";
+import {
+  MAX_ACTION_PATTERN_SIZE,
+  MAX_PATTERN_INPUT,
+  PATTERN_BUDGET,
   PatternError,
-  validateInput,
-} from "../../bridge/input/validate.ts";
+} from "../../bridge/input/pattern.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
 import { backtrackingRisk } from "../../bridge/site/check.ts";
 import { startAim } from "../helpers/cli.ts";

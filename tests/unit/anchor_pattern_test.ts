@@ -5,7 +5,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { anchorPattern } from "../../bridge/markup/action.ts";
-import { compilePattern } from "../../bridge/input/validate.ts";
+import { compilePattern } from "../../bridge/input/pattern_cache.ts";
 
 Deno.test("anchorPattern() leaves the group out of a whole pattern without alternatives", () => {
   const bare: [string, string][] = [

@@ -24,16 +24,10 @@
  * ```
  */
 import { type Context, Hono } from "hono";
-import type {
-  isInitializeRequest,
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
 import type { Session } from "../core/sessions.ts";
 import { AimError } from "../wire/errors.ts";
-import type { ActionSpec } from "../wire/schemas.ts";
 import type { AppEnv } from "../http/env.ts";
 import { watchHangUp } from "../http/hang_up.ts";
 import {
@@ -43,43 +37,37 @@ import {
   readJson,
   remoteAddress,
 } from "../http/request.ts";
-import { errorResponse } from "../http/responses.ts";
-import type { createSessionServer } from "./server.ts";
+import { loadRuntime, type McpRuntime } from "./runtime.ts";
+import {
+  CALL_KIND,
+  callKey,
+  CANCEL_TOPIC,
+  type CancelMessage,
+  FOLLOW_MS,
+  MAX_INITIALIZE_BYTES,
+  type McpSession,
+  REPLAY_HEADERS,
+  SESSION_ID_REGEXP,
+  type SessionGroup,
+  SHARED_KIND,
+  type SharedMcpSession,
+} from "./session.ts";
+import {
+  aimError,
+  asksForProgress,
+  asShared,
+  full,
+  initializeOf,
+  jsonSize,
+  opensSession,
+  rpcError,
+  sameActions,
+  sessionNotFound,
+  TRANSPORT_REFUSAL,
+} from "./replies.ts";
 
 /** Where the endpoint is. */
 export const MCP_PATH = "/__aim/mcp";
-
-/** What the endpoint uses of the MCP SDK, and the session server built on it. */
-interface McpRuntime {
-  readonly isInitializeRequest: typeof isInitializeRequest;
-  readonly Transport: typeof WebStandardStreamableHTTPServerTransport;
-  readonly createSessionServer: typeof createSessionServer;
-}
-
-let runtime: Promise<McpRuntime> | undefined;
-
-/**
- * The MCP SDK, loaded once, by the first request to the endpoint that is authenticated and
- * readable: it costs some 10 MB resident, which a bridge that no MCP client uses never pays
- * (the budget: 10,000 idle sessions with connected tabs under 300 MB). The specifiers are
- * static strings, so that `deno compile` embeds the SDK all the same; tests/mcp/lazy_sdk_test.ts
- * fails if a static import brings it back into the bridge's module graph.
- */
-function loadRuntime(): Promise<McpRuntime> {
-  runtime ??= Promise.all([import("@modelcontextprotocol/server"), import("./server.ts")]).then(
-    ([sdk, server]) => ({
-      isInitializeRequest: sdk.isInitializeRequest,
-      Transport: sdk.WebStandardStreamableHTTPServerTransport,
-      createSessionServer: server.createSessionServer,
-    }),
-    (error) => {
-      // Tried again by the next request.
-      runtime = undefined;
-      throw error;
-    },
-  );
-  return runtime;
-}
 
 /**
  * Options of {@linkcode McpEndpoint}. Behind a load balancer the bounds are per instance: each
@@ -101,178 +89,6 @@ export interface McpEndpointOptions {
   quietMs?: number;
   /** Called for errors that are not protocol errors (bugs). */
   onError?: ((error: unknown) => void) | undefined;
-}
-
-/** One MCP session: its SDK server and transport, and the aim session it is bound to. */
-interface McpSession {
-  id?: string;
-  readonly session: Session;
-  readonly server: Server;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  /** The origin and client address of its latest request. */
-  origin: string;
-  client: string;
-  /** The client address that opened it (or that rebuilt it here): what its bound counts. */
-  readonly openedBy: string;
-  /** When it was last used, ms since the epoch. */
-  usedAt: number;
-  /** Whether its GET stream (`list_changed`) is open. */
-  listening: boolean;
-  /** Calls that asked for progress, served on a stream of their own, by JSON-RPC id. */
-  readonly streamed: Map<string | number, AbortController>;
-  /** Requests handed to the session's transport and not answered yet, by JSON-RPC id. */
-  readonly pending: Set<string | number>;
-}
-
-/** The MCP sessions of one aim session, and the actions they last listed. */
-interface SessionGroup {
-  readonly members: Set<McpSession>;
-  actions: readonly ActionSpec[];
-  /** The session's `state_version` when its actions were last compared. */
-  version: number;
-  /** Stops following the session's changes once its last client is gone. */
-  readonly stop: AbortController;
-}
-
-/**
- * An MCP session as the shared store keeps it (`put("mcp", id, …)`), for the other instances
- * to rebuild it. Never the token: its hash is enough to tell whose session it is.
- */
-interface SharedMcpSession {
-  /** The token hash of the aim session it is bound to. */
-  tokenHash: string;
-  /** The `initialize` request that opened it, replayed to rebuild it. */
-  initialize: unknown;
-  /** When it was last written, ms since the epoch (renewed once a quarter of its life passed). */
-  touchedAt: number;
-}
-
-/** The shared documents' kind. */
-const SHARED_KIND = "mcp";
-
-/**
- * The kind of the shared documents that say which instance runs a `tools/call` (by MCP session
- * and JSON-RPC id), so that a `notifications/cancelled` sent to another instance reaches it.
- */
-const CALL_KIND = "mcp-call";
-
-/** The topic on which an instance tells another to cancel a call it runs. */
-const CANCEL_TOPIC = "mcp-cancel";
-
-/** What {@linkcode CANCEL_TOPIC} carries. */
-interface CancelMessage {
-  session: string;
-  tokenHash: string;
-  requestId: string | number;
-  reason?: string | undefined;
-}
-
-/** The id of a call's {@linkcode CALL_KIND} document; undefined for an id too long to keep. */
-function callKey(session: string, requestId: string | number): string | undefined {
-  const id = JSON.stringify(requestId);
-  return id.length > 256 ? undefined : `${session}:${id}`;
-}
-
-/** What an MCP session id looks like (`crypto.randomUUID()`): anything else is not looked up. */
-const SESSION_ID_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The headers of the requests replayed to a rebuilt session's transport. */
-const REPLAY_HEADERS = {
-  "Content-Type": "application/json",
-  Accept: "application/json, text/event-stream",
-} as const;
-
-/**
- * The largest `initialize` request an MCP session may open with, as JSON: it is kept as long as
- * the session (in the shared store too, for other instances to replay it). A client's is some
- * 300 bytes.
- */
-export const MAX_INITIALIZE_BYTES = 8 * 1024;
-
-/** What an `initialize` refused for want of room tells the client to wait, in seconds. */
-const FULL_RETRY_SECONDS = 10;
-
-/** The longest one wait for a session's next change lasts before it is renewed, ms. */
-const FOLLOW_MS = 60_000;
-
-const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
-
-/** An aim error as the bridge answers it everywhere (401, 403, 405). */
-function aimError(error: AimError): Response {
-  return errorResponse(error, NO_STORE);
-}
-
-/** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */
-function rpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, {
-    status,
-    headers: NO_STORE,
-  });
-}
-
-/** The answer to an MCP session id this bridge does not know, or that another token opened. */
-function sessionNotFound(): Response {
-  return rpcError(404, -32001, "Session not found: initialize a new MCP session.");
-}
-
-/** A shared document read back, if it has the shape {@linkcode SharedMcpSession} gives it. */
-function asShared(mcp: McpRuntime, value: unknown): SharedMcpSession | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { tokenHash, initialize, touchedAt } = value as Partial<SharedMcpSession>;
-  if (typeof tokenHash !== "string" || !mcp.isInitializeRequest(initialize)) return undefined;
-  return { tokenHash, initialize, touchedAt: typeof touchedAt === "number" ? touchedAt : 0 };
-}
-
-/** The `initialize` request of a POST body that opens a session (alone, or in a batch of one). */
-function initializeOf(mcp: McpRuntime, body: unknown): unknown {
-  return Array.isArray(body) ? body.find(mcp.isInitializeRequest) : body;
-}
-
-/**
- * How the SDK's transport words a request it refused itself, with a 4xx it answered: the
- * client's mistake, not the bridge's, so not reported as an error (any agent could fill the log).
- */
-const TRANSPORT_REFUSAL =
-  /^(Not Acceptable|Unsupported Media Type|Conflict|Bad Request|Invalid Request|Session not found|Method not allowed|Parse error)\b/;
-
-/** The size of a value as JSON, in UTF-8 bytes. */
-function jsonSize(value: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
-}
-
-/** The refusal of an `initialize` for which no MCP session is free to make room. */
-function full(message: string): Response {
-  return aimError(
-    new AimError(429, "too_many_requests", message, {
-      headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
-    }),
-  );
-}
-
-/** Whether two action lists are the same specs in the same order (specs are shared objects). */
-function sameActions(a: readonly ActionSpec[], b: readonly ActionSpec[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** The `tools/call` request of a body that is one and carries a progress token. */
-function asksForProgress(body: unknown): { id: string | number } | undefined {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
-  const message = body as {
-    method?: unknown;
-    id?: unknown;
-    params?: { _meta?: { progressToken?: unknown } };
-  };
-  if (message.method !== "tools/call") return undefined;
-  if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
-  if (message.params?._meta?.progressToken === undefined) return undefined;
-  return { id: message.id };
-}
-
-/** Whether a POST body is (or holds) an `initialize` request. */
-function opensSession(mcp: McpRuntime, body: unknown): boolean {
-  return Array.isArray(body) ? body.some(mcp.isInitializeRequest) : mcp.isInitializeRequest(body);
 }
 
 /**

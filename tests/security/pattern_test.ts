@@ -24,7 +24,7 @@ import {
 } from "../../bridge/input/pattern.ts";
 import { validateInput } from "../../bridge/input/validate.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { backtrackingRisk } from "../../bridge/site/check.ts";
+import { backtrackingRisk } from "../../bridge/site/backtracking.ts";
 import { startAim } from "../helpers/cli.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";

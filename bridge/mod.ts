@@ -54,7 +54,8 @@ export {
   verifyPassword,
 } from "./core/login.ts";
 export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
-export type { Identity, Session } from "./core/sessions.ts";
+export type { Identity } from "./core/sessions.ts";
+export type { Session } from "./core/session.ts";
 export { AimError } from "./wire/errors.ts";
 import type { AuditEntry } from "./audit/log.ts";
 export {

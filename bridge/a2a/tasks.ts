@@ -30,7 +30,7 @@ import {
   TaskNotFoundError,
 } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import { RunRegistry, type RunRegistryOptions } from "../runs/registry.ts";

@@ -9,7 +9,7 @@ import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";

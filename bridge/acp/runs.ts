@@ -6,7 +6,7 @@
  * running it mirrors its view and events (`runs/shared.ts`).
  */
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";
 import { RunRegistry, type RunRegistryOptions } from "../runs/registry.ts";
 import { RunMirror, WriteLanes } from "../runs/shared.ts";

@@ -6,7 +6,7 @@ import { AimError } from "../wire/errors.ts";
 import { type ActionSpec, isActionIdAmong, parseActionSpec } from "../input/action_spec.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { isAvailable, type ServerAction } from "./server_actions.ts";
-import type { Session } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 const interned = new BoundedMap<string, ActionSpec>(2000);
 

@@ -26,7 +26,8 @@ import { type InvocationRecord, Invocations, type InvokeOptions } from "./invoca
 import { DEFAULT_LIMITS, DEFAULTS, type Limits } from "./limits.ts";
 import { buildManifest, buildSitemap, sessionState } from "./manifests.ts";
 import { builtinActions, type ServerAction } from "./server_actions.ts";
-import { type Session, SessionStore } from "./sessions.ts";
+import type { Session } from "./session.ts";
+import { SessionStore } from "./sessions.ts";
 import { LocalShare } from "../share/local.ts";
 import type { SessionShare } from "../share/share.ts";
 import { type StreamLimits, StreamSlots } from "./streams.ts";

@@ -14,7 +14,8 @@ import type { ActionRegistry, FoundAction } from "./actions.ts";
 import type { Limits } from "./limits.ts";
 import { sessionState } from "./manifests.ts";
 import type { ServerAction, ServerActionContext } from "./server_actions.ts";
-import type { IdempotentEntry, Session, SessionStore } from "./sessions.ts";
+import type { IdempotentEntry, Session } from "./session.ts";
+import type { SessionStore } from "./sessions.ts";
 import type { KeptOutcome } from "../share/share.ts";
 import { IDENTITY_CHANGED, type TabOutcome } from "./tab.ts";
 

@@ -9,7 +9,7 @@ import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire
 import type { SiteCatalog } from "../site/catalog.ts";
 import { manifestPath } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
-import type { Session } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 /** What manifests are made from. */
 export interface ManifestSources {

@@ -6,7 +6,8 @@ import { AimError } from "../wire/errors.ts";
 import { noInput } from "../markup/action.ts";
 import type { InputSchema, InputValue } from "../wire/schemas.ts";
 import type { AttemptLimiter, UserStore } from "./login.ts";
-import type { Identity, Session } from "./sessions.ts";
+import type { Identity } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 /** What a server action's handler may do with its session. */
 export interface ServerActionContext {

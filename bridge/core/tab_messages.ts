@@ -16,7 +16,8 @@ import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";
 import type { InvocationRecord } from "./invocations.ts";
 import { DEFAULTS, type Limits } from "./limits.ts";
-import type { Session, SessionStore } from "./sessions.ts";
+import type { Session } from "./session.ts";
+import type { SessionStore } from "./sessions.ts";
 import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
 
 /** What the handlers need from the rest of the core. */

@@ -14,7 +14,7 @@
  */
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import type { AuditEntry } from "../audit/log.ts";
 import { AimError, notFound } from "../wire/errors.ts";
 import { publishedSchemas } from "../wire/schemas.ts";

@@ -5,7 +5,7 @@
  * route, which answers every case, errors included.
  */
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "./middleware.ts";

@@ -6,7 +6,7 @@
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError, invalidToken } from "../wire/errors.ts";
 import { DEFAULTS } from "../core/limits.ts";
 import { createJsonPatch, type JsonPatchOperation } from "../wire/json_patch.ts";

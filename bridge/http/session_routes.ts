@@ -7,7 +7,7 @@ import { Hono } from "hono";
 import { setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError, badRequest } from "../wire/errors.ts";
 import { SessionRequest } from "../wire/schemas.ts";
 import type { AuditEntry } from "../audit/log.ts";

@@ -20,7 +20,7 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import {

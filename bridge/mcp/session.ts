@@ -8,7 +8,7 @@ import type {
   Server,
   WebStandardStreamableHTTPServerTransport,
 } from "@modelcontextprotocol/server";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 
 /** One MCP session: its SDK server and transport, and the aim session it is bound to. */

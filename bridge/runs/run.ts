@@ -5,7 +5,7 @@
  * records the run's changes in its own protocol's terms through the hooks.
  */
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { redactSecrets } from "../markup/action.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 

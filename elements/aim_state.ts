@@ -4,7 +4,7 @@
  * Renders nothing.
  */
 import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
-import { readJsonChild } from "../bridge/markup/action.ts";
+import { readJsonChild } from "../bridge/markup/element.ts";
 import { client, type StateSource, warn } from "./client.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 

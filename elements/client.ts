@@ -4,7 +4,7 @@
  * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
  * offers the same actions to agents in the browser.
  */
-import { redactSecrets } from "../bridge/markup/action.ts";
+import { redactSecrets } from "../bridge/markup/secrets.ts";
 import { fitState } from "../bridge/wire/state_limit.ts";
 import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/wire/names.ts";
 import type { ConfirmRequest } from "./confirm_dialog.ts";

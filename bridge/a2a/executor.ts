@@ -22,7 +22,7 @@ import type {
 import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
 import { AimError } from "../wire/errors.ts";
-import { redactSecrets } from "../markup/action.ts";
+import { redactSecrets } from "../markup/secrets.ts";
 import { manifestPath } from "../site/paths.ts";
 import {
   type A2ATask,

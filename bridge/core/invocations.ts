@@ -7,7 +7,7 @@ import { AimError, errorFromBody } from "../wire/errors.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
 import { firstIssue } from "../wire/issue.ts";
 import { validateInput } from "../input/validate.ts";
-import { redactSecrets } from "../markup/action.ts";
+import { redactSecrets } from "../markup/secrets.ts";
 import { InvokeRequest, type InvokeResult } from "../wire/schemas.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import type { ActionRegistry, FoundAction } from "./actions.ts";

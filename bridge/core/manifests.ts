@@ -4,7 +4,7 @@
  */
 import { AimError, notFound } from "../wire/errors.ts";
 import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";
-import { redactSecrets } from "../markup/action.ts";
+import { redactSecrets } from "../markup/secrets.ts";
 import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire/schemas.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import { manifestPath } from "../site/paths.ts";

@@ -6,7 +6,7 @@
  */
 import { z } from "zod";
 import { AimError } from "../wire/errors.ts";
-import { SECRET_KEY } from "../markup/action.ts";
+import { SECRET_KEY } from "../markup/secrets.ts";
 import type {
   ActionSpec,
   FieldSchema,

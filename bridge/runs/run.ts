@@ -6,7 +6,7 @@
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { redactSecrets } from "../markup/action.ts";
+import { redactSecrets } from "../markup/secrets.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 
 /** Where a run is. `cancelling` lasts until the next microtask. */

@@ -6,7 +6,8 @@
  */
 import { type AnyNode, type Document, type Element, isTag } from "domhandler";
 import { selectAll } from "css-select";
-import { INPUT_ATTRIBUTES, itemKey, SECRET_KEY } from "../markup/action.ts";
+import { INPUT_ATTRIBUTES, itemKey } from "../markup/action.ts";
+import { SECRET_KEY } from "../markup/secrets.ts";
 import { type CheckProblem, deepPrefix, deepWarning } from "./check.ts";
 import { type AddProblem, markupOf } from "./check_state.ts";
 

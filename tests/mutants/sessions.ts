@@ -167,7 +167,7 @@ export const mutants: Mutant[] = [
   {
     name: "secret-keys-published",
     guarantee: "State keys that look like secrets are never published.",
-    file: "bridge/markup/action.ts",
+    file: "bridge/markup/secrets.ts",
     find: '    if (SECRET_KEY.test(key) || key === "__proto__") continue;',
     replace: '    if (key === "__proto__") continue;',
     tests: ["tests/security/secrets_test.ts"],

@@ -6,7 +6,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MarkupError, redactSecrets, SECRET_KEY } from "../../bridge/markup/action.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
+import { redactSecrets, SECRET_KEY } from "../../bridge/markup/secrets.ts";
 import {
   BUILTIN_ACTION_IDS,
   isActionIdAmong,

@@ -26,7 +26,8 @@ import { A2A_PATH, AGENT_CARD_PATH, agentCard, cardV03, cardV1 } from "./card.ts
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AgentCard } from "@a2a-js/sdk";
 import { AimExecutor, AimRequestHandler, REFUSAL_KEY } from "./executor.ts";
-import { A2ATasks, type A2ATasksOptions, SessionUser } from "./tasks.ts";
+import { A2ATasks, type A2ATasksOptions } from "./tasks.ts";
+import { SessionUser } from "./caller.ts";
 
 export { A2A_PATH, AGENT_CARD_PATH };
 

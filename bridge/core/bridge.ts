@@ -32,7 +32,7 @@ import { LocalShare } from "../share/local.ts";
 import type { SessionShare } from "../share/share.ts";
 import { type StreamLimits, StreamSlots } from "./streams.ts";
 import { type ChannelState, sessionMessage, TabMessages } from "./tab_messages.ts";
-import type { TabConnection, TabPort } from "./tab.ts";
+import type { TabConnection, TabPort } from "./tab_connection.ts";
 
 export { DEFAULT_LIMITS, type InvocationRecord, type InvokeOptions, type Limits };
 

@@ -17,7 +17,7 @@ import type { ServerAction, ServerActionContext } from "./server_actions.ts";
 import type { IdempotentEntry, Session } from "./session.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { KeptOutcome } from "../share/share.ts";
-import { IDENTITY_CHANGED, type TabOutcome } from "./tab.ts";
+import { IDENTITY_CHANGED, type TabOutcome } from "./tab_connection.ts";
 
 /** One finished invocation, for an audit trail. */
 export interface InvocationRecord {

@@ -6,7 +6,8 @@
  */
 import type { EndReason } from "../wire/channel.ts";
 import type { Identity } from "../share/share.ts";
-import { TabChannel, type TabChannelOptions } from "./tab.ts";
+import { TabChannel } from "./tab.ts";
+import type { TabChannelOptions } from "./tab_connection.ts";
 
 /** Outcome of an idempotent invocation, kept for retries. */
 export interface IdempotentEntry {

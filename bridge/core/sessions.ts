@@ -7,7 +7,7 @@ import type { EndReason } from "../wire/channel.ts";
 import { DEFAULTS } from "./limits.ts";
 import type { Identity, SessionRecord, SessionShare, SessionSignal } from "../share/share.ts";
 import { LocalShare } from "../share/local.ts";
-import type { TabChannelOptions } from "./tab.ts";
+import type { TabChannelOptions } from "./tab_connection.ts";
 import { Session } from "./session.ts";
 import { hashToken, isTokenShaped, newToken } from "./tokens.ts";
 

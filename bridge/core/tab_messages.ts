@@ -19,7 +19,8 @@ import type { InvocationRecord } from "./invocations.ts";
 import { DEFAULTS, type Limits } from "./limits.ts";
 import type { Session } from "./session.ts";
 import type { SessionStore } from "./sessions.ts";
-import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
+import { MAX_TABS } from "./tab.ts";
+import { TabConnection, type TabPort } from "./tab_connection.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {

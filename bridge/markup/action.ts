@@ -3,6 +3,17 @@
  * `<aim-field>` children) shared by the browser elements and the bridge's HTML scan. It imports
  * only import-free modules, so it bundles small.
  */
+// Types only: erased from the browser bundle, which must carry no validator.
+import type {
+  ActionSpec,
+  FieldSchema,
+  FieldValue,
+  InputSchema,
+  ObjectSchema,
+  StringSchema,
+} from "../wire/schemas.ts";
+import { deepAll, deepFirst } from "./deep_selector.ts";
+import { parseUntrustedJson } from "../wire/json.ts";
 import {
   fieldsOf,
   flag,

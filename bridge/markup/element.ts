@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { parseUntrustedJson } from "../wire/json.ts";
 import { type MarkupElement, MarkupError } from "./action.ts";
 
 export const FIELD_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);

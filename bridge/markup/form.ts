@@ -4,6 +4,7 @@
  *
  * @module
  */
+import { OBJECT_NAMES } from "../wire/names.ts";
 import {
   type FieldInput,
   type MarkupDocument,

@@ -12,7 +12,7 @@
 import type { EventEmitter } from "node:events";
 import { createClient } from "@redis/client";
 import type { EndReason } from "../wire/channel.ts";
-import { AimError, errorFromBody } from "../wire/errors.ts";
+import { AimError } from "../wire/errors.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import type {
   AttemptPolicy,
@@ -27,7 +27,6 @@ import type {
   SessionShare,
   SessionSignal,
 } from "./share.ts";
-import { NOT_SENT } from "./share.ts";
 import {
   ACQUIRE,
   CLAIM,
@@ -42,7 +41,8 @@ import {
   SHAS,
   UPDATE,
 } from "./redis_scripts.ts";
-import { fieldsOf, notConnected, record, type Reply, type Waiting } from "./redis_messages.ts";
+import { fieldsOf, record } from "./redis_messages.ts";
+import { BEAT_MS, RedisRouter } from "./redis_routing.ts";
 
 type Client = ReturnType<typeof createClient>;
 
@@ -65,7 +65,6 @@ export interface RedisShareOptions {
 
 /** How long an instance counts as alive after its last beat, and how often it beats. */
 const ALIVE_MS = 3000;
-const BEAT_MS = 1000;
 
 /** 503 `store_unavailable`: Redis cannot be reached; the bridge recovers when it is back. */
 export function storeUnavailable(cause?: unknown): AimError {
@@ -89,10 +88,7 @@ export class RedisShare implements SessionShare {
   readonly #status: (message: string) => void;
   readonly #ready: Promise<void>;
   readonly #watchers = new Map<string, Set<(signal: SessionSignal) => void>>();
-  readonly #waiting = new Map<string, Waiting>();
-  readonly #running = new Map<string, AbortController>();
-  readonly #topics = new Map<string, (message: unknown) => void>();
-  #handler: ForwardHandler | undefined;
+  readonly #router: RedisRouter;
   #beat: ReturnType<typeof setInterval> | undefined;
   #down = false;
   #closed = false;
@@ -101,6 +97,14 @@ export class RedisShare implements SessionShare {
     this.#p = options.prefix ?? "aim:";
     this.#timeoutMs = options.commandTimeoutMs ?? 2000;
     this.#onError = options.onError;
+    this.#router = new RedisRouter({
+      instance: this.instance,
+      key: (kind, id) => this.#key(kind, id),
+      publish: (channel, message) => this.#client.publish(channel, message),
+      run: (command) => this.#run(command),
+      alive: (instance) => this.alive(instance),
+      onError: this.#onError,
+    });
     this.#status = options.onStatus ??
       ((message: string) => this.#onError?.(new Error(message)));
     const socket = {
@@ -143,8 +147,14 @@ export class RedisShare implements SessionShare {
   async #start(): Promise<void> {
     await Promise.all([this.#client.connect(), this.#sub.connect()]);
     await this.#loadScripts();
-    await this.#sub.subscribe(this.#p + "q:" + this.instance, (m: string) => this.#onCall(m));
-    await this.#sub.subscribe(this.#p + "r:" + this.instance, (m: string) => this.#onReply(m));
+    await this.#sub.subscribe(
+      this.#p + "q:" + this.instance,
+      (m: string) => this.#router.onCall(m),
+    );
+    await this.#sub.subscribe(
+      this.#p + "r:" + this.instance,
+      (m: string) => this.#router.onReply(m),
+    );
     const beat = () => {
       this.#client.set(this.#p + "i:" + this.instance, "1", { PX: ALIVE_MS }).catch(() => {});
     };
@@ -167,10 +177,7 @@ export class RedisShare implements SessionShare {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#beat);
-    for (const waiting of this.#waiting.values()) {
-      waiting.reject(notConnected("The bridge is stopping; retry."));
-    }
-    this.#waiting.clear();
+    this.#router.close();
     await this.#client.del(this.#p + "i:" + this.instance).catch(() => {});
     await Promise.allSettled([this.#client.close(), this.#sub.close()]);
   }
@@ -392,148 +399,17 @@ export class RedisShare implements SessionShare {
     };
   }
 
-  async forward(
+  forward(
     instance: string,
     tokenHash: string,
     call: ForwardedCall,
     options: ForwardOptions,
   ): Promise<InvokeResult> {
-    const id = crypto.randomUUID();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let check: ReturnType<typeof setInterval> | undefined;
-    const answer = new Promise<InvokeResult>((resolve, reject) => {
-      const restart = (ms: number) => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          this.#cancel(instance, id);
-          reject(
-            new AimError(
-              504,
-              "tab_timeout",
-              `The tab did not answer within ${ms} ms; the action may still run.`,
-            ),
-          );
-        }, ms);
-      };
-      // Answers come on this instance's reply channel, subscribed before any call is sent.
-      this.#waiting.set(id, {
-        resolve,
-        reject,
-        onAwaiting: options.onAwaiting,
-        restart,
-        confirmMs: options.confirmMs,
-      });
-      restart(options.timeoutMs);
-      // The instance running it may die: then no answer comes, and the agent is told at once.
-      check = setInterval(() => {
-        this.alive(instance).then((alive) => {
-          if (!alive) {
-            reject(notConnected(
-              "The bridge instance holding the tab stopped before answering; the action may or may not have run.",
-            ));
-          }
-        }, () => {});
-      }, BEAT_MS);
-      options.signal?.addEventListener("abort", () => {
-        this.#cancel(instance, id);
-        reject(
-          new AimError(409, "cancelled", "The invocation was cancelled before the page answered."),
-        );
-      }, { once: true });
-    });
-    try {
-      const message = JSON.stringify({ id, from: this.instance, tokenHash, call });
-      const receivers = await this.#run(() =>
-        this.#client.publish(this.#key("q", instance), message)
-      );
-      if (receivers === 0) {
-        throw new AimError(
-          409,
-          "browser_not_connected",
-          "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
-          { cause: NOT_SENT },
-        );
-      }
-      return await answer;
-    } finally {
-      clearTimeout(timer);
-      clearInterval(check);
-      this.#waiting.delete(id);
-    }
-  }
-
-  #cancel(instance: string, id: string): void {
-    const message = JSON.stringify({ id, from: this.instance, cancel: true });
-    this.#client.publish(this.#key("q", instance), message).catch(() => {});
+    return this.#router.forward(instance, tokenHash, call, options);
   }
 
   serve(handler: ForwardHandler): void {
-    this.#handler = handler;
-  }
-
-  #reply(to: string, reply: Reply): void {
-    this.#client.publish(this.#key("r", to), JSON.stringify(reply)).catch(() => {});
-  }
-
-  async #onCall(message: string): Promise<void> {
-    const request = JSON.parse(message) as {
-      topic?: string;
-      message?: unknown;
-      id: string;
-      from: string;
-      tokenHash: string;
-      call: ForwardedCall;
-      cancel?: boolean;
-    };
-    if (request.topic !== undefined) {
-      try {
-        this.#topics.get(request.topic)?.(request.message);
-      } catch (error) {
-        this.#onError?.(error);
-      }
-      return;
-    }
-    if (request.cancel) return this.#running.get(request.id)?.abort();
-    const handler = this.#handler;
-    if (!handler) return;
-    const abort = new AbortController();
-    this.#running.set(request.id, abort);
-    try {
-      const result = await handler(request.tokenHash, request.call, {
-        onAwaiting: (text) =>
-          this.#reply(request.from, { id: request.id, type: "awaiting", message: text }),
-        signal: abort.signal,
-      });
-      this.#reply(request.from, { id: request.id, type: "answer", ok: true, result });
-    } catch (error) {
-      const failure = error instanceof AimError
-        ? error
-        : new AimError(500, "server_error", "The bridge failed unexpectedly.");
-      this.#reply(request.from, {
-        id: request.id,
-        type: "answer",
-        ok: false,
-        status: failure.status,
-        body: failure.toJSON(),
-        headers: failure.headers,
-      });
-    } finally {
-      this.#running.delete(request.id);
-    }
-  }
-
-  #onReply(message: string): void {
-    const reply = JSON.parse(message) as Reply;
-    const waiting = this.#waiting.get(reply.id);
-    if (!waiting) return;
-    if (reply.type === "awaiting") {
-      // The person is asked: the holder now waits the confirmation time, and so does this one.
-      waiting.restart(waiting.confirmMs);
-      waiting.onAwaiting?.(reply.message);
-      return;
-    }
-    if (reply.ok) waiting.resolve(reply.result);
-    else waiting.reject(errorFromBody(reply.status, reply.body, reply.headers));
+    this.#router.serve(handler);
   }
 
   async claim(
@@ -678,13 +554,12 @@ export class RedisShare implements SessionShare {
     await this.#run(() => this.#client.del(this.#key("o:" + kind, id)));
   }
 
-  async tell(instance: string, topic: string, message: unknown): Promise<boolean> {
-    const text = JSON.stringify({ topic, message });
-    return await this.#run(() => this.#client.publish(this.#key("q", instance), text)) > 0;
+  tell(instance: string, topic: string, message: unknown): Promise<boolean> {
+    return this.#router.tell(instance, topic, message);
   }
 
   listen(topic: string, handler: (message: unknown) => void): void {
-    this.#topics.set(topic, handler);
+    this.#router.listen(topic, handler);
   }
 
   async record(

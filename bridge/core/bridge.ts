@@ -271,7 +271,7 @@ export class BridgeCore {
    * @throws {AimError} 404 `not_found`, 429 `too_many_requests`.
    */
   async openSession(page: string, options: OpenSessionOptions = {}): Promise<OpenedSession> {
-    const info = await this.catalog.agentPage(page);
+    const info = await this.catalog.sessionPage(page);
     if (!info) throw notFound(`No agent-enabled page at ${page}.`);
     const { resume } = options;
     const existing = await this.sessions.findByCredential(resume?.credential);

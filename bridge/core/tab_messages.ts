@@ -218,10 +218,10 @@ export class TabMessages {
     if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
     state.hello = true;
     tab.page = page;
-    // A tab shows a page of this site; anything else would label the session with a page whose
-    // manifest does not exist.
+    // A tab shows a page of this site that hosts sessions; anything else would label the session
+    // with a page whose manifest does not exist.
     then(async () => {
-      const info = await this.#ctx.catalog.agentPage(page).catch(() => null);
+      const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
       if (!info) return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
       tab.page = info.page;
       if (!session.ended) session.tab.attach(tab);

@@ -64,7 +64,11 @@ export function siteRoutes(
     const page = decoded === null
       ? null
       : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
-    const info = page ? await core.catalog.agentPage(page) : null;
+    const token = readToken(c);
+    // With a token, a page whose actions only its tab registers has a (session) manifest too.
+    const info = page
+      ? await core.catalog.agentPage(page) ?? (token ? await core.catalog.sessionPage(page) : null)
+      : null;
     if (!info) {
       if (await core.catalog.root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
         return next();
@@ -72,7 +76,6 @@ export function siteRoutes(
       throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
     }
     const origin = c.get("origin");
-    const token = readToken(c);
     if (token) {
       return await sessions.answer(c, await core.authenticate(token.token), info.page, format);
     }

@@ -190,4 +190,13 @@ export const mutants: Mutant[] = [
     replace: "      args,",
     tests: ["tests/unit/cli_flags_test.ts"],
   },
+  {
+    name: "panel-page-hosts-no-session",
+    guarantee:
+      "A page whose HTML holds an aim element but no action hosts sessions, its tab's actions making its session manifest.",
+    file: "bridge/site/catalog.ts",
+    find: '    if (name.startsWith("aim-")) hostsSessions = true;\n',
+    replace: "",
+    tests: ["tests/protocol/session_test.ts"],
+  },
 ];

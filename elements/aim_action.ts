@@ -10,9 +10,8 @@ import {
   client,
   type Declaration as Registered,
   type WaitUntil,
-  warn,
-  Work,
 } from "./client.ts";
+import { warn, Work } from "./work.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";

@@ -5,7 +5,8 @@
  */
 import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
 import { readJsonChild } from "../bridge/markup/element.ts";
-import { client, type StateSource, warn } from "./client.ts";
+import { client, type StateSource } from "./client.ts";
+import { warn } from "./work.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 
 function text(el: Element): string {

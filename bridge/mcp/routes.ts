@@ -38,6 +38,7 @@ import {
   remoteAddress,
 } from "../http/request.ts";
 import { loadRuntime, type McpRuntime } from "./runtime.ts";
+import { McpRebuilder } from "./rebuild.ts";
 import {
   CALL_KIND,
   callKey,
@@ -46,8 +47,6 @@ import {
   FOLLOW_MS,
   MAX_INITIALIZE_BYTES,
   type McpSession,
-  REPLAY_HEADERS,
-  SESSION_ID_REGEXP,
   type SessionGroup,
   SHARED_KIND,
   type SharedMcpSession,
@@ -55,7 +54,6 @@ import {
 import {
   aimError,
   asksForProgress,
-  asShared,
   full,
   initializeOf,
   jsonSize,
@@ -101,8 +99,8 @@ export class McpEndpoint {
   readonly #core: BridgeCore;
   readonly #byId = new Map<string, McpSession>();
   readonly #groups = new Map<Session, SessionGroup>();
-  /** Rebuilds under way of MCP sessions opened on other instances, by id. */
-  readonly #rebuilding = new Map<string, Promise<McpSession | undefined>>();
+  /** Finds MCP sessions across instances, rebuilding those opened elsewhere. */
+  readonly #rebuilder: McpRebuilder;
   readonly #maxPerSession: number;
   readonly #maxPerClient: number;
   readonly #maxSessions: number;
@@ -121,6 +119,14 @@ export class McpEndpoint {
     this.#maxSessions = options.maxSessions ?? 4096;
     this.#quietMs = options.quietMs ?? 300_000;
     this.#onError = options.onError;
+    this.#rebuilder = new McpRebuilder({
+      core,
+      byId: this.#byId,
+      drop: (entry, options) => this.#drop(entry, options),
+      entry: (mcp, c, session, options) => this.#entry(mcp, c, session, options),
+      add: (entry) => this.#add(entry),
+      onError: this.#onError,
+    });
     this.routes = new Hono<AppEnv>();
     this.routes.all(MCP_PATH, (c) => this.#handle(c));
     if (core.share.shared) {
@@ -185,7 +191,7 @@ export class McpEndpoint {
     if (id !== undefined) {
       let entry: McpSession | undefined;
       try {
-        entry = await this.#find(mcp, c, id, session);
+        entry = await this.#rebuilder.find(mcp, c, id, session);
       } catch (error) {
         if (error instanceof AimError) return aimError(error);
         throw error;
@@ -226,117 +232,6 @@ export class McpEndpoint {
       -32000,
       "Bad Request: no Mcp-Session-Id; send initialize first and then the session id it returns.",
     );
-  }
-
-  /**
-   * The MCP session `id` of `session`, or undefined when there is none (or it is another
-   * token's). Alone, only this instance's sessions exist. Behind a load balancer, the shared
-   * record is the truth: a session it no longer has is dropped here too, and one this instance
-   * does not hold is rebuilt from it.
-   *
-   * @throws {AimError} 503 `store_unavailable` when the shared store cannot be reached.
-   */
-  async #find(
-    mcp: McpRuntime,
-    c: Context<AppEnv>,
-    id: string,
-    session: Session,
-  ): Promise<McpSession | undefined> {
-    let entry = this.#byId.get(id);
-    const share = this.#core.share;
-    if (!share.shared) return entry?.session === session ? entry : undefined;
-    if (entry && entry.session !== session) {
-      // Another token's session stays as it is: that token's request cannot touch it.
-      if (entry.session.tokenHash !== session.tokenHash) return undefined;
-      // This instance's copy of the aim session was replaced (the old one was dropped while
-      // idle here): the MCP session is rebuilt on the new one.
-      await this.#drop(entry, { forget: false });
-      entry = undefined;
-    }
-    if (!SESSION_ID_REGEXP.test(id)) return undefined;
-    const shared = asShared(mcp, await share.get(SHARED_KIND, id));
-    if (!shared || shared.tokenHash !== session.tokenHash) {
-      // Closed on another instance, or expired: this instance's copy goes too.
-      if (entry) await this.#drop(entry, { forget: false });
-      return undefined;
-    }
-    // Renewed now and then while it is used, by whichever instance serves it.
-    const ttlMs = this.#core.sessions.idleMs;
-    const now = Date.now();
-    if (now - shared.touchedAt > ttlMs / 4) {
-      share.put(SHARED_KIND, id, { ...shared, touchedAt: now }, ttlMs)
-        .catch((error) => this.#onError?.(error));
-    }
-    if (entry) return entry;
-    // Requests that arrive together for a session not held here share one rebuild.
-    let rebuilt = this.#rebuilding.get(id);
-    if (!rebuilt) {
-      rebuilt = this.#rebuild(mcp, c, id, session, shared).finally(() =>
-        this.#rebuilding.delete(id)
-      );
-      this.#rebuilding.set(id, rebuilt);
-    }
-    entry = await rebuilt;
-    return entry?.session === session ? entry : undefined;
-  }
-
-  /**
-   * Rebuilds here the MCP session `id` opened on another instance: a new server on a transport
-   * that gives the same id, brought to the initialized state through its public API by
-   * replaying the `initialize` request and the `notifications/initialized` notification
-   * (their answers went to the client long ago, and are dropped).
-   */
-  async #rebuild(
-    mcp: McpRuntime,
-    c: Context<AppEnv>,
-    id: string,
-    session: Session,
-    shared: SharedMcpSession,
-  ): Promise<McpSession | undefined> {
-    // Held only once rebuilt: until then, no request can reach it half initialized.
-    const entry = this.#entry(mcp, c, session, { id: () => id, onOpened: () => {} });
-    const { transport, server } = entry;
-    try {
-      await server.connect(transport);
-      const url = c.req.url;
-      const opened = await transport.handleRequest(
-        new Request(url, { method: "POST", headers: REPLAY_HEADERS }),
-        { parsedBody: shared.initialize },
-      );
-      const answer = await opened.json().catch(() => undefined) as { result?: unknown };
-      if (opened.status !== 200 || answer?.result === undefined || entry.id !== id) {
-        throw new Error(
-          `The MCP session could not be rebuilt: initialize was answered ${opened.status} ${
-            JSON.stringify(answer)
-          }`,
-        );
-      }
-      const initialized = await transport.handleRequest(
-        new Request(url, {
-          method: "POST",
-          headers: { ...REPLAY_HEADERS, "Mcp-Session-Id": id },
-        }),
-        { parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" } },
-      );
-      await initialized.body?.cancel();
-      if (initialized.status !== 202) {
-        throw new Error(
-          `The MCP session could not be rebuilt: notifications/initialized was answered ${initialized.status}`,
-        );
-      }
-    } catch (error) {
-      this.#onError?.(error);
-      await server.close().catch(() => {});
-      return undefined;
-    }
-    // Another rebuild of it may have finished first (the aim session's copy was replaced).
-    const held = this.#byId.get(id);
-    if (held) {
-      await server.close().catch(() => {});
-      return held;
-    }
-    this.#add(entry);
-    return entry;
   }
 
   /**

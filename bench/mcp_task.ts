@@ -14,7 +14,7 @@ import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import { decode as decodeToon } from "@toon-format/toon";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { applyJsonPatch, type JsonPatchOperation } from "../bridge/protocol/json_patch.ts";
+import { applyJsonPatch, type JsonPatchOperation } from "../bridge/wire/json_patch.ts";
 
 /** The budget of the demo task over MCP, in tokens (issue 23's 8× under Playwright MCP). */
 export const MCP_TASK_BUDGET = 1_000;

@@ -24,8 +24,8 @@ import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import { decode as decodeToon, encode as encodeToon } from "@toon-format/toon";
 import { startDemo } from "../demo/app.ts";
-import { applyMergePatch } from "../bridge/protocol/merge_patch.ts";
-import { applyJsonPatch, type JsonPatchOperation } from "../bridge/protocol/json_patch.ts";
+import { applyMergePatch } from "../bridge/wire/merge_patch.ts";
+import { applyJsonPatch, type JsonPatchOperation } from "../bridge/wire/json_patch.ts";
 
 /** A JSON value, as the change documents hold them. */
 type Json = unknown;
@@ -564,9 +564,7 @@ async function task(): Promise<number> {
   const best = Math.min(session.all, pub.all, minimal.all);
   const ok = best <= TASK_GOAL;
   console.log(
-    `The cheapest: ${best} tokens; budget at most ${TASK_GOAL}: ${
-      ok ? "held" : "MISSED"
-    }`,
+    `The cheapest: ${best} tokens; budget at most ${TASK_GOAL}: ${ok ? "held" : "MISSED"}`,
   );
   summaries.push(
     `demo task over HTTP, session throughout: ${session.all} tokens; public page first: ` +

@@ -17,7 +17,7 @@
  *
  * @module
  */
-import { createJsonPatch } from "../protocol/json_patch.ts";
+import { createJsonPatch } from "../wire/json_patch.ts";
 
 /** The state of a session at one version. */
 export interface VersionedState {

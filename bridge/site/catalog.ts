@@ -12,8 +12,8 @@ import {
   type MarkupElement,
   MarkupError,
   readAction,
-} from "../protocol/markup.ts";
-import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
+} from "../markup/action.ts";
+import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { normalizePage, type SiteRoot } from "./paths.ts";
 
 /** A declaration that could not be read, with where it is. */
@@ -34,6 +34,12 @@ export interface PageInfo {
   problems: CatalogProblem[];
   /** Whether the page holds at least one `<aim-action>` or `<aim-state>`. */
   agentEnabled: boolean;
+  /**
+   * Whether a session may live on the page: it holds an aim element (`<aim-panel>` alone is
+   * enough). Its session manifest then lists what its tab registers (actions rendered by a
+   * script, WebMCP tools), which no scan of its HTML can see.
+   */
+  hostsSessions: boolean;
 }
 
 /** A CSS selector query; one that is not a selector is the markup's error, as in a browser. */
@@ -134,8 +140,10 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   let title = "";
   let description = "";
   let agentEnabled = false;
+  let hostsSessions = false;
   for (const node of view.elements) {
     const name = node.name.toLowerCase();
+    if (name.startsWith("aim-")) hostsSessions = true;
     if (name === "title" && !title) title = textContent(node).replace(/\s+/g, " ").trim();
     else if (name === "meta" && node.attribs.name?.toLowerCase() === "description") {
       description ||= (node.attribs.content ?? "").trim();
@@ -165,7 +173,18 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
       }
     }
   }
-  return { page, file, title, description, actions, stateKeys, problems, agentEnabled };
+  hostsSessions ||= agentEnabled;
+  return {
+    page,
+    file,
+    title,
+    description,
+    actions,
+    stateKeys,
+    problems,
+    agentEnabled,
+    hostsSessions,
+  };
 }
 
 interface CacheEntry {
@@ -290,6 +309,15 @@ export class SiteCatalog implements Disposable {
     const known = this.#watcher ? this.#files.get(page) : undefined;
     const info = known ? this.#cache.get(known)?.info : undefined;
     return info?.agentEnabled ? info : undefined;
+  }
+
+  /**
+   * The page at `path` when a session may live on it (see {@linkcode PageInfo.hostsSessions}),
+   * or null: its public catalog may be empty.
+   */
+  async sessionPage(path: string): Promise<PageInfo | null> {
+    const info = await this.page(path);
+    return info?.hostsSessions ? info : null;
   }
 
   /** The agent-enabled page at `path`, or null. */

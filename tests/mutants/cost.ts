@@ -102,4 +102,13 @@ export const mutants: Mutant[] = [
     replace: "if (false) this.#flush();",
     tests: ["tests/browser/invoke_path_test.ts"],
   },
+  {
+    name: "stale-ahead-says-changed",
+    guarantee:
+      "An If-Match ahead of the page's state_version is refused with a message that says it is ahead.",
+    file: "bridge/core/invocations.ts",
+    find: "const message = call.ifMatch > session.version",
+    replace: "const message = false",
+    tests: ["tests/protocol/versions_test.ts"],
+  },
 ];

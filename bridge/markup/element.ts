@@ -44,10 +44,18 @@ export function tagOf(el: MarkupElement): string {
 }
 
 export function* descendants(el: MarkupElement): Generator<MarkupElement> {
-  const children = Array.from(el.children);
-  for (const child of children) {
-    yield child;
-    yield* descendants(child);
+  // A stack, not nested generators: each element is yielded once, whatever its depth (a
+  // delegating generator costs every level it crosses, for every element below it).
+  const stack: MarkupElement[] = [];
+  const push = (node: MarkupElement) => {
+    const children = node.children;
+    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
+  };
+  push(el);
+  while (stack.length) {
+    const node = stack.pop()!;
+    yield node;
+    push(node);
   }
 }
 

@@ -26,21 +26,26 @@
  * ```sh
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts     # 1,000 of each kind
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --calls 300 --strict
+ * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --page bare  # no render
  * ```
  *
  * The last line, `summary: …`, is what `deno task bench` (bench/run.ts) lists.
  */
 import { parseArgs } from "node:util";
 import { startDemo } from "../demo/app.ts";
-import { launchBrowser, NO_CHROMIUM, panelToken } from "../tests/browser/harness.ts";
+import { startBridge } from "../tests/helpers/bridge.ts";
+import { ELEMENTS, launchBrowser, NO_CHROMIUM, panelToken } from "../tests/browser/harness.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
   options: {
     calls: { type: "string", default: "1000" },
     strict: { type: "boolean", default: false },
+    /** The page: the demo's control panel, or a page that renders nothing (aim alone). */
+    page: { type: "string", default: "demo" },
   },
 });
+if (flags.page !== "demo" && flags.page !== "bare") throw new Error("--page is demo or bare");
 /** Calls of each kind. */
 const CALLS = Number(flags.calls);
 if (!Number.isInteger(CALLS) || CALLS < 2) throw new Error("--calls must be a whole number ≥ 2");
@@ -52,6 +57,18 @@ const WARMUP = Math.min(200, CALLS);
 const BUDGET = { median: 1.5, p95: 4, backMedian: 3 };
 const ACTION = "filter_requests";
 const INPUTS = ["pending", "all"] as const;
+/** `--page bare`: `filter_requests` publishes the filter and answers as the demo's does. */
+const BARE_PAGE = `<!doctype html><title>Control panel</title>${ELEMENTS}<aim-panel></aim-panel>
+<aim-state name="filter"></aim-state>
+<aim-action name="filter_requests" description="Show only the requests of one status"
+  input-example="pending"></aim-action>
+<script type="module">
+  const filter = document.querySelector("aim-state[name=filter]");
+  document.querySelector("aim-action[name=filter_requests]").handler = (status) => {
+    filter.value = status;
+    return { filter: status, shown: 0 };
+  };
+</script>`;
 /** Call `i` is at rest or back to back: both kinds get both inputs. */
 const KINDS = ["rest", "back", "back", "rest"] as const;
 type Kind = typeof KINDS[number];
@@ -105,8 +122,16 @@ Object.defineProperty(WebSocket.prototype, "onmessage", {
 
 const data = await Deno.makeTempDir({ prefix: "aim-invoke-bench-" });
 try {
-  await using demo = await startDemo({ data, port: 0, hostname: "127.0.0.1" });
-  const origin = demo.served.url;
+  // `--page bare`: the same action on a page that publishes its filter and renders nothing, so
+  // that what the demo's table costs to render (on a loaded machine, it competes for the CPU with
+  // the answer's way back) reads apart from what aim adds.
+  await using demo = flags.page === "demo"
+    ? await startDemo({ data, port: 0, hostname: "127.0.0.1" })
+    : undefined;
+  await using bareBridge = demo ? undefined : await startBridge({
+    site: { "control-panel.html": BARE_PAGE },
+  });
+  const origin = demo ? demo.served.url : bareBridge!.origin;
   await using browser = await launchBrowser();
   await using context = await browser.context();
   const page = await context.newPage();
@@ -155,9 +180,13 @@ try {
   await page.waitForFunction(() =>
     document.querySelector("aim-panel")?.getAttribute("status") === "connected"
   );
-  const login = await invoke("login", { username: "alice", password: "wonderland" });
-  if (login.status !== 200 || login.body.settled !== true || !login.body.state.requests?.length) {
-    throw new Error(`login: ${login.status} ${JSON.stringify(login.body)}`);
+  if (flags.page === "demo") {
+    const login = await invoke("login", { username: "alice", password: "wonderland" });
+    if (
+      login.status !== 200 || login.body.settled !== true || !login.body.state.requests?.length
+    ) {
+      throw new Error(`login: ${login.status} ${JSON.stringify(login.body)}`);
+    }
   }
 
   // The handler's own time, measured in the page: from its call until its result and the work
@@ -317,7 +346,9 @@ try {
   };
   const ok = verdicts.median && verdicts.p95 && verdicts.back;
   console.log(
-    `# invoke: ${CALLS} calls of the demo's ${ACTION} to a tab at rest and ${CALLS} back to ` +
+    `# invoke: ${CALLS} calls of ${
+      flags.page === "demo" ? "the demo's" : "a page that renders nothing:"
+    } ${ACTION} to a tab at rest and ${CALLS} back to ` +
       `back, interleaved, through Chromium (after ${WARMUP} of each to warm up); ` +
       `Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, load average ` +
       `${Deno.loadavg().map((n) => n.toFixed(1)).join(" ")}`,
@@ -375,7 +406,8 @@ try {
       `${mark(verdicts.back)})`,
   );
   console.log(
-    `summary: invoke ${ACTION} through Chromium, ${CALLS} calls at rest: adds median ` +
+    `summary: invoke ${ACTION} (${flags.page} page) through Chromium, ${CALLS} calls at rest: ` +
+      `adds median ` +
       `${ms(atRest.median)} (budget ${BUDGET.median}: ${mark(verdicts.median)}), p95 ` +
       `${ms(atRest.p95)} (budget ${BUDGET.p95}: ${mark(verdicts.p95)}); back to back median ` +
       `${ms(backToBack.median)} (budget ${BUDGET.backMedian}: ${mark(verdicts.back)}); the ` +

@@ -264,6 +264,16 @@ async function invocation(): Promise<void> {
   }
   summary.push(line);
   verdicts.push({ name: "invocation round trip", ok: !line.includes("MISSED") });
+  // The same on a page that renders nothing: what aim adds, apart from the demo's rendering.
+  console.log(
+    "\n## The same through a page that renders nothing (bench/invoke_bench.ts --page bare)",
+  );
+  const bare = (await child("./invoke_bench.ts", [
+    ...(flags.quick ? ["--calls", "300"] : []),
+    "--page",
+    "bare",
+  ]))?.[0];
+  summary.push(`${bare ?? "invoke, bare page: failed"} (for information)`);
 }
 
 /**

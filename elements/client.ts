@@ -476,15 +476,10 @@ export class AimClient extends EventTarget {
     if (this.#actionsChanged) this.#register();
     // The state rides in the result (one message), when it changed since the last one sent;
     // a large pair goes as two messages, each within the bridge's message limit as before.
-    const state = this.#stateText();
     let text = JSON.stringify(answer);
-    if (state !== this.#sent.state && this.#socket?.readyState === 1) {
-      if (text.length + state.length > ONE_MESSAGE_CHARS) this.#flush();
-      else {
-        this.#sent.state = state;
-        text = `${text.slice(0, -1)},"state":${state}}`;
-      }
-    }
+    const state = this.#newState();
+    if (state && text.length + state.length > ONE_MESSAGE_CHARS) this.#flush(false, state);
+    else if (state) text = `${text.slice(0, -1)},"state":${state}}`;
     this.#send(text);
     // What no observer tells (a form's fields) is read again in the next frame, off the
     // answer's path.
@@ -507,16 +502,12 @@ export class AimClient extends EventTarget {
 
   /**
    * Sends the state (a `state` message), and with `actions` the actions (a `register`), each
-   * only when its text differs from the last one sent.
+   * only when its text differs from the last one sent; `state`, a new state already taken.
    */
-  #flush(actions?: boolean): void {
+  #flush(actions?: boolean, state = this.#newState()): void {
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
-    const state = this.#stateText();
-    if (state !== this.#sent.state && this.#socket?.readyState === 1) {
-      this.#sent.state = state;
-      this.#send(`{"type":"state","state":${state}}`);
-    }
+    if (state) this.#send(`{"type":"state","state":${state}}`);
     if (actions) this.#register();
   }
 
@@ -538,9 +529,11 @@ export class AimClient extends EventTarget {
     this.#send(message);
   }
 
-  /** The state snapshot's JSON text. */
-  #stateText(): string {
-    return JSON.stringify(this.snapshot());
+  /** The state's JSON text when it changed since the last one sent (it then counts as sent). */
+  #newState(): string | undefined {
+    const state = JSON.stringify(this.snapshot());
+    if (state === this.#sent.state || this.#socket?.readyState !== 1) return;
+    return this.#sent.state = state;
   }
 
   /** The state snapshot: every `<aim-state>`, without secrets. */

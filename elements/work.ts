@@ -36,12 +36,6 @@ export class Work {
    * microtasks, and a frame when it declared work and shows. False when `ms` ran out first.
    */
   async done(ms?: number): Promise<boolean> {
-    // Nothing declared: only the renders that follow (Lit, frameworks) as microtasks.
-    if (this.#all.length === 0) {
-      await null;
-      await null;
-      return true;
-    }
     let timer: Timer;
     const late = new Promise<boolean>((resolve) => {
       if (ms !== undefined) timer = setTimeout(resolve, ms, false);

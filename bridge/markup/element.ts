@@ -46,16 +46,10 @@ export function tagOf(el: MarkupElement): string {
 export function* descendants(el: MarkupElement): Generator<MarkupElement> {
   // A stack, not nested generators: each element is yielded once, whatever its depth (a
   // delegating generator costs every level it crosses, for every element below it).
-  const stack: MarkupElement[] = [];
-  const push = (node: MarkupElement) => {
-    const children = node.children;
-    for (let i = children.length - 1; i >= 0; i--) stack.push(children[i]!);
-  };
-  push(el);
-  while (stack.length) {
-    const node = stack.pop()!;
+  const stack = Array.from(el.children).reverse();
+  for (let node; (node = stack.pop());) {
     yield node;
-    push(node);
+    stack.push(...Array.from(node.children).reverse());
   }
 }
 

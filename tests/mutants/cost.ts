@@ -98,8 +98,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "A large result and its state go as two messages, each within the bridge's message limit.",
     file: "elements/client.ts",
-    find: "if (text.length + state.length > ONE_MESSAGE_CHARS) this.#flush();",
-    replace: "if (false) this.#flush();",
+    find: "if (state && text.length + state.length > ONE_MESSAGE_CHARS) this.#flush(false, state);",
+    replace: "if (false) this.#flush(false, state);",
     tests: ["tests/browser/invoke_path_test.ts"],
   },
   {

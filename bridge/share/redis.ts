@@ -27,24 +27,16 @@ import type {
   SessionShare,
   SessionSignal,
 } from "./share.ts";
-import {
-  ACQUIRE,
-  CLAIM,
-  CLAIM_ATTEMPTS,
-  CREATE,
-  FAIL,
-  FORGIVE,
-  LOAD,
-  RELEASE,
-  RENEW,
-  SETTLE,
-  SHAS,
-  UPDATE,
-} from "./redis_scripts.ts";
+import { SCRIPTS } from "./redis_scripts.ts";
 import { fieldsOf, record } from "./redis_messages.ts";
 import { BEAT_MS, RedisRouter } from "./redis_routing.ts";
 
-type Client = ReturnType<typeof createClient>;
+/** A client that knows aim's scripts (`client.createSession(…)`, …). */
+function newClient(options: Omit<Parameters<typeof createClient>[0] & object, "scripts">) {
+  return createClient({ ...options, scripts: SCRIPTS });
+}
+
+type Client = ReturnType<typeof newClient>;
 
 /** Options of {@linkcode RedisShare}. */
 export interface RedisShareOptions {
@@ -116,13 +108,13 @@ export class RedisShare implements SessionShare {
     // own command timeout is off: it keeps a timer and a signal alive for 5 s after every
     // command (8 per connecting tab), where #run's timer is cleared as soon as Redis answers.
     const commandOptions = { timeout: 0 };
-    this.#client = createClient({
+    this.#client = newClient({
       url: options.url,
       disableOfflineQueue: true,
       socket,
       commandOptions,
-    }) as unknown as Client;
-    this.#sub = createClient({ url: options.url, socket, commandOptions }) as unknown as Client;
+    });
+    this.#sub = newClient({ url: options.url, socket, commandOptions });
     for (const redis of [this.#client, this.#sub]) {
       // The client is an EventEmitter; its type leaves `on` optional.
       const client = redis as unknown as EventEmitter;
@@ -133,7 +125,6 @@ export class RedisShare implements SessionShare {
         this.#status(`Redis cannot be reached (${reason}); answering 503 until it is back`);
       });
       client.on("ready", () => {
-        if (redis === this.#client) void this.#loadScripts();
         if (!this.#down) return;
         this.#down = false;
         this.#status("Redis is reachable again");
@@ -146,7 +137,6 @@ export class RedisShare implements SessionShare {
 
   async #start(): Promise<void> {
     await Promise.all([this.#client.connect(), this.#sub.connect()]);
-    await this.#loadScripts();
     await this.#sub.subscribe(
       this.#p + "q:" + this.instance,
       (m: string) => this.#router.onCall(m),
@@ -161,12 +151,6 @@ export class RedisShare implements SessionShare {
     beat();
     this.#beat = setInterval(beat, BEAT_MS);
     Deno.unrefTimer(this.#beat as unknown as number);
-  }
-
-  /** Loads every script, so that EVALSHA finds them (Redis may have restarted empty). */
-  async #loadScripts(): Promise<void> {
-    await Promise.all([...SHAS.keys()].map((script) => this.#client.scriptLoad(script)))
-      .catch(() => {});
   }
 
   ready(): Promise<void> {
@@ -205,28 +189,13 @@ export class RedisShare implements SessionShare {
     }
   }
 
-  /**
-   * Runs a Lua script by its SHA-1 (EVALSHA), loading it once: Redis then neither receives nor
-   * hashes its text on every call (a heartbeat is one).
-   */
-  #eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
-    // Sent in the caller's turn, with nothing awaited first: the commands of one instance reach
-    // Redis in the order it made them, so a write made before an answer is read by the next
-    // request, on any instance. The scripts are loaded whenever the connection is (re)made.
-    return this.#client.evalSha(SHAS.get(script)!, options).catch((error: unknown) => {
-      // Redis lost its scripts since (a restart, SCRIPT FLUSH): EVAL loads this one again.
-      if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      return this.#client.eval(script, options);
-    });
-  }
-
   #key(kind: string, id: string): string {
     return this.#p + kind + ":" + id;
   }
 
   async create(tokenHash: string, rec: SessionRecord, limits: CreateLimits): Promise<string[]> {
     const ended = await this.#run(() =>
-      this.#eval(CREATE, {
+      this.#client.createSession({
         keys: [
           this.#key("s", tokenHash),
           this.#key("c", rec.credentialHash),
@@ -259,7 +228,7 @@ export class RedisShare implements SessionShare {
   async load(tokenHash: string): Promise<SessionRecord | null> {
     // One round trip: the session, and who holds its lease if that instance is alive.
     const flat = await this.#run(() =>
-      this.#eval(LOAD, {
+      this.#client.loadSession({
         keys: [this.#key("s", tokenHash), this.#key("l", tokenHash)],
         arguments: [this.#p + "i:"],
       })
@@ -289,7 +258,7 @@ export class RedisShare implements SessionShare {
     }
     const { holder: _, ...stored } = fields;
     const result = await this.#run(() =>
-      this.#eval(UPDATE, {
+      this.#client.updateSession({
         keys,
         arguments: [tokenHash, ...fieldsOf(stored), options.bump ? "bump" : "keep"],
       })
@@ -347,7 +316,7 @@ export class RedisShare implements SessionShare {
 
   async acquire(tokenHash: string, ms: number): Promise<number> {
     const left = await this.#run(() =>
-      this.#eval(ACQUIRE, {
+      this.#client.acquireLease({
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms), this.#p + "i:"],
       })
@@ -357,7 +326,7 @@ export class RedisShare implements SessionShare {
 
   async renew(tokenHash: string, ms: number): Promise<boolean> {
     const got = await this.#run(() =>
-      this.#eval(RENEW, {
+      this.#client.renewLease({
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms)],
       })
@@ -367,7 +336,7 @@ export class RedisShare implements SessionShare {
 
   async release(tokenHash: string): Promise<void> {
     await this.#run(() =>
-      this.#eval(RELEASE, { keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
+      this.#client.releaseLease({ keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
     );
   }
 
@@ -421,7 +390,7 @@ export class RedisShare implements SessionShare {
     const name = this.#key("d", tokenHash + ":" + key);
     const mine = JSON.stringify({ fingerprint, owner: this.instance });
     const seen = await this.#run(() =>
-      this.#eval(CLAIM, {
+      this.#client.claimKey({
         keys: [name, this.#key("dk", tokenHash)],
         arguments: [
           mine,
@@ -492,7 +461,7 @@ export class RedisShare implements SessionShare {
     const answer = outcome ? JSON.stringify({ ...kept, outcome }) : "";
     // Within the session's byte budget, else kept as lost: a retry is refused, never run again.
     await this.#run(() =>
-      this.#eval(SETTLE, {
+      this.#client.settleKey({
         keys: [name, this.#key("db", tokenHash)],
         arguments: [
           answer,
@@ -513,7 +482,7 @@ export class RedisShare implements SessionShare {
 
   async fail(key: string, windowMs: number, now: number): Promise<Attempts> {
     const count = await this.#run(() =>
-      this.#eval(FAIL, {
+      this.#client.failAttempt({
         keys: [this.#key("t", key)],
         arguments: [String(now), String(windowMs)],
       })
@@ -523,7 +492,7 @@ export class RedisShare implements SessionShare {
 
   async claimAttempts(keys: string[], policy: AttemptPolicy): Promise<number> {
     const wait = await this.#run(() =>
-      this.#eval(CLAIM_ATTEMPTS, {
+      this.#client.claimAttempts({
         keys: keys.map((key) => this.#key("t", key)),
         arguments: [policy.now, policy.windowMs, policy.max, policy.baseDelayMs, policy.maxDelayMs]
           .map(String),
@@ -533,7 +502,9 @@ export class RedisShare implements SessionShare {
   }
 
   async forgive(key: string): Promise<void> {
-    await this.#run(() => this.#eval(FORGIVE, { keys: [this.#key("t", key)], arguments: [] }));
+    await this.#run(() =>
+      this.#client.forgiveAttempt({ keys: [this.#key("t", key)], arguments: [] })
+    );
   }
 
   async reset(key: string): Promise<void> {

@@ -24,6 +24,7 @@ import dialog from "../../elements/elements.dialog.js" with { type: "text" };
 import webmcp from "../../elements/elements.webmcp.js" with { type: "text" };
 import bindings from "../../elements/elements.bindings.js" with { type: "text" };
 import state from "../../elements/elements.state.js" with { type: "text" };
+import { namesEtag } from "./if_none_match.ts";
 
 /** The first 16 hex digits of the SHA-256 of `bytes`, as elements/build.ts versions chunks. */
 function contentHash(bytes: Uint8Array): string {
@@ -63,15 +64,6 @@ export const ELEMENTS_CHUNKS: ReadonlyMap<string, ElementsChunk> = new Map(
 
 const FOREVER = "public, max-age=31536000, immutable";
 
-/** Whether `If-None-Match` names `etag` (weak comparison: a compressed copy is weak). */
-function notModified(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((tag) => {
-    const value = tag.trim();
-    return value === "*" || value.replace(/^W\//, "") === etag;
-  });
-}
-
 /** Answers a GET or HEAD of `bytes`, whose ETag is `etag`. */
 function answer(
   bytes: Uint8Array<ArrayBuffer>,
@@ -84,7 +76,7 @@ function answer(
     "Cache-Control": cacheControl,
     "ETag": etag,
   };
-  if (notModified(ifNoneMatch, etag)) return new Response(null, { status: 304, headers });
+  if (namesEtag(ifNoneMatch, etag)) return new Response(null, { status: 304, headers });
   return new Response(bytes, { headers });
 }
 

@@ -15,6 +15,7 @@ import type { Manifest } from "../wire/schemas.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
 import { encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
+import { parseIfNoneMatch } from "./if_none_match.ts";
 
 /** The longest wait a client may ask for, seconds. */
 export const MAX_WAIT_SECONDS = 60;
@@ -84,14 +85,11 @@ function refill(bucket: Bucket, rate: ComputeRate, now: number): boolean {
 
 /** The versions an `If-None-Match` names (`"v12"`, `W/"v12"`), and whether it says `*`. */
 function named(header: string | undefined): { versions: number[]; any: boolean } {
-  const versions: number[] = [];
-  let any = false;
-  for (const tag of (header ?? "").split(",")) {
-    const t = tag.trim();
-    if (t === "*") any = true;
-    const match = /^(?:W\/)?"v(\d{1,15})"$/.exec(t);
-    if (match) versions.push(Number(match[1]));
-  }
+  const { any, tags } = parseIfNoneMatch(header);
+  const versions = tags.flatMap((tag) => {
+    const match = /^"v(\d{1,15})"$/.exec(tag);
+    return match ? [Number(match[1])] : [];
+  });
   return { versions, any };
 }
 

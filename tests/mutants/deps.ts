@@ -1,0 +1,37 @@
+/**
+ * Mutants of issue 24's "what the dependencies already do": Redis scripts through the client's
+ * own script support, one `If-None-Match` reader, zod-checked Redis messages, hono's body limit.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+export const mutants: Mutant[] = [
+  {
+    name: "redis-script-lost-not-resent",
+    guarantee: "A script Redis lost (SCRIPT FLUSH, a restart) is sent again by its text.",
+    file: "bridge/share/redis_scripts.ts",
+    find: "  return defineScript({\n    SCRIPT: text,",
+    replace:
+      "  return ({\n    SHA1: defineScript({ SCRIPT: text, parseCommand() {}, transformReply() {} }).SHA1,\n" +
+      "    SCRIPT: \"return redis.error_reply('NOSCRIPT lost')\",",
+    tests: ["tests/cluster/redis_scripts_test.ts"],
+  },
+  {
+    name: "if-none-match-strong-only",
+    guarantee: 'If-None-Match compares entity tags weakly: W/"v3" names "v3".',
+    file: "bridge/http/if_none_match.ts",
+    find: '    if (text.startsWith("W/", i)) start = i + 2;\n',
+    replace: "",
+    tests: ["tests/unit/if_none_match_test.ts"],
+  },
+  {
+    name: "if-none-match-split-on-commas",
+    guarantee: "A comma inside an entity tag's quotes belongs to the tag.",
+    file: "bridge/http/if_none_match.ts",
+    find: "      const end = text.indexOf('\"', start + 1);",
+    replace:
+      '      const end = Math.min(...[text.indexOf(\'"\', start + 1), text.indexOf(",", start + 1) - 1].filter((n) => n >= 0));',
+    tests: ["tests/unit/if_none_match_test.ts"],
+  },
+];

@@ -34,4 +34,12 @@ export const mutants: Mutant[] = [
       '      const end = Math.min(...[text.indexOf(\'"\', start + 1), text.indexOf(",", start + 1) - 1].filter((n) => n >= 0));',
     tests: ["tests/unit/if_none_match_test.ts"],
   },
+  {
+    name: "merge-patch-null-member-sent",
+    guarantee: "A merge patch that would read a null the new value holds as a removal is not sent.",
+    file: "bridge/wire/merge_patch.ts",
+    find: "    if (value === null ? target !== ABSENT : !expressible(value, target)) return false;",
+    replace: "    if (value !== null && !expressible(value, target)) return false;",
+    tests: ["tests/unit/merge_patch_test.ts"],
+  },
 ];

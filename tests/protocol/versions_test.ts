@@ -156,7 +156,7 @@ Deno.test(
   "a change document (merge patch) from a held version gives the new manifest when applied",
   ONE_PROCESS,
   async () => {
-    const { applyMergePatch } = await import("../../bridge/wire/merge_patch.ts");
+    const { applyMergePatch } = await import("../helpers/patches.ts");
     await using bridge = await startBridge();
     const token = await bridge.openSession("/control-panel");
     await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
@@ -195,7 +195,7 @@ Deno.test(
   "a change document (JSON Patch) from a held version says each change at its path and gives the new manifest when applied",
   ONE_PROCESS,
   async () => {
-    const { applyJsonPatch } = await import("../../bridge/wire/json_patch.ts");
+    const { applyJsonPatch } = await import("../helpers/patches.ts");
     await using bridge = await startBridge();
     const token = await bridge.openSession("/control-panel");
     await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });

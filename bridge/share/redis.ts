@@ -25,10 +25,10 @@ import type {
   KeptOutcome,
   SessionRecord,
   SessionShare,
-  SessionSignal,
 } from "./share.ts";
+import { SessionSignal } from "./share.ts";
 import { SCRIPTS } from "./redis_scripts.ts";
-import { fieldsOf, record } from "./redis_messages.ts";
+import { fieldsOf, KeptClaim, parseMessage, record } from "./redis_messages.ts";
 import { BEAT_MS, RedisRouter } from "./redis_routing.ts";
 
 /** A client that knows aim's scripts (`client.createSession(…)`, …). */
@@ -355,7 +355,11 @@ export class RedisShare implements SessionShare {
       const watchers = set = new Set();
       this.#watchers.set(channel, set);
       this.#sub.subscribe(channel, (message: string) => {
-        const signal = JSON.parse(message) as SessionSignal;
+        const signal = parseMessage(SessionSignal, message);
+        if (signal === undefined) {
+          this.#onError?.(new Error("A malformed session signal from Redis was dropped"));
+          return;
+        }
         for (const watcher of [...watchers]) watcher(signal);
       }).catch(() => {});
     }
@@ -403,19 +407,16 @@ export class RedisShare implements SessionShare {
       })
     ) as string | null;
     if (seen === null) return { state: "new" };
-    const kept = JSON.parse(seen) as {
-      fingerprint: string;
-      owner: string;
-      outcome?: KeptOutcome;
-      lost?: true;
-    };
+    // A claim that fits no schema is lost: its call is never run again.
+    const kept = parseMessage(KeptClaim, seen);
+    if (kept === undefined) return { state: "lost" };
     if (kept.fingerprint !== fingerprint) return { state: "reused" };
     return await this.#claimed(name, kept, 0);
   }
 
   async #claimed(
     name: string,
-    kept: { owner: string; outcome?: KeptOutcome; lost?: true },
+    kept: KeptClaim,
     ms: number,
   ): Promise<IdempotencyClaim> {
     if (kept.outcome) return { state: "done", outcome: kept.outcome };
@@ -432,7 +433,8 @@ export class RedisShare implements SessionShare {
     while (Date.now() < until) {
       const seen = await this.#run(() => this.#client.get(name));
       if (seen === null) return { state: "lost" };
-      const kept = JSON.parse(seen) as { owner: string; outcome?: KeptOutcome; lost?: true };
+      const kept = parseMessage(KeptClaim, seen);
+      if (kept === undefined) return { state: "lost" };
       if (kept.outcome || kept.lost || !(await this.alive(kept.owner))) {
         return await this.#claimed(name, kept, 0);
       }
@@ -457,7 +459,8 @@ export class RedisShare implements SessionShare {
     }
     const seen = await this.#run(() => this.#client.get(name));
     if (seen === null) return;
-    const kept = JSON.parse(seen);
+    const kept = parseMessage(KeptClaim, seen);
+    if (kept === undefined) return;
     const answer = outcome ? JSON.stringify({ ...kept, outcome }) : "";
     // Within the session's byte budget, else kept as lost: a retry is refused, never run again.
     await this.#run(() =>

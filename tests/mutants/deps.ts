@@ -42,4 +42,38 @@ export const mutants: Mutant[] = [
     replace: "    if (value !== null && !expressible(value, target)) return false;",
     tests: ["tests/unit/merge_patch_test.ts"],
   },
+  {
+    name: "redis-reply-cast",
+    guarantee: "A reply read from Redis is checked against its schema, never cast.",
+    file: "bridge/share/redis_routing.ts",
+    find:
+      '    const reply = parseMessage(Reply, message);\n    if (reply === undefined) return this.#malformed("reply");',
+    replace: "    const reply = JSON.parse(message) as Reply;",
+    tests: ["tests/cluster/redis_messages_test.ts"],
+  },
+  {
+    name: "redis-signal-cast",
+    guarantee: "A session signal read from Redis is checked against its schema, never cast.",
+    file: "bridge/share/redis.ts",
+    find: "        const signal = parseMessage(SessionSignal, message);",
+    replace: "        const signal = JSON.parse(message) as SessionSignal;",
+    tests: ["tests/cluster/redis_messages_test.ts"],
+  },
+  {
+    name: "redis-claim-cast",
+    guarantee: "An Idempotency-Key claim of the wrong shape in Redis is lost, never replayed.",
+    file: "bridge/share/redis.ts",
+    find:
+      '    const kept = parseMessage(KeptClaim, seen);\n    if (kept === undefined) return { state: "lost" };\n    if (kept.fingerprint',
+    replace: "    const kept = JSON.parse(seen) as KeptClaim;\n    if (kept.fingerprint",
+    tests: ["tests/cluster/redis_messages_test.ts"],
+  },
+  {
+    name: "redis-record-actions-unchecked",
+    guarantee: "A session record whose actions fit no schema is no record.",
+    file: "bridge/share/redis_messages.ts",
+    find: "  actions: z.array(ActionSpec),",
+    replace: "  actions: z.array(z.any()),",
+    tests: ["tests/unit/redis_messages_test.ts"],
+  },
 ];

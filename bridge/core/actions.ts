@@ -95,7 +95,6 @@ export class ActionRegistry {
       .find((a) => a.id === actionId);
     if (spec) return { spec };
     throw new AimError(
-      404,
       "unknown_action",
       `No action "${actionId}" is registered for this session now.`,
       { details: { available_actions: this.forSession(session).map((a) => a.id) } },

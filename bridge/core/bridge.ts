@@ -254,7 +254,6 @@ export class BridgeCore {
     const session = await this.sessions.findByTabKey(tabKey);
     if (!session || !session.tab.connected) {
       throw new AimError(
-        403,
         "tab_required",
         "This route answers the page's own tab only; an agent invokes the page's actions at /__aim/invoke.",
       );

@@ -102,7 +102,6 @@ async function ownPage(
 /** 409 `page_mismatch`: the session is attached to another page. */
 export function pageMismatch(session: Session, origin: string): AimError {
   return new AimError(
-    409,
     "page_mismatch",
     `This session is attached to ${session.page}; read that page's manifest, or invoke disconnect and start a new session.`,
     {

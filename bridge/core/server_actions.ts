@@ -194,7 +194,6 @@ export class FairGate {
 
 function tooManyAttempts(seconds: number): AimError {
   return new AimError(
-    429,
     "too_many_requests",
     `Too many failed logins from here; wait ${seconds} seconds before trying again.`,
     { headers: { "Retry-After": String(seconds) }, details: { retry_after: seconds } },
@@ -259,7 +258,6 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         const places = [accountKey, sessionKey, `client:${client}`];
         if (!(await gate.enter(places))) {
           throw new AimError(
-            429,
             "too_many_requests",
             "Too many logins at once from here; retry in a second.",
             { headers: { "Retry-After": "1" } },
@@ -282,7 +280,7 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
           gate.leave(places);
         }
         if (!identity) {
-          throw new AimError(422, "action_failed", "The username or password is incorrect.");
+          throw new AimError("action_failed", "The username or password is incorrect.");
         }
         await Promise.all([limiter.reset(sessionKey), limiter.forgive(accountKey)]);
         ctx.signIn(identity);

@@ -177,7 +177,6 @@ export class SessionStore {
       if (this.#byHash.size >= this.maxSessions) {
         // Every session is in use: refuse newcomers rather than end someone's live session.
         throw new AimError(
-          429,
           "too_many_requests",
           "The bridge holds as many sessions as it can; retry in a minute.",
           { headers: { "Retry-After": "60" } },

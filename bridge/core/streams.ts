@@ -91,7 +91,7 @@ export class StreamSlots {
 }
 
 function tooMany(message: string): AimError {
-  return new AimError(429, "too_many_requests", message, {
+  return new AimError("too_many_requests", message, {
     headers: { "Retry-After": String(RETRY_AFTER_S) },
   });
 }

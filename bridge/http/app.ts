@@ -76,7 +76,6 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
     options.onError?.(error);
     return errorResponse(
       new AimError(
-        500,
         "server_error",
         "The bridge failed to answer; the error was logged. Retry later.",
         {

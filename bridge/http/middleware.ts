@@ -60,7 +60,7 @@ export function checkedOrigin(req: RequestHead, options: IdentifyOptions): strin
     allowed &&
     !(isAllowedHost(req.header("Host") ?? authority, allowed) && isAllowedHost(authority, allowed))
   ) {
-    return new AimError(403, "forbidden_host", "This bridge answers only to its own host names.");
+    return new AimError("forbidden_host", "This bridge answers only to its own host names.");
   }
   return origin;
 }

@@ -162,7 +162,6 @@ export function isCrossOrigin(c: Context, origin: string): boolean {
 /** 403 `forbidden_origin`. */
 export function forbiddenOrigin(): AimError {
   return new AimError(
-    403,
     "forbidden_origin",
     "Requests from another origin may not open, attach or use a session.",
   );
@@ -188,7 +187,7 @@ export async function readJson(
     throw badRequest("Send the body as JSON with 'Content-Type: application/json'.");
   }
   const tooLarge = () =>
-    new AimError(413, "payload_too_large", `The body is over the limit of ${maxBytes} bytes.`, {
+    new AimError("payload_too_large", `The body is over the limit of ${maxBytes} bytes.`, {
       details: { limit: maxBytes },
     });
   if (!c.req.raw.body) throw badRequest("The body is empty; send a JSON object.");
@@ -197,7 +196,7 @@ export async function readJson(
     timer = setTimeout(() => {
       // The read left pending ends with the connection, which `Connection: close` ends.
       reject(
-        new AimError(408, "request_timeout", `The body took over ${timeoutMs} ms to arrive.`, {
+        new AimError("request_timeout", `The body took over ${timeoutMs} ms to arrive.`, {
           headers: { Connection: "close" },
         }),
       );

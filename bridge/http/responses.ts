@@ -52,7 +52,7 @@ export function textResponse(
 
 /** 405 `method_not_allowed`, with `Allow`. */
 export function methodNotAllowed(allow: string): AimError {
-  return new AimError(405, "method_not_allowed", `Use ${allow} here.`, {
+  return new AimError("method_not_allowed", `Use ${allow} here.`, {
     headers: { Allow: allow },
   });
 }

@@ -222,7 +222,6 @@ export class SessionManifests {
         // pile up waiting requests (and their timers) without end.
         if (session.waiting >= DEFAULTS.maxWaitingRequests) {
           throw new AimError(
-            429,
             "too_many_requests",
             `At most ${DEFAULTS.maxWaitingRequests} event streams and long polls may wait at once on one session.`,
             { headers: { "Retry-After": "5" } },

@@ -160,7 +160,6 @@ export function sessionRoutes(
     const session = await readSession(c, core);
     if (session.waiting >= MAX_STREAMS) {
       throw new AimError(
-        429,
         "too_many_requests",
         `At most ${MAX_STREAMS} event streams and long polls may wait at once on one session.`,
         { headers: { "Retry-After": "5" } },

@@ -24,7 +24,6 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
   app.get("/__aim/tab", async (c) => {
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
       throw new AimError(
-        426,
         "upgrade_required",
         "This is the tab channel; open it as a WebSocket.",
         {
@@ -40,7 +39,6 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
     const session = await core.sessions.findByCredential(credential);
     if (!offered.includes(TAB_PROTOCOL) || !session) {
       throw new AimError(
-        403,
         "tab_credential_required",
         "The tab channel opens only with the tab credential the page received; an agent's token never opens it.",
       );

@@ -73,7 +73,6 @@ export async function requireSession(
   const session = options.tab ? await core.authenticateTab(tabKey) : await readSession(c, core);
   if (options.signedIn && !session.identity) {
     throw new AimError(
-      403,
       "login_required",
       "Sign in first: invoke login with your username and password.",
     );

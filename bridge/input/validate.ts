@@ -229,7 +229,6 @@ export function validateInput(action: ActionSpec, input: unknown): unknown {
   if (result.success) return result.data;
   const hint = inputHint(action.input_schema, input, result.error.issues, action.input_example);
   throw new AimError(
-    400,
     "invalid_input",
     `Input for "${action.id}" does not match its input_schema: ${hint}.`,
     {

@@ -163,7 +163,7 @@ export class McpEndpoint {
     const method = c.req.method;
     if (method !== "POST" && method !== "GET" && method !== "DELETE") {
       return aimError(
-        new AimError(405, "method_not_allowed", "Use POST, GET or DELETE here (MCP).", {
+        new AimError("method_not_allowed", "Use POST, GET or DELETE here (MCP).", {
           headers: { Allow: "GET, POST, DELETE" },
         }),
       );
@@ -288,7 +288,6 @@ export class McpEndpoint {
     if (jsonSize(initializeOf(mcp, body)) > MAX_INITIALIZE_BYTES) {
       return aimError(
         new AimError(
-          413,
           "payload_too_large",
           `An initialize request may take at most ${MAX_INITIALIZE_BYTES} bytes as JSON; send fewer capabilities.`,
         ),

@@ -81,7 +81,7 @@ function dropUndefined<T extends object>(value: T): Partial<T> {
 
 /** 429 `too_many_requests`, with `Retry-After`. */
 function busy(message: string): AimError {
-  return new AimError(429, "too_many_requests", message, { headers: { "Retry-After": "1" } });
+  return new AimError("too_many_requests", message, { headers: { "Retry-After": "1" } });
 }
 
 /**

@@ -6,7 +6,7 @@ import { AimError } from "../wire/errors.ts";
 import type { SessionShare } from "./share.ts";
 
 function unshared(): never {
-  throw new AimError(500, "server_error", "A bridge that runs alone shares nothing.");
+  throw new AimError("server_error", "A bridge that runs alone shares nothing.");
 }
 
 /** One process, one bridge: the default. */

@@ -61,7 +61,6 @@ const ALIVE_MS = 3000;
 /** 503 `store_unavailable`: Redis cannot be reached; the bridge recovers when it is back. */
 export function storeUnavailable(cause?: unknown): AimError {
   return new AimError(
-    503,
     "store_unavailable",
     "The session store cannot be reached; retry in a few seconds.",
     { headers: { "Retry-After": "2" }, cause },
@@ -216,7 +215,6 @@ export class RedisShare implements SessionShare {
     );
     if (ended === -1) {
       throw new AimError(
-        429,
         "too_many_requests",
         "The bridge holds as many sessions as it can; retry in a minute.",
         { headers: { "Retry-After": "60" } },

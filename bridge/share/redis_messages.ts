@@ -113,5 +113,5 @@ export function fieldsOf(part: Partial<SessionRecord>): string[] {
 }
 
 export function notConnected(message: string): AimError {
-  return new AimError(409, "browser_not_connected", message);
+  return new AimError("browser_not_connected", message);
 }

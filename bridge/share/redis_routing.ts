@@ -67,7 +67,6 @@ export class RedisRouter {
           this.#cancel(instance, id);
           reject(
             new AimError(
-              504,
               "tab_timeout",
               `The tab did not answer within ${ms} ms; the action may still run.`,
             ),
@@ -96,7 +95,7 @@ export class RedisRouter {
       options.signal?.addEventListener("abort", () => {
         this.#cancel(instance, id);
         reject(
-          new AimError(409, "cancelled", "The invocation was cancelled before the page answered."),
+          new AimError("cancelled", "The invocation was cancelled before the page answered."),
         );
       }, { once: true });
     });
@@ -107,7 +106,6 @@ export class RedisRouter {
       );
       if (receivers === 0) {
         throw new AimError(
-          409,
           "browser_not_connected",
           "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
           { cause: NOT_SENT },
@@ -160,7 +158,7 @@ export class RedisRouter {
     } catch (error) {
       const failure = error instanceof AimError
         ? error
-        : new AimError(500, "server_error", "The bridge failed unexpectedly.");
+        : new AimError("server_error", "The bridge failed unexpectedly.");
       this.#reply(request.from, {
         id: request.id,
         type: "answer",
@@ -186,7 +184,7 @@ export class RedisRouter {
       return;
     }
     if (reply.ok) waiting.resolve(reply.result);
-    else waiting.reject(errorFromBody(reply.status, reply.body, reply.headers));
+    else waiting.reject(errorFromBody(reply.body, reply.headers));
   }
 
   /** A message that fits no schema is dropped, and said (without its content). */

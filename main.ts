@@ -1,6 +1,8 @@
 /**
- * @module The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
+ * The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
  * and `hash-password`.
+ *
+ * @module
  */
 import { CliError, type CliIO, Exit, processIO } from "./bridge/cli/common.ts";
 

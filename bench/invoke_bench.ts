@@ -1,5 +1,5 @@
 /**
- * @module The invocation budget of DESIGN §8: what a round trip agent → bridge → real Chromium
+ * The invocation budget of DESIGN §8: what a round trip agent → bridge → real Chromium
  * tab → agent adds to the tab handler's own time, settling included, on loopback. It runs the
  * demo (a fresh data folder), opens its control panel in Chromium, signs in as alice through
  * `POST /__aim/invoke` `login`, then invokes `filter_requests` with "pending" and "all" in turn,
@@ -25,6 +25,8 @@
  * ```
  *
  * The last line, `summary: …`, is what `deno task bench` (bench/run.ts) lists.
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { startDemo } from "../demo/app.ts";

@@ -1,5 +1,5 @@
 /**
- * @module `deno task bench`: measures the performance budgets of DESIGN §8 that a benchmark
+ * `deno task bench`: measures the performance budgets of DESIGN §8 that a benchmark
  * can measure here: public manifest rate against a bare `Deno.serve`, resident memory per
  * session with connected tabs, and (when bench/bundle_size.ts exists) the elements bundle; and
  * what several instances on Redis cost (bench/cluster.ts, `deno task bench:cluster`); and
@@ -13,6 +13,8 @@
  * `deno bench` runs the micro benchmarks (bench/manifest_bench.ts, bench/session_bench.ts).
  * Options: `--quick` (shorter runs, 1,000 sessions only, no micro benchmarks), `--strict` (exit
  * 1 when a budget of DESIGN §8 is missed; the goals of issue 11 are printed, never failed on).
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";

@@ -1,7 +1,9 @@
 /**
- * @module The demo: an approvals control panel. It embeds the bridge through its public API,
+ * The demo: an approvals control panel. It embeds the bridge through its public API,
  * with the demo users, its own HTTP API guarded by the session's server-side identity, and its
  * data and audit trail in SQLite under `--data`.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";

@@ -1,8 +1,10 @@
 /**
- * @module The declarative bindings of `<aim-action>`: `click=`, `check=`, `uncheck=`, `fill=`
+ * The declarative bindings of `<aim-action>`: `click=`, `check=`, `uncheck=`, `fill=`
  * (with `commit=`) and `<aim-field fill>`, on the item an agent names (`items=`) or the page,
  * and `form=`. Loaded the first time one runs, so that pages pay for them only then; it imports
  * nothing, so that it shares no code with the chunks loaded up front (which would split them).
+ *
+ * @module
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { FieldValue, InputValue } from "../bridge/wire/schemas.ts";

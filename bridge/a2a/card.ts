@@ -1,7 +1,9 @@
 /**
- * @module The site as one A2A agent: its Agent Card, with one skill per agent-enabled page (its
+ * The site as one A2A agent: its Agent Card, with one skill per agent-enabled page (its
  * actions as examples) and the session token as an HTTP bearer scheme; in A2A v1's JSON, and
  * in v0.3's for clients that ask for no version (as the SDK's own card handler answers them).
+ *
+ * @module
  */
 import { AgentCard, type AgentInterface, type AgentSkill } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";

@@ -1,6 +1,8 @@
 /**
- * @module Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
+ * Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
  * and its Agent Manifest, built from the page's catalog, its public AIM manifest and its file.
+ *
+ * @module
  */
 import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";

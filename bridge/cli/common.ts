@@ -1,6 +1,8 @@
 /**
- * @module What every command shares: exit codes, a usage error, and parsing flags with
+ * What every command shares: exit codes, a usage error, and parsing flags with
  * `node:util` parseArgs into a clear message.
+ *
+ * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 

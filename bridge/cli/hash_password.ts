@@ -1,6 +1,8 @@
 /**
- * @module `aim hash-password`: reads a password on stdin and prints its scrypt hash for a
+ * `aim hash-password`: reads a password on stdin and prints its scrypt hash for a
  * users file.
+ *
+ * @module
  */
 import { hashPassword } from "../core/login.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";

@@ -1,5 +1,5 @@
 /**
- * @module `deno task install`: puts an `aim` command on the PATH that runs this checkout's
+ * `deno task install`: puts an `aim` command on the PATH that runs this checkout's
  * main.ts with its deno.json and its deno.lock, so it needs no network once Deno's cache holds
  * the packages (any first run fills it). It writes `$DENO_INSTALL_ROOT/bin/aim` (default
  * `~/.deno/bin/aim`), a shell script; run the task again after moving the checkout.
@@ -12,6 +12,8 @@
  * deno task install
  * aim --version
  * ```
+ *
+ * @module
  */
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";

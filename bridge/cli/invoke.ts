@@ -1,6 +1,8 @@
 /**
- * @module `aim invoke URL [ACTION] [INPUT]`: a minimal agent. Without ACTION it prints the
+ * `aim invoke URL [ACTION] [INPUT]`: a minimal agent. Without ACTION it prints the
  * page's manifest; with ACTION it invokes it and prints the result.
+ *
+ * @module
  */
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 

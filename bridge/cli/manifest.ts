@@ -1,5 +1,7 @@
 /**
- * @module `aim manifest FILE.html`: the public manifest of one page, offline.
+ * `aim manifest FILE.html`: the public manifest of one page, offline.
+ *
+ * @module
  */
 import { basename, dirname } from "node:path";
 import { encode } from "@toon-format/toon";

@@ -1,7 +1,9 @@
 /**
- * @module `aim mcp URL`: a stdio MCP server for hosts that only launch local commands. It
+ * `aim mcp URL`: a stdio MCP server for hosts that only launch local commands. It
  * forwards to the MCP endpoint of the bridge at URL with the session token from `AIM_TOKEN`,
  * so its tools and results are the session's own.
+ *
+ * @module
  */
 import { StdioServerTransport } from "@modelcontextprotocol/server/stdio";
 import { MCP_PATH } from "../mcp/routes.ts";

@@ -1,6 +1,8 @@
 /**
- * @module ActionRegistry: the server actions of a bridge, and which actions a session offers
+ * ActionRegistry: the server actions of a bridge, and which actions a session offers
  * now (the server's, then those its tab registered).
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import { type ActionSpec, isActionIdAmong, parseActionSpec } from "../input/action_spec.ts";

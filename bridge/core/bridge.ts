@@ -1,5 +1,5 @@
 /**
- * @module BridgeCore: the protocol without HTTP. It holds a bridge's sessions, site catalog
+ * BridgeCore: the protocol without HTTP. It holds a bridge's sessions, site catalog
  * and server actions, and hands the work to one module per concern: manifests
  * (`manifests.ts`), invocations (`invocations.ts`) and the tab channel (`tab_messages.ts`).
  *
@@ -12,6 +12,8 @@
  * const manifest = await core.manifest("/control-panel", core.authenticate(token), "http://x");
  * core.close();
  * ```
+ *
+ * @module
  */
 import { AimError, invalidToken, missingToken, notFound } from "../wire/errors.ts";
 import { NOT_SENT } from "../share/share.ts";

@@ -1,7 +1,9 @@
 /**
- * @module Invocations: one agent request from its body to its answer. Idempotent retries, the
+ * Invocations: one agent request from its body to its answer. Idempotent retries, the
  * in-flight limit, login and input checks, dispatch to a server action or to the tab, and the
  * audit record of every outcome.
+ *
+ * @module
  */
 import { AimError, errorFromBody } from "../wire/errors.ts";
 import type { ActionSpec } from "../input/action_spec.ts";

@@ -1,6 +1,8 @@
 /**
- * @module Every size, count and time limit of the core, with its default, in one place
+ * Every size, count and time limit of the core, with its default, in one place
  * (docs/security.md lists them for people).
+ *
+ * @module
  */
 
 /** Size and count limits of requests, channel messages and invocations. */

@@ -1,6 +1,8 @@
 /**
- * @module What agents read: a page's manifest (public, or a session's live view), the site map,
+ * What agents read: a page's manifest (public, or a session's live view), the site map,
  * and a session's state as the server vouches for it.
+ *
+ * @module
  */
 import { AimError, notFound } from "../wire/errors.ts";
 import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";

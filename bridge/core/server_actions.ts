@@ -1,6 +1,8 @@
 /**
- * @module Actions that run on the bridge, not in a tab: the built-in `login`, `logout` and
+ * Actions that run on the bridge, not in a tab: the built-in `login`, `logout` and
  * `disconnect`, and those an embedding app registers.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import { noInput } from "../markup/action.ts";

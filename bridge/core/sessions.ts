@@ -1,6 +1,8 @@
 /**
- * @module SessionStore: sessions in memory, found by a hash of their token, ending on idle
+ * SessionStore: sessions in memory, found by a hash of their token, ending on idle
  * expiry, on disconnect, or with the process.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import type { EndReason } from "../wire/channel.ts";

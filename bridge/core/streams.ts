@@ -1,7 +1,9 @@
 /**
- * @module The bound on requests that stay open: event streams, long polls, MCP, A2A and ACP
+ * The bound on requests that stay open: event streams, long polls, MCP, A2A and ACP
  * streams. Each holds a connection (a file descriptor) for as long as it lasts, so they are
  * counted per client address and in total, and refused (429) past either bound.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import { DEFAULTS } from "./limits.ts";

@@ -1,6 +1,8 @@
 /**
- * @module TabMessages: what the bridge does with each message a tab sends over the channel,
+ * TabMessages: what the bridge does with each message a tab sends over the channel,
  * one handler per message type. A message that breaks a rule closes that channel only.
+ *
+ * @module
  */
 import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { firstIssue } from "../wire/issue.ts";

@@ -1,5 +1,5 @@
 /**
- * @module Serves the elements: the entry at `/__aim/elements.js`, revalidated by a strong ETag
+ * Serves the elements: the entry at `/__aim/elements.js`, revalidated by a strong ETag
  * of its content, and at `/__aim/elements.<hash>.js`, the same bytes, cached for good; and each
  * chunk it imports at `/__aim/elements.<name>.js?v=<hash>`, cached for good. Nothing else: only
  * the files elements/build.ts writes, at the URLs their content names (another `v`: 404).
@@ -12,6 +12,8 @@
  * const app = new Hono();
  * mountAssets(app); // before the static catch-all
  * ```
+ *
+ * @module
  */
 import { createHash } from "node:crypto";
 import type { Env, Hono } from "hono";

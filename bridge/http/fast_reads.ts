@@ -1,8 +1,10 @@
 /**
- * @module The hot path of manifest reads (`GET <page>.json`, `.toon`): a page's public
+ * The hot path of manifest reads (`GET <page>.json`, `.toon`): a page's public
  * manifest, and an agent re-reading its session's, answered before any routing when the
  * answer is already known (a `304`, or a body encoded once). Anything else takes the full
  * route, which answers every case, errors included.
+ *
+ * @module
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";

@@ -1,7 +1,9 @@
 /**
- * @module The middleware every request goes through: the access log, who is asking (the
+ * The middleware every request goes through: the access log, who is asking (the
  * bridge's own origin as the client sees it, and the client's address), the Host check
  * against DNS rebinding, and `nosniff`.
+ *
+ * @module
  */
 import type { MiddlewareHandler } from "hono";
 import { AimError, badRequest } from "../wire/errors.ts";

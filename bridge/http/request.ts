@@ -1,6 +1,8 @@
 /**
- * @module Reading requests: the session token, JSON bodies within a size limit, and the
+ * Reading requests: the session token, JSON bodies within a size limit, and the
  * Origin and Host checks.
+ *
+ * @module
  */
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { Context } from "hono";

@@ -1,6 +1,8 @@
 /**
- * @module The bridge's answers: JSON or TOON bodies, errors as `{"error", "message", …}`, and
+ * The bridge's answers: JSON or TOON bodies, errors as `{"error", "message", …}`, and
  * the headers every manifest answer carries.
+ *
+ * @module
  */
 import { encode as encodeToon } from "@toon-format/toon";
 import { AimError } from "../wire/errors.ts";

@@ -1,8 +1,10 @@
 /**
- * @module Session manifests over HTTP: each version encoded once, `304` when the agent already
+ * Session manifests over HTTP: each version encoded once, `304` when the agent already
  * has the version, a bounded wait for the next one (`Prefer: wait=N`), and change documents
  * (JSON Patch or JSON Merge Patch) from a version the agent holds: each made once, and at most
  * so many made per second for one session and one client (past that, the whole manifest).
+ *
+ * @module
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";

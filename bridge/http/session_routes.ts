@@ -1,6 +1,8 @@
 /**
- * @module The agent-facing routes of a session: opening one (`POST /__aim/session`), invoking
+ * The agent-facing routes of a session: opening one (`POST /__aim/session`), invoking
  * an action (`POST /__aim/invoke`) and reading what it did (`GET /__aim/activity`).
+ *
+ * @module
  */
 import { DEFAULTS } from "../core/limits.ts";
 import { Hono } from "hono";

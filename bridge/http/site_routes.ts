@@ -1,6 +1,8 @@
 /**
- * @module What the site serves: the site map, every page's manifest at `<page>.json` and
+ * What the site serves: the site map, every page's manifest at `<page>.json` and
  * `<page>.toon` (public ones from a cache), and the site's static files, confined to its root.
+ *
+ * @module
  */
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";

@@ -1,6 +1,8 @@
 /**
- * @module The tab channel's HTTP side: `GET /__aim/tab` upgrades to a WebSocket for a tab that
+ * The tab channel's HTTP side: `GET /__aim/tab` upgrades to a WebSocket for a tab that
  * presents its session's tab credential, and hands every message to the core.
+ *
+ * @module
  */
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";

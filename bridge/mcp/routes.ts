@@ -1,5 +1,5 @@
 /**
- * @module The MCP endpoint `/__aim/mcp`: MCP Streamable HTTP (the official SDK's transport),
+ * The MCP endpoint `/__aim/mcp`: MCP Streamable HTTP (the official SDK's transport),
  * one stateful MCP session per client, bound to the aim session whose token opened it. Clients
  * that hold the session's GET stream hear `notifications/tools/list_changed` when the session's
  * actions change (sign-in, sign-out, the tab navigating).
@@ -22,6 +22,8 @@
  * // ... and when the bridge stops:
  * await mcp.close();
  * ```
+ *
+ * @module
  */
 import { type Context, Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";

@@ -1,7 +1,9 @@
 /**
- * @module The runs of one protocol on a bridge, each visible only to the AIM session that
+ * The runs of one protocol on a bridge, each visible only to the AIM session that
  * created it: bounded per session, per client address and in all, in number, age and bytes.
  * ACP's run store and A2A's task store are each one registry.
+ *
+ * @module
  */
 import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";

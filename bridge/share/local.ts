@@ -1,6 +1,8 @@
 /**
- * @module LocalShare: the {@linkcode SessionShare} of a bridge that runs alone. Its own memory
+ * LocalShare: the {@linkcode SessionShare} of a bridge that runs alone. Its own memory
  * holds every session, so there is nothing to read or write elsewhere and nobody to tell.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import type { SessionShare } from "./share.ts";

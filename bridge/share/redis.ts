@@ -1,5 +1,5 @@
 /**
- * @module RedisShare: sessions, leases, idempotent answers, login throttling and activity kept
+ * RedisShare: sessions, leases, idempotent answers, login throttling and activity kept
  * in Redis, so that several bridge instances behind a load balancer serve the same sessions;
  * invocations reach the instance holding a tab over publish/subscribe.
  *
@@ -8,6 +8,8 @@
  * instance's liveness, `n` and `f` / `f:{client}` sorted sets that count sessions, `d:…`
  * idempotent answers, `t:…` login failures, `a:{sessionId}` activity. Channels: `e:{sessionId}`
  * a session's signals, `q:{instance}` calls to an instance, `r:{instance}` its answers.
+ *
+ * @module
  */
 import type { EventEmitter } from "node:events";
 import { createClient } from "@redis/client";

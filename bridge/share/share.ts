@@ -1,8 +1,10 @@
 /**
- * @module SessionShare: what several bridge instances share (sessions, leases, idempotent
+ * SessionShare: what several bridge instances share (sessions, leases, idempotent
  * answers, login throttling, activity) and how an invocation reaches the instance whose socket
  * holds a session's tab. The core talks only to this interface; `LocalShare` keeps everything
  * in this process (the default), `RedisShare` (bridge/share/redis.ts) keeps it in Redis.
+ *
+ * @module
  */
 import { z } from "zod";
 import { EndReason } from "../wire/channel.ts";

@@ -1,6 +1,8 @@
 /**
- * @module The public catalog: each page's `<aim-action>` and `<aim-state>` declarations read
+ * The public catalog: each page's `<aim-action>` and `<aim-state>` declarations read
  * from its static HTML with htmlparser2, cached until the file changes.
+ *
+ * @module
  */
 import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { parseDocument } from "htmlparser2";

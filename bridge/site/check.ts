@@ -1,6 +1,8 @@
 /**
- * @module Checking a page's declarations as a linter would: every problem with the file,
+ * Checking a page's declarations as a linter would: every problem with the file,
  * line and column it is at, and warnings about what is allowed but risky.
+ *
+ * @module
  */
 import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Element, isTag } from "domhandler";

@@ -1,6 +1,8 @@
 /**
- * @module Resolving URL paths to files inside the site root, and page paths to pages:
+ * Resolving URL paths to files inside the site root, and page paths to pages:
  * `..`, encoded dots, dotfiles and symlinks out of the root are refused.
+ *
+ * @module
  */
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { join, sep as SEPARATOR } from "node:path";

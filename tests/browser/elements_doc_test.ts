@@ -1,7 +1,9 @@
 /**
- * @module docs/elements.md tells page authors what the manifest says for each example: these
+ * docs/elements.md tells page authors what the manifest says for each example: these
  * tests serve every example that the page follows with a JSON block as a page of its own, and
  * check what the bridge (from the static HTML) and the elements (in real Chromium) make of it.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

@@ -1,6 +1,8 @@
 /**
- * @module Real-browser tests of `<aim-action>` and `<aim-state>`: an agent reads and operates a
+ * Real-browser tests of `<aim-action>` and `<aim-state>`: an agent reads and operates a
  * page in Debian's Chromium through the bridge, over plain HTTP with the panel's token.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";

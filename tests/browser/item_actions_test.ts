@@ -1,9 +1,11 @@
 /**
- * @module Real-browser tests of `<aim-action>` on pages written without aim in mind: actions on
+ * Real-browser tests of `<aim-action>` on pages written without aim in mind: actions on
  * the item an agent names (`items=`, `key=`, `click=`, `check=`, `fill=`), the session's enum of
  * the keys present now, inputs outside forms (`fill=`, `<aim-field fill>`, `commit=`) on vanilla
  * and React-style controlled inputs, typed fields checked by the bridge, and the results an
  * agent gets (the item read back, where a navigating form goes).
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

@@ -1,7 +1,9 @@
 /**
- * @module Three bridges on one Redis behind HAProxy (round-robin, no stickiness): requests spread
+ * Three bridges on one Redis behind HAProxy (round-robin, no stickiness): requests spread
  * over every instance, a tab is reached wherever it is, and instances and Redis fail without
  * losing a session or running an action twice.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { writeSite } from "../helpers/bridge.ts";

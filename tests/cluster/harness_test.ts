@@ -1,8 +1,10 @@
 /**
- * @module The cluster harness itself: Redis that stops and starts again on its port; HAProxy
+ * The cluster harness itself: Redis that stops and starts again on its port; HAProxy
  * that spreads requests round-robin, passes WebSockets through and routes around a stopped
  * backend (its backends here are tiny servers answering their own name); and a cluster of
  * bridges whose instances stop and start again behind it.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { BASIC_SITE } from "../helpers/bridge.ts";

@@ -1,6 +1,8 @@
 /**
- * @module Test helper: a bridge on port 0 over a temporary site, shut down with `await using`;
+ * Test helper: a bridge on port 0 over a temporary site, shut down with `await using`;
  * with `AIM_TEST_CLUSTER=N`, N bridges sharing Redis behind HAProxy in its place.
+ *
+ * @module
  */
 import { dirname, join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";

@@ -1,7 +1,9 @@
 /**
- * @module Test helper: aim as issue 13 runs it, several bridges sharing Redis behind HAProxy
+ * Test helper: aim as issue 13 runs it, several bridges sharing Redis behind HAProxy
  * (round-robin, no stickiness, WebSockets passed through), each part stopped and started again
  * on its own port, all of it shut down with `await using`.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";

@@ -1,8 +1,10 @@
 /**
- * @module The MCP endpoint over real HTTP with both official clients and a fake tab: tools are
+ * The MCP endpoint over real HTTP with both official clients and a fake tab: tools are
  * the session's actions, calls take the invoke path, errors are tool results, progress while
  * the person is asked, `list_changed` on sign-in, and the endpoint's guards (token, Host,
  * Origin, an MCP session bound to its token, bounded MCP sessions).
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";

@@ -1,7 +1,9 @@
 /**
- * @module `aim mcp URL` over stdio, driven by the v1 client's `StdioClientTransport`: the same
+ * `aim mcp URL` over stdio, driven by the v1 client's `StdioClientTransport`: the same
  * tools and results as the HTTP endpoint, progress and `list_changed` passed on, and the token
  * taken from `AIM_TOKEN` only.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";

@@ -1,6 +1,8 @@
 /**
- * @module The hot path of repeated session manifest reads (bridge/http/fast_reads.ts): it
+ * The hot path of repeated session manifest reads (bridge/http/fast_reads.ts): it
  * answers exactly what the full route does, and leaves every other request to it.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createApp, fastReads, PublicManifests, SessionManifests } from "../../bridge/http/app.ts";

@@ -1,6 +1,8 @@
 /**
- * @module Property tests of the one reading of `<aim-action>` markup (readAction), on the
+ * Property tests of the one reading of `<aim-action>` markup (readAction), on the
  * server's htmlparser2 tree and on a DOM-like tree, and of redactSecrets.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -12,7 +12,7 @@ import { DEFAULTS } from "./limits.ts";
 export interface StreamLimits {
   /** Streams and long polls open at once from one client address. @default {64} */
   perClient: number;
-  /** Streams and long polls open at once in all. @default {1,024} */
+  /** Streams and long polls open at once in all. @default {1024} */
   total: number;
 }
 

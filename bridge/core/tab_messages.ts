@@ -30,13 +30,13 @@ export interface TabMessageContext {
   catalog: SiteCatalog;
   actions: ActionRegistry;
   limits: Limits;
-  /** How long a new channel may take to say hello. @default {DEFAULTS.helloTimeoutMs} */
+  /** How long a new channel may take to say hello, ms. @default {10000} */
   helloTimeoutMs?: number;
   /** Called for unexpected errors (bugs), without message data. */
   onError?: ((error: unknown) => void) | undefined;
   /** Called for each run by an agent in the browser that a tab reports (the audit log). */
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
-  /** The clock. @default {Date.now} */
+  /** The clock; default `Date.now`. */
   now?: () => number;
 }
 

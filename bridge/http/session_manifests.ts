@@ -51,9 +51,12 @@ export interface ComputeRate {
  * encoded once per version.
  */
 export interface ChangeBudget {
-  /** Per session. @default {25 ms per second, 250 ms at most} */
+  /** Per session: 25 ms per second, 250 ms at most. @default {{ msPerSecond: 25, burstMs: 250 }} */
   session: ComputeRate;
-  /** Per client address, over all its sessions. @default {100 ms per second, 1000 ms at most} */
+  /**
+   * Per client address, over all its sessions: 100 ms per second, 1000 ms at most.
+   * @default {{ msPerSecond: 100, burstMs: 1000 }}
+   */
   client: ComputeRate;
 }
 

@@ -15,8 +15,6 @@
  * @module
  */
 
-import { jsonEqual } from "./merge_patch.ts";
-
 type Json = unknown;
 
 /** An operation {@linkcode createJsonPatch} produces. */

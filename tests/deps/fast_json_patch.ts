@@ -6,6 +6,4 @@
  *
  * @module
  */
-import jsonpatch from "npm:fast-json-patch@3.1.1";
-
-export default jsonpatch;
+export { default } from "npm:fast-json-patch@3.1.1";

@@ -6,6 +6,4 @@
  *
  * @module
  */
-import mergePatch from "npm:json-merge-patch@1.0.2";
-
-export default mergePatch;
+export { default } from "npm:json-merge-patch@1.0.2";

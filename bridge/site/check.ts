@@ -10,7 +10,13 @@ import { ParsedView, scanPage } from "./catalog.ts";
 import { BUILTIN_ACTION_IDS, stringFields } from "../protocol/action_spec.ts";
 import { parsePattern, PatternError, type PatternNode } from "../protocol/input.ts";
 import type { InputSchema } from "../protocol/schemas.ts";
-import { INPUT_ATTRIBUTES, itemKey, type MarkupElement, SECRET_KEY } from "../protocol/markup.ts";
+import {
+  anchorPattern,
+  INPUT_ATTRIBUTES,
+  itemKey,
+  type MarkupElement,
+  SECRET_KEY,
+} from "../protocol/markup.ts";
 import { OBJECT_NAMES } from "../protocol/wire.ts";
 import { readStateSpec, type StateField, typed } from "../protocol/state_markup.ts";
 import { splitDeep } from "../protocol/deep_selector.ts";
@@ -962,5 +968,37 @@ export function checkPage(html: string, file: string): CheckProblem[] {
       'the page uses the aim elements but lacks <script type="module" src="/__aim/elements.js"></script>',
     );
   }
-  return problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  const written = patternsAsWritten(all);
+  return problems
+    .map((p) => ({ ...p, message: written(p.message) }))
+    .sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+/**
+ * Messages with each pattern as the page writes it: the manifest anchors a `pattern` or
+ * `input-pattern` attribute (`^\d+$` becomes `^^\d+$$`), and the messages made from the
+ * manifest's schema show that form, JSON-escaped or not, which is not what the author wrote.
+ */
+function patternsAsWritten(all: Element[]): (message: string) => string {
+  const sources = new Set<string>();
+  for (const el of all) {
+    for (const [name, value] of Object.entries(el.attribs)) {
+      if ((name === "pattern" || name.endsWith("-pattern")) && value !== "") sources.add(value);
+    }
+  }
+  const forms = new Map<string, string>();
+  for (const source of sources) {
+    const anchored = anchorPattern(source);
+    forms.set(JSON.stringify(anchored), `"${source}"`);
+    forms.set(anchored, source);
+  }
+  if (forms.size === 0) return (message) => message;
+  // One pass, longest first: one anchored pattern may hold another, and a pattern put back
+  // must not be read again.
+  const any = new RegExp(
+    [...forms.keys()].sort((a, b) => b.length - a.length)
+      .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+    "g",
+  );
+  return (message) => message.replace(any, (form) => forms.get(form)!);
 }

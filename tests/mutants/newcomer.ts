@@ -1,0 +1,77 @@
+/**
+ * Named mutants of issue 24's items 5 and 6: what a newcomer and real apps found, from the
+ * command line's messages to the redirect of a folder's page.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+const COMMANDS = ["tests/cli/commands_test.ts"];
+
+export const mutants: Mutant[] = [
+  {
+    name: "cli-flag-message-raw",
+    guarantee:
+      "An unknown flag is reported in aim's own words (unknown option --bogus), not parseArgs' message with its open quote.",
+    file: "bridge/cli/common.ts",
+    find: "return `unknown option ${named}`;",
+    replace: "return message;",
+    tests: COMMANDS,
+  },
+  {
+    name: "cli-implied-serve-usage",
+    guarantee: "aim --bogus, with no command named, prints the general usage, not serve's.",
+    file: "main.ts",
+    find: "${named ? error.usage : USAGE}",
+    replace: "${error.usage}",
+    tests: COMMANDS,
+  },
+  {
+    name: "invoke-silent-wait",
+    guarantee: "aim invoke of a consequential action says that it waits for the person.",
+    file: "bridge/cli/invoke.ts",
+    find: "if (await isConsequential(manifestUrl(page, \"json\"), auth, action)) {",
+    replace: "if (false) {",
+    tests: COMMANDS,
+  },
+  {
+    name: "invoke-unknown-action-unlisted",
+    guarantee: "aim invoke's unknown_action lists the actions the session offers.",
+    file: "bridge/cli/invoke.ts",
+    find: "const available = Array.isArray(body.available_actions)",
+    replace: "const available = false",
+    tests: COMMANDS,
+  },
+  {
+    name: "hash-password-any-length",
+    guarantee: "aim hash-password refuses a password under 8 characters.",
+    file: "bridge/cli/hash_password.ts",
+    find: "if ([...password].length < MIN_PASSWORD_LENGTH) {",
+    replace: "if ([...password].length < 1) {",
+    tests: COMMANDS,
+  },
+  {
+    name: "mcp-stdio-parse-error-silent",
+    guarantee: "aim mcp answers a line that is not JSON with -32700, rather than leave the host waiting.",
+    file: "bridge/cli/mcp.ts",
+    find: `else process.stdout.write(unreadable(-32700, "Parse error: the line is not JSON"));`,
+    replace: "else out += line;",
+    tests: ["tests/mcp/stdio_test.ts"],
+  },
+  {
+    name: "mcp-token-flag-ignored",
+    guarantee: "aim mcp reads --token as aim invoke does, with the same checks.",
+    file: "bridge/cli/mcp.ts",
+    find: "const token = sessionToken(values.token, io);",
+    replace: "const token = sessionToken(undefined, io);",
+    tests: ["tests/mcp/stdio_test.ts"],
+  },
+  {
+    name: "check-pattern-anchored",
+    guarantee: "aim check shows a pattern as the page writes it, not as the manifest anchors it.",
+    file: "bridge/site/check.ts",
+    find: ".map((p) => ({ ...p, message: written(p.message) }))",
+    replace: ".map((p) => p)",
+    tests: ["tests/cli/check_test.ts"],
+  },
+];

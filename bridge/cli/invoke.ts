@@ -114,7 +114,9 @@ export async function invokeCommand(args: string[], io: CliIO): Promise<number> 
     return Exit.Ok;
   }
   if (positionals.length < 1 || positionals.length > 3) {
-    throw new CliError("give URL, then optionally ACTION and INPUT", Exit.Usage, { usage: INVOKE_USAGE });
+    throw new CliError("give URL, then optionally ACTION and INPUT", Exit.Usage, {
+      usage: INVOKE_USAGE,
+    });
   }
   // The length check above leaves at least the URL.
   const [raw, action, rawInput] = positionals as [string, string?, string?];

@@ -106,7 +106,9 @@ export async function mcpCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout(MCP_USAGE);
     return Exit.Ok;
   }
-  if (positionals.length !== 1) throw new CliError("give one URL", Exit.Usage, { usage: MCP_USAGE });
+  if (positionals.length !== 1) {
+    throw new CliError("give one URL", Exit.Usage, { usage: MCP_USAGE });
+  }
   const endpoint = endpointOf(positionals[0]!);
   const token = sessionToken(values.token, io);
   if (token === undefined) {

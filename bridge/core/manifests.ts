@@ -74,7 +74,7 @@ export async function buildManifest(
     protocol: PROTOCOL,
     version: PROTOCOL_VERSION,
     page: info.page,
-    sitemap: `${origin}/sitemap.toon`,
+    sitemap: `${origin}/sitemap.json`,
     state_scope: session ? "session" : "public_schema_only",
     browser_connected: connected,
     invoke_url: `${origin}/__aim/invoke`,

@@ -32,7 +32,10 @@ Deno.test("aim answers an unknown command or flag with usage and exit 2", async 
   for (const command of ["serve", "check", "manifest", "invoke", "mcp", "hash-password"]) {
     const result = await runAim([command, "--frob"]);
     assert.equal(result.code, 2, command);
-    assert.match(result.stderr, new RegExp(`^aim: unknown option --frob\n\nUsage: (AIM_TOKEN=<token> )?aim ${command}`));
+    assert.match(
+      result.stderr,
+      new RegExp(`^aim: unknown option --frob\n\nUsage: (AIM_TOKEN=<token> )?aim ${command}`),
+    );
   }
 });
 
@@ -75,7 +78,7 @@ Deno.test("aim manifest prints a page's public manifest offline, in JSON or TOON
   const decoded = decode(toon.stdout.trim()) as Record<string, unknown>;
   assert.deepEqual(decoded, {
     ...body,
-    sitemap: "https://aim.example/sitemap.toon",
+    sitemap: "https://aim.example/sitemap.json",
     invoke_url: "https://aim.example/__aim/invoke",
   });
   const index = await runAim(["manifest", "demo/site/index.html"]);

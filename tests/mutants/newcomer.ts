@@ -30,7 +30,7 @@ export const mutants: Mutant[] = [
     name: "invoke-silent-wait",
     guarantee: "aim invoke of a consequential action says that it waits for the person.",
     file: "bridge/cli/invoke.ts",
-    find: "if (await isConsequential(manifestUrl(page, \"json\"), auth, action)) {",
+    find: 'if (await isConsequential(manifestUrl(page, "json"), auth, action)) {',
     replace: "if (false) {",
     tests: COMMANDS,
   },
@@ -52,7 +52,8 @@ export const mutants: Mutant[] = [
   },
   {
     name: "mcp-stdio-parse-error-silent",
-    guarantee: "aim mcp answers a line that is not JSON with -32700, rather than leave the host waiting.",
+    guarantee:
+      "aim mcp answers a line that is not JSON with -32700, rather than leave the host waiting.",
     file: "bridge/cli/mcp.ts",
     find: `else process.stdout.write(unreadable(-32700, "Parse error: the line is not JSON"));`,
     replace: "else out += line;",
@@ -73,5 +74,38 @@ export const mutants: Mutant[] = [
     find: ".map((p) => ({ ...p, message: written(p.message) }))",
     replace: ".map((p) => p)",
     tests: ["tests/cli/check_test.ts"],
+  },
+  {
+    name: "public-manifest-omits-logout",
+    guarantee:
+      "The public manifest lists every action the page can offer, logout (which needs signing in) too.",
+    file: "bridge/core/actions.ts",
+    find: "return [...this.#specs.values()];",
+    replace: 'return [...this.#specs.values()].filter((a) => a.id !== "logout");',
+    tests: ["tests/protocol/manifest_test.ts"],
+  },
+  {
+    name: "login-offered-without-users",
+    guarantee: "A site without users offers no login: no manifest lists it and invoking it is 404.",
+    file: "bridge/core/server_actions.ts",
+    find: "if (!users) return [disconnect];",
+    replace: "",
+    tests: ["tests/protocol/manifest_test.ts"],
+  },
+  {
+    name: "builtin-ids-free-without-users",
+    guarantee: "On a site without users, a page or tab still cannot take the ids login and logout.",
+    file: "bridge/core/actions.ts",
+    find: "|| isActionIdAmong(id, BUILTIN_ACTION_IDS);",
+    replace: ";",
+    tests: ["tests/protocol/channel_test.ts"],
+  },
+  {
+    name: "manifest-sitemap-toon",
+    guarantee: "A manifest's sitemap field points at sitemap.json.",
+    file: "bridge/core/manifests.ts",
+    find: "sitemap: `${origin}/sitemap.json`,",
+    replace: "sitemap: `${origin}/sitemap.toon`,",
+    tests: ["tests/protocol/manifest_test.ts"],
   },
 ];

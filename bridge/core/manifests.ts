@@ -7,7 +7,7 @@ import { type ActionSpec, toManifestAction } from "../protocol/action_spec.ts";
 import { redactSecrets } from "../protocol/markup.ts";
 import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../protocol/schemas.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
 import type { Session } from "./sessions.ts";
 
@@ -113,7 +113,7 @@ export async function buildSitemap(sources: ManifestSources, origin: string): Pr
     session_url: `${origin}/__aim/session`,
     mcp_url: `${origin}/__aim/mcp`,
     pages: pages.map((p) => ({
-      path: p.page,
+      path: pageLocation(p.page, p.file),
       title: p.title,
       description: p.description,
       manifest_json: origin + manifestPath(p.page, "json"),

@@ -108,4 +108,29 @@ export const mutants: Mutant[] = [
     replace: "sitemap: `${origin}/sitemap.toon`,",
     tests: ["tests/protocol/manifest_test.ts"],
   },
+  {
+    name: "folder-page-no-redirect",
+    guarantee:
+      "A folder's page asked for as /docs is redirected to /docs/, where its relative URLs work.",
+    file: "bridge/http/site_routes.ts",
+    find: "if (decoded !== null && await isFolderPage(core.catalog.root, decoded, file)) {",
+    replace: "if (false) {",
+    tests: ["tests/protocol/static_test.ts"],
+  },
+  {
+    name: "folder-redirect-protocol-relative",
+    guarantee: "The redirect of //docs never names another host (//docs/ would).",
+    file: "bridge/http/site_routes.ts",
+    find: '${c.req.path.replace(/^\\/+/, "/")}/${query}',
+    replace: "${c.req.path}/${query}",
+    tests: ["tests/protocol/static_test.ts"],
+  },
+  {
+    name: "sitemap-path-without-slash",
+    guarantee: "The site map publishes a folder's page at the path it works at, /docs/.",
+    file: "bridge/core/manifests.ts",
+    find: "path: pageLocation(p.page, p.file),",
+    replace: "path: p.page,",
+    tests: ["tests/protocol/static_test.ts"],
+  },
 ];

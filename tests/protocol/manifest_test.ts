@@ -238,7 +238,7 @@ Deno.test("sitemap lists every agent-enabled page in JSON and TOON", async () =>
   const json = await bridge.fetch("/sitemap.json");
   assert.equal(json.status, 200);
   const body = Sitemap.parse(await json.json());
-  assert.deepEqual(body.pages.map((p) => p.path), ["/", "/control-panel", "/orders"]);
+  assert.deepEqual(body.pages.map((p) => p.path), ["/", "/control-panel", "/orders/"]);
   const panel = body.pages[1];
   assert.ok(panel);
   assert.equal(panel.title, "Control panel");

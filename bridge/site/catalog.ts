@@ -34,6 +34,11 @@ export interface PageInfo {
   problems: CatalogProblem[];
   /** Whether the page holds at least one `<aim-action>` or `<aim-state>`. */
   agentEnabled: boolean;
+  /**
+   * The ids of its `items=` actions: their public example names no real item (the keys are the
+   * session's to list), so an invocation of it would be refused.
+   */
+  itemActions?: string[];
 }
 
 /** A CSS selector query; one that is not a selector is the markup's error, as in a browser. */
@@ -129,6 +134,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   const doc = parseDocument(html, { withStartIndices: true });
   const view = new ParsedView(doc);
   const actions: ActionSpec[] = [];
+  const itemActions: string[] = [];
   const stateKeys: string[] = [];
   const problems: CatalogProblem[] = [];
   let title = "";
@@ -158,6 +164,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
           problems.push({ ...where, message: `action "${spec.id}" is declared twice` });
         } else {
           actions.push(spec);
+          if (node.attribs.items) itemActions.push(spec.id);
         }
       } catch (error) {
         if (!(error instanceof MarkupError)) throw error;
@@ -165,7 +172,17 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
       }
     }
   }
-  return { page, file, title, description, actions, stateKeys, problems, agentEnabled };
+  return {
+    page,
+    file,
+    title,
+    description,
+    actions,
+    stateKeys,
+    problems,
+    agentEnabled,
+    itemActions,
+  };
 }
 
 interface CacheEntry {

@@ -133,4 +133,13 @@ export const mutants: Mutant[] = [
     replace: "path: p.page,",
     tests: ["tests/protocol/static_test.ts"],
   },
+  {
+    name: "public-example-items-action",
+    guarantee:
+      "The public invoke_example is never an items= action, whose placeholder example the invoke refuses.",
+    file: "bridge/core/manifests.ts",
+    find: "(a) => !itemActions.includes(a.id),",
+    replace: "() => true,",
+    tests: ["tests/protocol/manifest_test.ts"],
+  },
 ];

@@ -386,3 +386,20 @@ Deno.test("manifest() never offers disconnect or a consequential action as the e
   const publicManifest = await (await bridge.fetch("/only-risky.json")).json();
   assert.notEqual(publicManifest.invoke_example.actionId, "disconnect");
 });
+
+Deno.test("the public invoke_example is never an items= action, whose example names no real item", async () => {
+  await using bridge = await startBridge({
+    site: {
+      "todos.html": `<title>Todos</title><ul id="list"></ul><input id="new" aria-label="New todo">
+<aim-action name="show_todo" description="Show the todo with this title" items="#list li"
+  key="label" click="label" read-only></aim-action>
+<aim-action name="add_todo" description="Add a todo" fill="#new" commit="enter"></aim-action>`,
+    },
+  });
+  const body = await (await bridge.fetch("/todos.json")).json();
+  // The list is rendered by a script: the items= action's example is a placeholder.
+  const show = body.actions.find((a: { id: string }) => a.id === "show_todo");
+  assert.equal(show.input_example, "example");
+  // Read-only would put it first; its example would be refused, so another action's is shown.
+  assert.deepEqual(body.invoke_example, { actionId: "add_todo", input: "example" });
+});

@@ -142,4 +142,13 @@ export const mutants: Mutant[] = [
     replace: "() => true,",
     tests: ["tests/protocol/manifest_test.ts"],
   },
+  {
+    name: "item-after-hidden-text",
+    guarantee:
+      "An item action's after is the text a person sees, without text hidden for screen readers.",
+    file: "elements/bindings.ts",
+    find: "const shown = now && seenText(now);",
+    replace: 'const shown = now && ((now as HTMLElement).innerText ?? "");',
+    tests: ["tests/browser/item_actions_test.ts"],
+  },
 ];

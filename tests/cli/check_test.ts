@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { runAim } from "../helpers/cli.ts";
+import { tempDir } from "../helpers/temp.ts";
 
 const SCRIPT = `<script type="module" src="/__aim/elements.js"></script>`;
 
@@ -228,4 +229,39 @@ Deno.test("aim check passes patterns that cannot backtrack catastrophically", as
   assert.equal(result.code, 0, result.stdout);
   assert.equal(result.stdout, "");
   Deno.removeSync(root, { recursive: true });
+});
+
+/** The page behind README's `aim check` example: a short consequential description, a button a script renders. */
+const README_PAY = `<!doctype html>
+<meta charset="utf-8">
+<title>Pay</title>
+<script type="module" src="/__aim/elements.js"></script>
+<form id="pay"><input name="invoice" required></form>
+<div id="app"></div>
+
+<aim-action name="pay" consequential description="Pay"
+  form="#pay"></aim-action>
+<aim-action name="refresh" description="Reload the invoices"
+  click="#reload"></aim-action>
+`;
+
+Deno.test("README's aim check example is what aim check prints, and --strict fails on its warning", async () => {
+  const readme = await Deno.readTextFile(new URL("../../README.md", import.meta.url));
+  const block = /```sh\n\$ deno run -A main\.ts check site\/[^\n]*\n([\s\S]*?)```/.exec(readme);
+  assert.ok(block, "README has the aim check example");
+  await using dir = await tempDir("aim-check-readme-");
+  Deno.mkdirSync(join(dir.path, "site"));
+  Deno.writeTextFileSync(join(dir.path, "site", "pay.html"), README_PAY);
+  const result = await runAim(["check", "site/"], { cwd: dir.path });
+  assert.equal(result.code, 1);
+  assert.equal(result.stdout + result.stderr, block[1]);
+  // Fixed, the page has only its warning: 0, but 1 with --strict.
+  Deno.writeTextFileSync(
+    join(dir.path, "site", "pay.html"),
+    README_PAY.replace('description="Pay"', 'description="Pay this invoice; the money leaves"'),
+  );
+  assert.equal((await runAim(["check", "site/"], { cwd: dir.path })).code, 0);
+  const strict = await runAim(["check", "--strict", "site/"], { cwd: dir.path });
+  assert.equal(strict.code, 1);
+  assert.match(strict.stdout, /^site\/pay\.html:10:1: warning: /);
 });

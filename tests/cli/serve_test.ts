@@ -48,6 +48,23 @@ Deno.test("aim serve logs one line per request, never a token, and stops on SIGT
   assert.ok(!result.stderr.includes(token));
 });
 
+Deno.test("aim serve leaves passed health checks out of its log, so a balancer's every second fills nothing", async () => {
+  await using siteDir = await site();
+  await using aim = await startAim(["serve", siteDir.path, "--port", "0"]);
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`${aim.url}/__aim/health`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+  // A failed one is logged; a request after them shows every line before it was written.
+  await (await fetch(`${aim.url}/__aim/health`, { method: "POST" })).body?.cancel();
+  await (await fetch(`${aim.url}/control-panel.json`)).body?.cancel();
+  await aim.line(/GET \/control-panel\.json 200 [\d.]+ms$/);
+  const health = aim.lines.filter((line) => line.includes("/__aim/health"));
+  assert.equal(health.length, 1, health.join("\n"));
+  assert.match(health[0]!, /POST \/__aim\/health 40\d /);
+});
+
 Deno.test("aim serve --log-format json prints one JSON object per request; --quiet prints none", async () => {
   await using siteDir = await site();
   const root = siteDir.path;

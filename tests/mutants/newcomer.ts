@@ -151,4 +151,21 @@ export const mutants: Mutant[] = [
     replace: 'const shown = now && ((now as HTMLElement).innerText ?? "");',
     tests: ["tests/browser/item_actions_test.ts"],
   },
+  {
+    name: "health-check-logged",
+    guarantee: "A passed health check (GET /__aim/health, 2xx) is left out of the request log.",
+    file: "bridge/http/middleware.ts",
+    find: "if (c.req.path === HEALTH_PATH && c.res.status < 300) return;",
+    replace: "",
+    tests: ["tests/cli/serve_test.ts"],
+  },
+  {
+    name: "scaling-nginx-no-map",
+    guarantee:
+      "docs/scaling.md's nginx configuration defines $connection_upgrade, which nginx -t needs.",
+    file: "docs/scaling.md",
+    find: "map $http_upgrade $connection_upgrade {",
+    replace: "map $http_upgrade $connection_upgraded {",
+    tests: ["tests/cluster/docs_configs_test.ts"],
+  },
 ];

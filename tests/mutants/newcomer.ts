@@ -168,4 +168,12 @@ export const mutants: Mutant[] = [
     replace: "map $http_upgrade $connection_upgraded {",
     tests: ["tests/cluster/docs_configs_test.ts"],
   },
+  {
+    name: "a2a-doc-curl-unknown-action",
+    guarantee: "docs/a2a.md's curl example sends an action the demo offers, and the test runs it.",
+    file: "docs/a2a.md",
+    find: `"data": {"actionId": "filter_requests", "input": "pending"}`,
+    replace: `"data": {"actionId": "search", "input": "pending"}`,
+    tests: ["tests/a2a/docs_test.ts"],
+  },
 ];

@@ -176,4 +176,12 @@ export const mutants: Mutant[] = [
     replace: `"data": {"actionId": "search", "input": "pending"}`,
     tests: ["tests/a2a/docs_test.ts"],
   },
+  {
+    name: "elements-doc-tabs-recipe-broken",
+    guarantee: "docs/elements.md's recipe for choosing one of N tabs works as written in a browser.",
+    file: "docs/elements.md",
+    find: `items=".views [role=tab]" click=":scope"`,
+    replace: `items=".views a" click=":scope"`,
+    tests: ["tests/browser/elements_doc_test.ts"],
+  },
 ];

@@ -2,7 +2,7 @@
  * @module `aim hash-password`: reads a password on stdin and prints its scrypt hash for a
  * users file.
  */
-import { hashPassword } from "../core/auth.ts";
+import { hashPassword } from "../core/login.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 
 /** The fewest characters `aim hash-password` takes in a password (NIST SP 800-63B's minimum). */

@@ -2,14 +2,14 @@
  * @module What agents read: a page's manifest (public, or a session's live view), the site map,
  * and a session's state as the server vouches for it.
  */
-import { AimError, notFound } from "../protocol/errors.ts";
-import { type ActionSpec, toManifestAction } from "../protocol/action_spec.ts";
-import { redactSecrets } from "../protocol/markup.ts";
-import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../protocol/schemas.ts";
-import type { SiteCatalog } from "../site/catalog.ts";
+import { AimError, notFound } from "../wire/errors.ts";
+import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";
+import { redactSecrets } from "../markup/secrets.ts";
+import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire/schemas.ts";
+import type { PageInfo, SiteCatalog } from "../site/catalog.ts";
 import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
-import type { Session } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 /** What manifests are made from. */
 export interface ManifestSources {
@@ -63,7 +63,10 @@ export async function buildManifest(
   origin: string,
 ): Promise<Manifest> {
   const { catalog, actions } = sources;
-  const info = await catalog.agentPage(path);
+  // A session also reads its own page when the page's HTML declares no action: its tab
+  // registers them (a script renders them, or they are WebMCP tools).
+  const info = await catalog.agentPage(path) ??
+    (session ? await ownPage(catalog, path, session) : null);
   if (!info) throw notFound(`No agent-enabled page at ${path}; see ${origin}/sitemap.json.`);
   let specs: ActionSpec[];
   let state: Record<string, unknown> = {};
@@ -98,6 +101,16 @@ export async function buildManifest(
     state: state as Manifest["state"],
     actions: specs.map(toManifestAction),
   };
+}
+
+/** The page at `path` when it is the one `session` lives on, else null. */
+async function ownPage(
+  catalog: SiteCatalog,
+  path: string,
+  session: Session,
+): Promise<PageInfo | null> {
+  const info = await catalog.sessionPage(path);
+  return info?.page === session.page ? info : null;
 }
 
 /** 409 `page_mismatch`: the session is attached to another page. */

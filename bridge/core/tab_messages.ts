@@ -2,22 +2,25 @@
  * @module TabMessages: what the bridge does with each message a tab sends over the channel,
  * one handler per message type. A message that breaks a rule closes that channel only.
  */
-import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
-import { firstIssue } from "../protocol/issue.ts";
-import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
-import { validateInput } from "../protocol/input.ts";
-import { MarkupError, redactSecrets } from "../protocol/markup.ts";
-import { fitState } from "../protocol/state_limit.ts";
-import { type SessionMessage, TabMessage } from "../protocol/channel.ts";
-import { RUN_STATUS } from "../protocol/tools.ts";
-import { CloseCode } from "../protocol/wire.ts";
+import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
+import { firstIssue } from "../wire/issue.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
+import { validateInput } from "../input/validate.ts";
+import { MarkupError } from "../markup/action.ts";
+import { redactSecrets } from "../markup/secrets.ts";
+import { fitState } from "../wire/state_limit.ts";
+import { type SessionMessage, TabMessage } from "../wire/channel.ts";
+import { RUN_STATUS } from "../wire/run_status.ts";
+import { CloseCode } from "../wire/names.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";
 import type { InvocationRecord } from "./invocations.ts";
 import { DEFAULTS, type Limits } from "./limits.ts";
-import type { Session, SessionStore } from "./sessions.ts";
-import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
+import type { Session } from "./session.ts";
+import type { SessionStore } from "./sessions.ts";
+import { MAX_TABS } from "./tab.ts";
+import { TabConnection, type TabPort } from "./tab_connection.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
@@ -215,10 +218,10 @@ export class TabMessages {
     if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
     state.hello = true;
     tab.page = page;
-    // A tab shows a page of this site; anything else would label the session with a page whose
-    // manifest does not exist.
+    // A tab shows a page of this site that hosts sessions; anything else would label the session
+    // with a page whose manifest does not exist.
     then(async () => {
-      const info = await this.#ctx.catalog.agentPage(page).catch(() => null);
+      const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
       if (!info) return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
       tab.page = info.page;
       if (!session.ended) session.tab.attach(tab);

@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { notFound } from "../protocol/errors.ts";
+import { notFound } from "../wire/errors.ts";
 import { decodePath, normalizePage, type SiteRoot } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
@@ -72,7 +72,11 @@ export function siteRoutes(
     const page = decoded === null
       ? null
       : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
-    const info = page ? await core.catalog.agentPage(page) : null;
+    const token = readToken(c);
+    // With a token, a page whose actions only its tab registers has a (session) manifest too.
+    const info = page
+      ? await core.catalog.agentPage(page) ?? (token ? await core.catalog.sessionPage(page) : null)
+      : null;
     if (!info) {
       if (await core.catalog.root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
         return next();
@@ -80,7 +84,6 @@ export function siteRoutes(
       throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
     }
     const origin = c.get("origin");
-    const token = readToken(c);
     if (token) {
       return await sessions.answer(c, await core.authenticate(token.token), info.page, format);
     }

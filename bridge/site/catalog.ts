@@ -12,8 +12,8 @@ import {
   type MarkupElement,
   MarkupError,
   readAction,
-} from "../protocol/markup.ts";
-import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
+} from "../markup/action.ts";
+import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { normalizePage, type SiteRoot } from "./paths.ts";
 
 /** A declaration that could not be read, with where it is. */
@@ -39,6 +39,12 @@ export interface PageInfo {
    * session's to list), so an invocation of it would be refused.
    */
   itemActions?: string[];
+  /**
+   * Whether a session may live on the page: it holds an aim element (`<aim-panel>` alone is
+   * enough). Its session manifest then lists what its tab registers (actions rendered by a
+   * script, WebMCP tools), which no scan of its HTML can see.
+   */
+  hostsSessions: boolean;
 }
 
 /** A CSS selector query; one that is not a selector is the markup's error, as in a browser. */
@@ -140,8 +146,10 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   let title = "";
   let description = "";
   let agentEnabled = false;
+  let hostsSessions = false;
   for (const node of view.elements) {
     const name = node.name.toLowerCase();
+    if (name.startsWith("aim-")) hostsSessions = true;
     if (name === "title" && !title) title = textContent(node).replace(/\s+/g, " ").trim();
     else if (name === "meta" && node.attribs.name?.toLowerCase() === "description") {
       description ||= (node.attribs.content ?? "").trim();
@@ -172,6 +180,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
       }
     }
   }
+  hostsSessions ||= agentEnabled;
   return {
     page,
     file,
@@ -182,6 +191,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
     problems,
     agentEnabled,
     itemActions,
+    hostsSessions,
   };
 }
 
@@ -307,6 +317,15 @@ export class SiteCatalog implements Disposable {
     const known = this.#watcher ? this.#files.get(page) : undefined;
     const info = known ? this.#cache.get(known)?.info : undefined;
     return info?.agentEnabled ? info : undefined;
+  }
+
+  /**
+   * The page at `path` when a session may live on it (see {@linkcode PageInfo.hostsSessions}),
+   * or null: its public catalog may be empty.
+   */
+  async sessionPage(path: string): Promise<PageInfo | null> {
+    const info = await this.page(path);
+    return info?.hostsSessions ? info : null;
   }
 
   /** The agent-enabled page at `path`, or null. */

@@ -25,7 +25,7 @@ function computePage(path: string): string | null {
   return segments(page) ? page : null;
 }
 
-export { manifestPath } from "../protocol/wire.ts";
+export { manifestPath } from "../wire/names.ts";
 
 /**
  * The path a page works at: a folder's page (`docs/index.html`, the page `/docs`) at `/docs/`,

@@ -178,7 +178,8 @@ export const mutants: Mutant[] = [
   },
   {
     name: "elements-doc-tabs-recipe-broken",
-    guarantee: "docs/elements.md's recipe for choosing one of N tabs works as written in a browser.",
+    guarantee:
+      "docs/elements.md's recipe for choosing one of N tabs works as written in a browser.",
     file: "docs/elements.md",
     find: `items=".views [role=tab]" click=":scope"`,
     replace: `items=".views a" click=":scope"`,

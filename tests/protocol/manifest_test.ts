@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { decode } from "@toon-format/toon";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
-import { Manifest, Sitemap } from "../../bridge/protocol/schemas.ts";
+import { Manifest, Sitemap } from "../../bridge/wire/schemas.ts";
 import { BASIC_SITE, startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 

@@ -280,3 +280,37 @@ Deno.test("a full bridge refuses new sessions with 429 and never ends a live one
     await res.body?.cancel();
   }
 });
+
+Deno.test("a page whose HTML holds only <aim-panel> hosts sessions: its tab's actions make the session manifest, and it has no public one", async () => {
+  await using bridge = await startBridge({
+    site: {
+      "tools.html": `<!doctype html><title>Tools</title>
+<script type="module" src="/__aim/elements.js"></script><aim-panel></aim-panel>`,
+      "plain.html": "<!doctype html><title>Plain</title><p>No agent here.</p>",
+    },
+  });
+  const plain = await post(bridge.origin, { page: "/plain" });
+  await expectError(plain, 404, "not_found");
+  const token = await bridge.openSession("/tools");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/tools" });
+  await tab.next("lease");
+  tab.setState({ count: 1 });
+  const registered = await tab.register([{ id: "add_item", handler: (input) => `added ${input}` }]);
+  assert.deepEqual(registered.accepted, ["add_item"]);
+  const res = await bridge.fetch("/tools.json", { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200);
+  const manifest = await res.json();
+  assert.equal(manifest.page, "/tools");
+  assert.ok(manifest.actions.some((a: { id: string }) => a.id === "add_item"));
+  assert.equal(manifest.state.count, 1);
+  const answer = await (await bridge.invoke(token, "add_item", "pen")).json();
+  assert.equal(answer.result, "added pen");
+  await expectError(await bridge.fetch("/tools.json"), 404, "not_found");
+  const sitemap = await (await bridge.fetch("/sitemap.json")).json();
+  assert.deepEqual(sitemap.pages, []);
+  // Another session's page, or a plain page, is still not readable through this session.
+  const other = await bridge.fetch("/plain.json", {
+    headers: { Authorization: `Bearer ${token}` },
+  });
+  await expectError(other, 404, "not_found");
+});

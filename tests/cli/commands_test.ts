@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { decode } from "@toon-format/toon";
-import { verifyPassword } from "../../bridge/mod.ts";
+import { createUserStore, hashPassword, verifyPassword } from "../../bridge/mod.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { runAim } from "../helpers/cli.ts";
@@ -178,7 +178,11 @@ Deno.test("aim invoke prints the manifest and invokes actions as an agent", asyn
 });
 
 Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges", async () => {
-  await using bridge = await startBridge();
+  // With users, so that the site offers login, whose input is an object.
+  const users = createUserStore([
+    { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }) },
+  ]);
+  await using bridge = await startBridge({ users });
   const token = await bridge.openSession("/control-panel");
   const page = `${bridge.origin}/control-panel`;
   const cases: [string[], Record<string, string>, number, RegExp][] = [

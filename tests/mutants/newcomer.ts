@@ -185,4 +185,13 @@ export const mutants: Mutant[] = [
     replace: `items=".views a" click=":scope"`,
     tests: ["tests/browser/elements_doc_test.ts"],
   },
+  {
+    name: "install-shim-no-npx-fallback",
+    guarantee:
+      "The installed aim still runs once npx's cache (where its Deno was) is cleared: deno on the PATH, else npx.",
+    file: "bridge/cli/install.ts",
+    find: '[ -n "$DENO" ] || exec npx -y ${quote(`deno@${version}`)} ${args}\n',
+    replace: "",
+    tests: ["tests/cli/install_test.ts"],
+  },
 ];

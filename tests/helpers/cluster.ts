@@ -1,5 +1,5 @@
 /**
- * @module Test helper: aim as issue 13 runs it, several bridges sharing Redis behind HAProxy
+ * @module Test helper: aim as docs/scaling.md runs it, several bridges sharing Redis behind HAProxy
  * (round-robin, no stickiness, WebSockets passed through), each part stopped and started again
  * on its own port, all of it shut down with `await using`.
  */

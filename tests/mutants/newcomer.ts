@@ -1,5 +1,5 @@
 /**
- * Named mutants of issue 24's items 5 and 6: what a newcomer and real apps found, from the
+ * Named mutants of what a newcomer following the docs, and real apps, found: from the
  * command line's messages to the redirect of a folder's page.
  *
  * @module

@@ -1,5 +1,5 @@
 /**
- * A bounded abuse benchmark (issue 9, finding 8): `deno task bench:abuse`.
+ * A bounded abuse benchmark: `deno task bench:abuse`.
  *
  * Starts `aim serve --demo --trust-proxy` on loopback as a child process and floods it in turn
  * with session mints, logins (wrong passwords and unknown users) and ACP runs that never finish

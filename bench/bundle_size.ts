@@ -1,6 +1,6 @@
 /**
  * Prints the size of the elements, raw and gzip: what a page loads up front (the entry
- * and the chunks it imports statically) against its budget of 12,000 bytes gzip (DESIGN §8),
+ * and the chunks it imports statically) against its budget of 12,000 bytes gzip,
  * and each chunk loaded on demand. `deno run --allow-read bench/bundle_size.ts [--json]`
  *
  * @example

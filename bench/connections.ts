@@ -1,5 +1,5 @@
 /**
- * A bounded flood of connections and streams (issue 25, findings 4 and 7):
+ * A bounded flood of connections and streams:
  * `deno run -A bench/connections.ts`.
  *
  * Starts `aim serve` on loopback as a child process twice:

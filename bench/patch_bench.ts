@@ -1,5 +1,5 @@
 /**
- * The CPU a change document costs (issue 25, finding 6): `deno run --allow-all
+ * The CPU a change document costs: `deno run --allow-all
  * bench/patch_bench.ts [--seconds N] [--readers N]`.
  *
  * 1. Computing one: `createJsonPatch` and `createMergePatch` between two versions of a maximal

@@ -8,7 +8,7 @@
 import { AgentCard, type AgentInterface, type AgentSkill } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { ManifestAction } from "../wire/schemas.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 
 /** Where the card is served (A2A's well-known path). */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
@@ -62,7 +62,7 @@ export async function agentCard(core: BridgeCore, origin = ""): Promise<AgentCar
       description: [
         sentence(about),
         `Each task runs one action of ${
-          origin + info.page
+          origin + pageLocation(info.page, info.file)
         } in the session of a token that page shows.`,
         `The page's actions, their descriptions and input schemas: ${
           origin + manifestPath(info.page, "json")

@@ -10,7 +10,7 @@ import { createHash } from "node:crypto";
 import { Parser } from "htmlparser2";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { AgentManifest } from "./schemas.ts";
 import type { InvocationStats } from "./stats.ts";
 
@@ -193,7 +193,7 @@ export async function agentManifest(
   const { info, name } = entry;
   const aim = await core.manifest(info.page, null, origin);
   const { facts, created, updated } = await options.facts.read(info.file);
-  const pageUrl = origin + info.page;
+  const pageUrl = origin + pageLocation(info.page, info.file);
   const manifestJson = origin + manifestPath(info.page, "json");
   const description = info.description || info.title ||
     `The page ${info.page} of this site, operated through its actions.`;

@@ -33,7 +33,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
     return Exit.Ok;
   }
   if (positionals.length !== 1) {
-    throw new CliError(`give one FILE.html\n\n${MANIFEST_USAGE}`, Exit.Usage);
+    throw new CliError("give one FILE.html", Exit.Usage, { usage: MANIFEST_USAGE });
   }
   const file = positionals[0]!;
   if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);

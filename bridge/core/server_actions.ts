@@ -202,7 +202,10 @@ function tooManyAttempts(seconds: number): AimError {
   );
 }
 
-/** `login`, `logout` and `disconnect`. */
+/**
+ * `login`, `logout` and `disconnect`; only `disconnect` on a site without users, where no login
+ * could succeed (their ids stay reserved all the same).
+ */
 export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   const { users, limiter } = options;
   // scrypt is slow on purpose: a bound on checks at once keeps a flood of logins from eating
@@ -225,6 +228,17 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
       },
     },
   );
+  const disconnect: ServerAction = {
+    id: "disconnect",
+    description: "End this session; its token stops working.",
+    input_schema: noInput(),
+    input_example: {},
+    run(ctx) {
+      ctx.end();
+      return { disconnected: true };
+    },
+  };
+  if (!users) return [disconnect];
   return [
     {
       id: "login",
@@ -277,7 +291,7 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         }
         let identity: Identity | null;
         try {
-          identity = users ? await users.verify(username, password) : null;
+          identity = await users.verify(username, password);
         } finally {
           gate.leave(places);
         }
@@ -300,15 +314,6 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         return { authenticated: false };
       },
     },
-    {
-      id: "disconnect",
-      description: "End this session; its token stops working.",
-      input_schema: noInput(),
-      input_example: {},
-      run(ctx) {
-        ctx.end();
-        return { disconnected: true };
-      },
-    },
+    disconnect,
   ];
 }

@@ -25,11 +25,19 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-/** Calls `log` once per answered request, refused ones included. */
+/** The health endpoint, which load balancers ask every second or so. */
+const HEALTH_PATH = "/__aim/health";
+
+/**
+ * Calls `log` once per answered request, refused ones included; never for a health check that
+ * passed (`GET /__aim/health` answered 2xx), which a load balancer sends every second: it would
+ * fill the log with nothing to read.
+ */
 export function accessLog(log: (entry: RequestLogEntry) => void): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
+    if (c.req.path === HEALTH_PATH && c.res.status < 300) return;
     log({
       method: c.req.method,
       path: c.req.path,

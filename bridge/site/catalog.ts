@@ -37,6 +37,11 @@ export interface PageInfo {
   /** Whether the page holds at least one `<aim-action>` or `<aim-state>`. */
   agentEnabled: boolean;
   /**
+   * The ids of its `items=` actions: their public example names no real item (the keys are the
+   * session's to list), so an invocation of it would be refused.
+   */
+  itemActions?: string[];
+  /**
    * Whether a session may live on the page: it holds an aim element (`<aim-panel>` alone is
    * enough). Its session manifest then lists what its tab registers (actions rendered by a
    * script, WebMCP tools), which no scan of its HTML can see.
@@ -137,6 +142,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   const doc = parseDocument(html, { withStartIndices: true });
   const view = new ParsedView(doc);
   const actions: ActionSpec[] = [];
+  const itemActions: string[] = [];
   const stateKeys: string[] = [];
   const problems: CatalogProblem[] = [];
   let title = "";
@@ -168,6 +174,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
           problems.push({ ...where, message: `action "${spec.id}" is declared twice` });
         } else {
           actions.push(spec);
+          if (node.attribs.items) itemActions.push(spec.id);
         }
       } catch (error) {
         if (!(error instanceof MarkupError)) throw error;
@@ -185,6 +192,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
     stateKeys,
     problems,
     agentEnabled,
+    itemActions,
     hostsSessions,
   };
 }

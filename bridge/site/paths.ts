@@ -29,6 +29,14 @@ function computePage(path: string): string | null {
 
 export { manifestPath } from "../wire/names.ts";
 
+/**
+ * The path a page works at: a folder's page (`docs/index.html`, the page `/docs`) at `/docs/`,
+ * with the slash its relative URLs need (the bridge redirects `/docs` there).
+ */
+export function pageLocation(page: string, file: string): string {
+  return page !== "/" && /[\\/]index\.html?$/.test(file) ? `${page}/` : page;
+}
+
 /** The safe segments of a decoded path, or null when a segment is not allowed. */
 export function segments(path: string): string[] | null {
   if (path.includes("\0") || path.includes("\\")) return null;

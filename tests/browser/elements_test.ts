@@ -120,7 +120,7 @@ Deno.test({
         assert.equal(before.body.browser_connected, true);
         assert.deepEqual(
           before.body.actions.map((a: { id: string }) => a.id).sort(),
-          ["disconnect", "idle", "increment", "login", "rename", "save_profile", "shout"],
+          ["disconnect", "idle", "increment", "rename", "save_profile", "shout"],
         );
         const invoked = await agent.invoke("increment");
         assert.equal(invoked.status, 200, JSON.stringify(invoked.body));

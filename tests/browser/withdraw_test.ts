@@ -1,5 +1,5 @@
 /**
- * Issue 25, findings 3 and 9, in real Chromium: a prompt is withdrawn from the panel,
+ * In real Chromium: a prompt is withdrawn from the panel,
  * and the page's handler never runs, when the agent hangs up after a body of 1 KiB or 64 KiB
  * (which Deno 2.9.6's `request.signal` misses), and when the session signs out while a
  * protected action waits for the person.

@@ -23,8 +23,8 @@ import {
   within,
 } from "../mcp/helpers.ts";
 
-/** The server actions every session has before the page's (no users: no protected ones). */
-const BUILTIN = ["login", "disconnect"];
+/** The server actions every session has before the page's (no users: no login, no logout). */
+const BUILTIN = ["disconnect"];
 
 /** Two bridges (`a`, `b`) over one site sharing one Redis, all stopped on dispose. */
 interface TwoBridges extends AsyncDisposable {

@@ -251,7 +251,7 @@ for (const kind of CLIENT_KINDS) {
     const token = await bridge.openSession("/control-panel");
     await using client = await connectClient(kind, bridge.origin, token);
     const names = (await client.listTools()).map((tool) => tool.name);
-    assert.deepEqual(names, ["login", "disconnect", "aim_read_page"]);
+    assert.deepEqual(names, ["disconnect", "aim_read_page"]);
     const result = await client.callTool("search", { input: "pending" });
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error, "browser_not_connected");

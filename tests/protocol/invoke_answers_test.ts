@@ -1,5 +1,5 @@
 /**
- * What an invoke answer holds (issue 11, cheap to read): the state by default, nothing but the
+ * What an invoke answer holds: the state by default, nothing but the
  * result under `Prefer: return=minimal`, what changed in the manifest since the `If-Match`
  * version under `Prefer: return=changes`, and TOON under `Accept: text/toon`.
  */

@@ -1,5 +1,5 @@
 /**
- * State versions (issue 11, first part): every change of what a session manifest says raises
+ * State versions: every change of what a session manifest says raises
  * its `state_version`; the manifest's ETag names it, `If-None-Match` answers 304 while nothing
  * changed, and `If-Match` on an invocation refuses to act on a stale view (409 `stale_state`).
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25, finding 3: an agent that hangs up withdraws its call, whatever the size of
+ * An agent that hangs up withdraws its call, whatever the size of
  * its request's body. `POST /__aim/invoke` and MCP `tools/call` (without a progress token) wait
  * for the person to confirm a consequential action; the agent goes away; the bridge tells the
  * tab to withdraw the prompt, so that approving afterwards runs nothing, and records the call

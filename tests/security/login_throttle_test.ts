@@ -1,5 +1,5 @@
 /**
- * Issue 9, finding 8 (login): failed logins are throttled per (account, client address)
+ * Failed logins are throttled per (account, client address)
  * and per session, never per account alone, so nobody can lock another person out; the gate of
  * password checks is shared fairly, so a flood from one address leaves others their place.
  * Over real HTTP, with clients told apart by `X-Forwarded-For` behind `--trust-proxy`.

@@ -189,7 +189,7 @@ Deno.test("createJsonPatch() orders changes and adds as in the new value, then r
 });
 
 /**
- * The patch as createJsonPatch() made it before issue 25: the same operations, with the length
+ * The patch as createJsonPatch() made it before it was made linear: the same operations, with the length
  * of a replace found by encoding the node again at every level, and the commas between the
  * operations of a part counted again at every level above it. The reference of the tests that
  * the linear version gives patches no longer than these.

@@ -346,7 +346,7 @@ const KEYS = [
   "prototype",
   "toString",
   "__proto__",
-  // Secret words added for issue 9, and ordinary keys that share their letters.
+  // Secret words added later, and ordinary keys that share their letters.
   "pwd",
   "passcode",
   "pin",

@@ -47,7 +47,7 @@ Deno.test("createMergePatch() sends only what changed, and nothing it cannot say
   assert.deepEqual(createMergePatch({ a: [1, 2] }, { a: [1] }), { a: [1] });
 });
 
-/** The merge patch as createMergePatch() made it before issue 25 (comparing each level again). */
+/** The merge patch as createMergePatch() made it before it was made linear (comparing each level again). */
 function referencePatch(from: unknown, to: unknown): unknown {
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);

@@ -1,7 +1,9 @@
 /**
- * @module docs/a2a.md's examples, run as written against the demo (its pages, users and API),
+ * docs/a2a.md's examples, run as written against the demo (its pages, users and API),
  * whose page a test tab drives: the official client's script (sign in, then a consequential
  * approval that waits for the person) and the `curl` commands.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";

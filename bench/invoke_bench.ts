@@ -1,5 +1,5 @@
 /**
- * @module The invocation budget of DESIGN §8: what a round trip agent → bridge → real Chromium
+ * The invocation budget: what a round trip agent → bridge → real Chromium
  * tab → agent adds to the tab handler's own time, settling included, on loopback. It runs the
  * demo (a fresh data folder), opens its control panel in Chromium, signs in as alice through
  * `POST /__aim/invoke` `login`, then invokes `filter_requests` with "pending" and "all" in turn,
@@ -30,6 +30,8 @@
  * ```
  *
  * The last line, `summary: …`, is what `deno task bench` (bench/run.ts) lists.
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { startDemo } from "../demo/app.ts";
@@ -51,8 +53,8 @@ const CALLS = Number(flags.calls);
 if (!Number.isInteger(CALLS) || CALLS < 2) throw new Error("--calls must be a whole number ≥ 2");
 const WARMUP = Math.min(200, CALLS);
 /**
- * DESIGN §8 and issue 23: what the round trip adds to the handler's own time, ms: at rest
- * (median, p95) and back to back (median).
+ * The budget: what the round trip adds to the handler's own time, ms: at rest (median, p95)
+ * and back to back (median).
  */
 const BUDGET = { median: 1.5, p95: 4, backMedian: 3 };
 const ACTION = "filter_requests";

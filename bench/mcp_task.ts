@@ -6,7 +6,9 @@
  * a model reads them), and every step is counted in o200k_base tokens (gpt-tokenizer): each
  * `tools/list` as the JSON of its tools, each call's arguments as JSON, each result's text.
  * The server's instructions (once, in the host's system prompt) are counted apart.
- * `deno task bench:tokens` prints it; tests/mcp/tokens_test.ts holds it to its budget.
+ * The agent applies the patches with an implementation independent of aim's
+ * (tests/helpers/patches.ts). `deno task bench:tokens` prints it; tests/mcp/tokens_test.ts holds
+ * it to its budget.
  *
  * @module
  */
@@ -14,9 +16,10 @@ import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import { decode as decodeToon } from "@toon-format/toon";
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
-import { applyJsonPatch, type JsonPatchOperation } from "../bridge/wire/json_patch.ts";
+import type { JsonPatchOperation } from "../bridge/wire/json_patch.ts";
+import { applyJsonPatch } from "../tests/helpers/patches.ts";
 
-/** The budget of the demo task over MCP, in tokens (issue 23's 8× under Playwright MCP). */
+/** The budget of the demo task over MCP, in tokens (8× under Playwright MCP's). */
 export const MCP_TASK_BUDGET = 1_000;
 
 /** One step of the task: what the model read and wrote, and its tokens. */

@@ -1,5 +1,5 @@
 /**
- * Named mutants of issue 23: what an agent reads over MCP stays cheap and still says what it
+ * Named mutants of what an agent reads staying cheap: over MCP it still says what it
  * needs (changes from the version it was told, an unsettled page, a version it cannot hold); and
  * the tab's answer carries its state in one message, after the actions it changed.
  *

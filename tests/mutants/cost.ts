@@ -111,4 +111,13 @@ export const mutants: Mutant[] = [
     replace: "const message = false",
     tests: ["tests/protocol/versions_test.ts"],
   },
+  {
+    name: "minimal-answer-holds-state",
+    guarantee:
+      "An answer under Prefer: return=minimal holds no state, so the cheapest HTTP way stays within its token budget.",
+    file: "bridge/http/session_routes.ts",
+    find: 'if (wanted === "minimal" || changes) {',
+    replace: "if (changes) {",
+    tests: ["tests/protocol/http_tokens_test.ts"],
+  },
 ];

@@ -148,7 +148,8 @@ export class AimClient extends EventTarget {
   #retry: Timer;
   #attempts = 0;
   /** The last state sent (its JSON text) and the last `register` message sent. */
-  #sent = { state: "", register: "" };
+  #sentState = "";
+  #sentRegister = "";
   /** The declarations' JSON text, to tell when they change. */
   #declared = "[]";
   /** A flush is due (a frame or 100 ms after a change). */
@@ -285,7 +286,7 @@ export class AimClient extends EventTarget {
     let opened = false;
     socket.onopen = () => {
       opened = true;
-      this.#sent = { state: "", register: "" };
+      this.#sentState = this.#sentRegister = "";
       this.#send({ type: "hello", page: location.pathname });
       this.#flush(true);
     };
@@ -515,8 +516,7 @@ export class AimClient extends EventTarget {
 
   /** Reads the declarations, and sends a `register` when they differ from the last one sent. */
   #register(): void {
-    this.#queued = false;
-    this.#actionsChanged = false;
+    this.#queued = this.#actionsChanged = false;
     const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
     const text = JSON.stringify(declarations);
     if (text !== this.#declared) {
@@ -526,16 +526,16 @@ export class AimClient extends EventTarget {
       this.dispatchEvent(new Event("change"));
     }
     const message = `{"type":"register","actions":${this.#declared}}`;
-    if (message === this.#sent.register || this.#socket?.readyState !== 1) return;
-    this.#sent.register = message;
+    if (message === this.#sentRegister || this.#socket?.readyState !== 1) return;
+    this.#sentRegister = message;
     this.#send(message);
   }
 
   /** The state's JSON text when it changed since the last one sent (it then counts as sent). */
   #newState(): string | undefined {
     const state = JSON.stringify(this.snapshot());
-    if (state === this.#sent.state || this.#socket?.readyState !== 1) return;
-    return this.#sent.state = state;
+    if (state === this.#sentState || this.#socket?.readyState !== 1) return;
+    return this.#sentState = state;
   }
 
   /** The state snapshot: every `<aim-state>`, without secrets. */

@@ -24,6 +24,8 @@ import { acpRoutes } from "./acp/routes.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
 import type { A2ATasksOptions } from "./a2a/tasks.ts";
 import { McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
+import { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
+import { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
 
 export {
   type AppEnv,
@@ -36,6 +38,8 @@ export { readJson } from "./http/request.ts";
 export { MCP_PATH, McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
 export { A2A_PATH, AGENT_CARD_PATH } from "./a2a/routes.ts";
 export { READ_TOOL } from "./mcp/tools.ts";
+export { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
+export { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
 
 export {
   BridgeCore,
@@ -112,6 +116,15 @@ export interface BridgeOptions extends BridgeCoreOptions {
    * holds them all.
    */
   redis?: string | undefined;
+  /**
+   * The app to stand in front of (`aim serve --upstream URL`, docs/upstream.md): aim answers its
+   * own routes and forwards every other request to it; pages come from the app, not a folder.
+   */
+  upstream?: string | URL | undefined;
+  /** How requests are forwarded to `upstream`. */
+  proxy?: ProxyOptions | undefined;
+  /** Bounds of the public catalog read from `upstream`. */
+  upstreamCatalog?: UpstreamCatalogOptions | undefined;
 }
 
 /** Activity entries kept per session in a shared store, newest first. */
@@ -153,8 +166,12 @@ export function createBridge(options: BridgeOptions): Bridge {
   const share: SessionShare | undefined = options.redis
     ? new RedisShare({ url: options.redis, onError: options.onError, onStatus: options.onStatus })
     : options.share;
+  const proxy = options.upstream ? new UpstreamProxy(options.upstream, options.proxy) : undefined;
   const core = new BridgeCore({
     ...options,
+    ...(options.upstream
+      ? { catalog: new UpstreamCatalog(options.upstream, options.upstreamCatalog) }
+      : {}),
     share,
     onInvocation: (record) => {
       audit.record(record);
@@ -195,6 +212,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       ? (session) => share.activity(session.id, SHARED_ACTIVITY) as Promise<AuditEntry[]>
       : (session) => audit.forSession(session.id),
     instance,
+    proxy,
     protocols: [
       acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
       mcp.routes,
@@ -211,6 +229,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       // Ends the MCP clients' streams, which would otherwise hold the server open.
       void mcp.close();
       audit.close();
+      proxy?.close();
     },
   };
 }

@@ -18,7 +18,7 @@ import { NOT_SENT } from "./share.ts";
 import type { ActionSpec } from "../protocol/action_spec.ts";
 import type { InvokeResult, Manifest, Sitemap } from "../protocol/schemas.ts";
 import type { SessionMessage } from "../protocol/channel.ts";
-import { SiteCatalog } from "../site/catalog.ts";
+import { type PageCatalog, SiteCatalog } from "../site/catalog.ts";
 import { SiteRoot } from "../site/paths.ts";
 import { ActionRegistry } from "./actions.ts";
 import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./auth.ts";
@@ -37,8 +37,10 @@ export { DEFAULT_LIMITS, type InvocationRecord, type InvokeOptions, type Limits 
 
 /** Options of {@linkcode BridgeCore}. Defaults are in `limits.ts`. */
 export interface BridgeCoreOptions {
-  /** The site's folder. */
-  root: string;
+  /** The site's folder; or give `catalog`. */
+  root?: string | undefined;
+  /** Where pages are read from, in place of a folder (an app in front of which aim stands). */
+  catalog?: PageCatalog | undefined;
   /** Verifies `login`; without it every login fails. */
   users?: UserStore | undefined;
   /** Actions the embedding app runs on the server. */
@@ -119,7 +121,7 @@ export interface OpenSessionOptions {
 /** The protocol core of one bridge. */
 export class BridgeCore {
   readonly sessions: SessionStore;
-  readonly catalog: SiteCatalog;
+  readonly catalog: PageCatalog;
   readonly limits: Limits;
   readonly actions: ActionRegistry;
   readonly #invocations: Invocations;
@@ -139,7 +141,9 @@ export class BridgeCore {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.streams = new StreamSlots(options.streams);
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
-    this.catalog = new SiteCatalog(new SiteRoot(options.root));
+    if (options.catalog) this.catalog = options.catalog;
+    else if (options.root !== undefined) this.catalog = new SiteCatalog(new SiteRoot(options.root));
+    else throw new TypeError("A bridge needs a root folder or a catalog");
     this.sessions = new SessionStore({
       idleMs: options.idleMs,
       leaseMs: options.leaseMs,

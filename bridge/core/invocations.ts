@@ -9,7 +9,7 @@ import { firstIssue } from "../protocol/issue.ts";
 import { validateInput } from "../protocol/input.ts";
 import { redactSecrets } from "../protocol/markup.ts";
 import { InvokeRequest, type InvokeResult } from "../protocol/schemas.ts";
-import type { SiteCatalog } from "../site/catalog.ts";
+import type { PageCatalog } from "../site/catalog.ts";
 import type { ActionRegistry, FoundAction } from "./actions.ts";
 import type { Limits } from "./limits.ts";
 import { sessionState } from "./manifests.ts";
@@ -64,7 +64,7 @@ export interface InvokeOptions {
 /** What invocations need from the rest of the core. */
 export interface InvocationContext {
   sessions: SessionStore;
-  catalog: SiteCatalog;
+  catalog: PageCatalog;
   actions: ActionRegistry;
   limits: Limits;
   now: () => number;

@@ -6,14 +6,14 @@ import { AimError, notFound } from "../protocol/errors.ts";
 import { type ActionSpec, toManifestAction } from "../protocol/action_spec.ts";
 import { redactSecrets } from "../protocol/markup.ts";
 import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../protocol/schemas.ts";
-import type { PageInfo, SiteCatalog } from "../site/catalog.ts";
+import type { PageCatalog, PageInfo } from "../site/catalog.ts";
 import { manifestPath } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
 import type { Session } from "./sessions.ts";
 
 /** What manifests are made from. */
 export interface ManifestSources {
-  catalog: SiteCatalog;
+  catalog: PageCatalog;
   actions: ActionRegistry;
 }
 
@@ -91,7 +91,7 @@ export async function buildManifest(
 
 /** The page at `path` when it is the one `session` lives on, else null. */
 async function ownPage(
-  catalog: SiteCatalog,
+  catalog: PageCatalog,
   path: string,
   session: Session,
 ): Promise<PageInfo | null> {

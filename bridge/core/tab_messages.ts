@@ -11,7 +11,7 @@ import { fitState } from "../protocol/state_limit.ts";
 import { type SessionMessage, TabMessage } from "../protocol/channel.ts";
 import { RUN_STATUS } from "../protocol/tools.ts";
 import { CloseCode } from "../protocol/wire.ts";
-import type { SiteCatalog } from "../site/catalog.ts";
+import type { PageCatalog } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";
 import type { InvocationRecord } from "./invocations.ts";
@@ -22,7 +22,7 @@ import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
   sessions: SessionStore;
-  catalog: SiteCatalog;
+  catalog: PageCatalog;
   actions: ActionRegistry;
   limits: Limits;
   /** How long a new channel may take to say hello. @default {DEFAULTS.helloTimeoutMs} */

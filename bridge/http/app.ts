@@ -28,6 +28,8 @@ import { sessionRoutes } from "./session_routes.ts";
 import { PublicManifests, sitemapRoutes, siteRoutes } from "./site_routes.ts";
 import { tabRoutes } from "./tab_socket.ts";
 import { health } from "./health.ts";
+import { proxyRoutes, type UpstreamProxy } from "../upstream/proxy.ts";
+import { aimPaths } from "../upstream/routes.ts";
 
 export type { AppEnv, RequestLogEntry };
 export { fastReads, type FastReadsOptions } from "./fast_reads.ts";
@@ -60,6 +62,11 @@ export interface AppOptions extends OriginOptions {
   publics?: PublicManifests | undefined;
   /** Fields added to `GET /__aim/health`. */
   health?: (() => Record<string, unknown>) | undefined;
+  /**
+   * The app aim stands in front of (`aim serve --upstream`): every request that names none of
+   * aim's routes is forwarded to it, in place of the site's static files.
+   */
+  proxy?: UpstreamProxy | undefined;
 }
 
 /** Builds the hono app of a bridge. */
@@ -113,5 +120,6 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
   for (const routes of options.protocols ?? []) app.route("/", routes);
   // Last: the catch-alls, manifests then static files.
   app.route("/", siteRoutes(core, manifests, options.publics));
+  if (options.proxy) proxyRoutes(app, options.proxy, aimPaths(app.routes));
   return app;
 }

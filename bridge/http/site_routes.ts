@@ -2,7 +2,7 @@
  * @module What the site serves: the site map, every page's manifest at `<page>.json` and
  * `<page>.toon` (public ones from a cache), and the site's static files, confined to its root.
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
@@ -10,9 +10,17 @@ import { notFound } from "../protocol/errors.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
-import { readToken } from "./request.ts";
+import { readToken, type RequestToken } from "./request.ts";
+import { isAimAuthorization } from "../upstream/headers.ts";
 import { SessionManifests } from "./session_manifests.ts";
 import { bodyResponse, encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
+
+/** The aim token of a request's `Authorization` header, when it holds one. */
+function aimBearer(c: Context<AppEnv>): RequestToken | undefined {
+  const header = c.req.header("Authorization");
+  if (header === undefined || !isAimAuthorization(header)) return undefined;
+  return { token: header.replace(/^Bearer[ \t]+/i, "").trim(), via: "bearer" };
+}
 
 /** The site map's routes. */
 export function sitemapRoutes(core: BridgeCore): Hono<AppEnv> {
@@ -64,13 +72,17 @@ export function siteRoutes(
     const page = decoded === null
       ? null
       : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
-    const token = readToken(c);
+    // In front of an app, `/x.json` is often the app's own (its scripts fetch it with the
+    // person's cookies): only an aim token in `Authorization` makes it a session manifest there.
+    const token = core.catalog.root || format === "toon" ? readToken(c) : aimBearer(c);
     // With a token, a page whose actions only its tab registers has a (session) manifest too.
     const info = page
       ? await core.catalog.agentPage(page) ?? (token ? await core.catalog.sessionPage(page) : null)
       : null;
     if (!info) {
-      if (await core.catalog.root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
+      const root = core.catalog.root;
+      // In front of an app (no root), a path that is no page's manifest is the app's to answer.
+      if (!root || await root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
         return next();
       }
       throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
@@ -88,8 +100,10 @@ export function siteRoutes(
   });
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const root = core.catalog.root;
+    if (!root) return next();
     const decoded = decodePath(c.req.path);
-    const file = decoded === null ? null : await core.catalog.root.file(decoded);
+    const file = decoded === null ? null : await root.file(decoded);
     if (!file) throw notFound(`Nothing is served at ${c.req.path}.`);
     return serveStatic({ root: "/", path: file })(c, next);
   });

@@ -36,6 +36,8 @@ export const ERROR_CODES = [
   "server_error",
   "store_unavailable",
   "tab_timeout",
+  "bad_gateway",
+  "gateway_timeout",
 ] as const;
 
 /** One of {@linkcode ERROR_CODES}. */

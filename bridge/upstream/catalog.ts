@@ -33,6 +33,9 @@ export const CATALOG_DEFAULTS = {
   freshMs: 30_000,
 } as const;
 
+/** The `User-Agent` of the catalog's anonymous reads, for the app's logs. */
+export const CATALOG_AGENT = "aim-public-catalog";
+
 interface Scan {
   info: PageInfo;
   at: number;
@@ -133,7 +136,7 @@ export class UpstreamCatalog implements PageCatalog {
    */
   async #scan(page: string, cached: Scan | undefined): Promise<PageInfo> {
     const url = this.#url(page);
-    const headers: Record<string, string> = { accept: "text/html" };
+    const headers: Record<string, string> = { accept: "text/html", "user-agent": CATALOG_AGENT };
     if (cached?.etag) headers["if-none-match"] = cached.etag;
     if (cached?.modified) headers["if-modified-since"] = cached.modified;
     let info = emptyPage(page, url.href);
@@ -215,6 +218,7 @@ export class UpstreamCatalog implements PageCatalog {
     let paths: string[] = [];
     try {
       const answer = await this.#fetch(this.#url("/sitemap.xml"), {
+        headers: { "user-agent": CATALOG_AGENT },
         redirect: "manual",
         signal: AbortSignal.timeout(this.#options.timeoutMs),
         client: this.#client,

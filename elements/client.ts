@@ -241,8 +241,30 @@ export class AimClient extends EventTarget {
     addEventListener("pagehide", () => this.#close());
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
+    this.#followHistory();
     // Agents in the browser (WebMCP) get the same actions; without the API nothing loads.
     if ("modelContext" in document) import("./webmcp.ts").then((m) => m.startWebMcp(this));
+  }
+
+  /**
+   * A single-page app moves between pages with the History API, without loading one: the
+   * session follows the tab (`navigate`), with no reconnect.
+   */
+  #followHistory(): void {
+    const moved = () => {
+      if (location.pathname === this.page) return;
+      this.page = location.pathname;
+      this.#send({ type: "navigate", page: this.page });
+      this.dispatchEvent(new Event("change"));
+    };
+    for (const name of ["pushState", "replaceState"] as const) {
+      const original = history[name];
+      history[name] = function (this: History, ...args: Parameters<History["pushState"]>) {
+        original.apply(this, args);
+        moved();
+      };
+    }
+    addEventListener("popstate", moved);
   }
 
   /**
@@ -355,7 +377,8 @@ export class AimClient extends EventTarget {
     socket.onopen = () => {
       opened = true;
       this.#sent = ["", ""];
-      this.#send({ type: "hello", page: location.pathname });
+      this.page = location.pathname;
+      this.#send({ type: "hello", page: this.page });
       this.#flush(true);
     };
     socket.onmessage = (e) => this.#receive(JSON.parse(e.data));

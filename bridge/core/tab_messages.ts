@@ -108,6 +108,8 @@ export class TabMessages {
     this.#ctx = ctx;
     this.#handlers = {
       hello: (message, h) => this.#hello(message.page, h),
+      // After the tab's earlier registrations, like hello's own check of the page.
+      navigate: (message, h) => h.then(() => this.#navigate(message.page, h)),
       heartbeat: (_message, h) => h.session.tab.heartbeat(h.tab),
       // After the catalog is read, in order: a later registration never lands first.
       register: (message, h) => h.then(() => this.#register(h.session, h.tab, message.actions)),
@@ -223,6 +225,23 @@ export class TabMessages {
       tab.page = info.page;
       if (!session.ended) session.tab.attach(tab);
     });
+  }
+
+  /**
+   * Moves the tab, and the session when this tab holds it, to another page of the site without a
+   * reconnect (a History API navigation). A page that hosts no session here leaves both where
+   * they were: the agent keeps reading the last page the session was on.
+   */
+  async #navigate(rawPage: string, { session, tab, close }: Handling): Promise<void> {
+    const page = normalizePage(rawPage);
+    if (!page) return close(CloseCode.Malformed, "navigate.page is not a valid page path");
+    const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
+    if (!info || session.ended) return;
+    tab.page = info.page;
+    if (session.tab.holder === tab && session.page !== info.page) {
+      session.page = info.page;
+      session.changed();
+    }
   }
 
   /**

@@ -17,6 +17,15 @@ export const HelloMessage = z.strictObject({
   page: z.string().min(1).max(2048).startsWith("/"),
 });
 
+/**
+ * The tab moved to another page of the app without loading one (a single-page app's History
+ * API navigation): the session follows it, with no reconnect and no lease wait.
+ */
+export const NavigateMessage = z.strictObject({
+  type: z.literal("navigate"),
+  page: z.string().min(1).max(2048).startsWith("/"),
+});
+
 /** Renews the lease (and the session); send every `leaseMs / 3`. */
 export const HeartbeatMessage = z.strictObject({ type: z.literal("heartbeat") });
 
@@ -91,6 +100,7 @@ export const RunMessage = z.strictObject({
 /** Everything a tab may send. */
 export const TabMessage = z.discriminatedUnion("type", [
   HelloMessage,
+  NavigateMessage,
   HeartbeatMessage,
   RegisterMessage,
   StateMessage,

@@ -170,8 +170,10 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     throw new CliError("give either ROOT, --demo or --upstream", Exit.Usage);
   }
   const upstreamTimeout = values["upstream-timeout"];
-  if (upstreamTimeout !== undefined && !(/^\d+(\.\d+)?$/.test(upstreamTimeout) &&
-    Number(upstreamTimeout) > 0)) {
+  if (
+    upstreamTimeout !== undefined && !(/^\d+(\.\d+)?$/.test(upstreamTimeout) &&
+      Number(upstreamTimeout) > 0)
+  ) {
     throw new CliError(
       `--upstream-timeout must be a positive number of seconds, got "${upstreamTimeout}"`,
       Exit.Usage,

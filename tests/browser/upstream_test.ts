@@ -10,7 +10,14 @@ import type { ServedBridge } from "../../bridge/mod.ts";
 import type { TestBridge } from "../helpers/bridge.ts";
 import { NO_PHP, startPhp } from "../helpers/php.ts";
 import { startAim } from "../helpers/upstream.ts";
-import { Agent, clickPanelButton, launchBrowser, NO_CHROMIUM, panelToken, recordChannel } from "./harness.ts";
+import {
+  Agent,
+  clickPanelButton,
+  launchBrowser,
+  NO_CHROMIUM,
+  panelToken,
+  recordChannel,
+} from "./harness.ts";
 
 /** What the harness's agent needs of a bridge: `fetch` and `invoke` on aim's origin. */
 function agentOf(aim: ServedBridge, token: string): Agent {
@@ -30,7 +37,8 @@ function agentOf(aim: ServedBridge, token: string): Agent {
 const ignore = NO_CHROMIUM || NO_PHP;
 
 Deno.test({
-  name: "a PHP app's person signs in to it in the tab, and an agent edits a note through its CSRF-protected form and named Save button",
+  name:
+    "a PHP app's person signs in to it in the tab, and an agent edits a note through its CSRF-protected form and named Save button",
   ignore,
   async fn() {
     await using php = await startPhp();
@@ -74,7 +82,9 @@ Deno.test({
     assert.equal(opened.body.result.navigating_to, `${aim.url}/edit.php?id=1`);
     await agent.manifestWhen(
       "/edit.php.json",
-      (m) => m.state.note?.title === "Groceries" && m.actions.some((a: { id: string }) => a.id === "save_note"),
+      (m) =>
+        m.state.note?.title === "Groceries" &&
+        m.actions.some((a: { id: string }) => a.id === "save_note"),
       15_000,
     );
 
@@ -105,7 +115,8 @@ Deno.test({
 });
 
 Deno.test({
-  name: "a single-page app's History API navigation moves the session to the new page without a reconnect",
+  name:
+    "a single-page app's History API navigation moves the session to the new page without a reconnect",
   ignore,
   async fn() {
     await using php = await startPhp();
@@ -131,7 +142,9 @@ Deno.test({
     );
     assert.ok(item.body.browser_connected);
     assert.deepEqual(
-      item.body.actions.map((a: { id: string }) => a.id).filter((id: string) => !["login", "logout", "disconnect"].includes(id)),
+      item.body.actions.map((a: { id: string }) => a.id).filter((id: string) =>
+        !["login", "logout", "disconnect"].includes(id)
+      ),
       ["rename_item", "back_to_shelf"],
     );
     const old = await agent.manifest("/spa.json");

@@ -9,7 +9,10 @@ import { fileURLToPath } from "node:url";
 const APP = fileURLToPath(new URL("../apps/php/", import.meta.url));
 
 /** Whether `php` can be run here. */
-export const NO_PHP: boolean = await new Deno.Command("php", { args: ["--version"], stdout: "null" })
+export const NO_PHP: boolean = await new Deno.Command("php", {
+  args: ["--version"],
+  stdout: "null",
+})
   .output().then((out) => !out.success, () => true);
 
 /** The PHP app, listening. */

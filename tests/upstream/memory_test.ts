@@ -17,7 +17,8 @@ async function peakRss(pid: number): Promise<number> {
 }
 
 Deno.test({
-  name: "an upload of 100 MB through aim --upstream grows aim's peak memory by less than 80 MB (a buffered upload needs 100)",
+  name:
+    "an upload of 100 MB through aim --upstream grows aim's peak memory by less than 80 MB (a buffered upload needs 100)",
   ignore: Deno.build.os !== "linux",
   async fn() {
     let received = 0;

@@ -14,7 +14,12 @@ function echoApp() {
     const url = new URL(request.url);
     const headers = Object.fromEntries(request.headers);
     const body = request.body ? await request.text() : "";
-    return Response.json({ path: url.pathname + url.search, method: request.method, headers, body });
+    return Response.json({
+      path: url.pathname + url.search,
+      method: request.method,
+      headers,
+      body,
+    });
   });
 }
 
@@ -85,7 +90,12 @@ Deno.test("a client's X-Forwarded-For is replaced, not trusted, unless aim trust
 Deno.test("hop-by-hop headers are dropped both ways, those named in Connection included", async () => {
   await using app = startApp((request) =>
     Response.json(Object.fromEntries(request.headers), {
-      headers: { "Connection": "x-app-hop", "X-App-Hop": "1", "Keep-Alive": "timeout=5", "X-End": "kept" },
+      headers: {
+        "Connection": "x-app-hop",
+        "X-App-Hop": "1",
+        "Keep-Alive": "timeout=5",
+        "X-End": "kept",
+      },
     })
   );
   await using aim = startAim(app.url);
@@ -388,7 +398,9 @@ Deno.test("the Host check holds in front of an app: a foreign Host is refused an
   await using aim = startAim(app.url);
   const conn = await Deno.connect({ hostname: "127.0.0.1", port: aim.port });
   await conn.write(
-    new TextEncoder().encode("GET /page HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n"),
+    new TextEncoder().encode(
+      "GET /page HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+    ),
   );
   const text = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
   assert.match(text, /^HTTP\/1\.1 403/);

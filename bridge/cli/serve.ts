@@ -45,7 +45,7 @@ Options:
   --upstream URL       the app to stand in front of (http:// or https://), in place of ROOT
   --upstream-host      send the app its own host name in Host, not the browser's
   --no-forwarded       set no X-Forwarded-For/-Proto/-Host on requests to the app
-  --upstream-timeout S  seconds the app may take to answer with its headers (default 30)
+  --upstream-timeout S seconds the app may take to answer with its headers (default 30)
   --demo               run the demo app that ships with aim (its pages, users, API and
                        data in --data, default .aim-demo-data) instead of serving ROOT
   --max-streams N      event streams and long polls open at once in all (default 1024, at

@@ -94,16 +94,20 @@ export class UpstreamProxy implements Disposable {
     }
     const headers = this.#headers(c);
     const timer = new AbortController();
-    const timeout = setTimeout(() => timer.abort(), this.#timeoutMs);
+    let timeout: ReturnType<typeof setTimeout> | undefined;
+    // The app's time to answer counts once it has the whole request: an upload takes its time.
+    const arm = () => void (timeout = setTimeout(() => timer.abort(), this.#timeoutMs));
     // A client that hangs up withdraws the request from the app too.
     const signal = AbortSignal.any([timer.signal, request.signal]);
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
+    const body = hasBody ? request.body!.pipeThrough(new TransformStream({ flush: arm })) : null;
+    if (!hasBody) arm();
     let answer: Response;
     try {
       answer = await fetch(this.target(url), {
         method: request.method,
         headers,
-        body: hasBody ? request.body : null,
+        body,
         redirect: "manual",
         signal,
         client: this.#client,

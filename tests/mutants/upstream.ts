@@ -99,8 +99,9 @@ export const mutants: Mutant[] = [
     name: "upstream-upload-buffered",
     guarantee: "An upload streams to the app as it arrives; aim never holds the whole body.",
     file: "bridge/upstream/proxy.ts",
-    find: `        body: hasBody ? request.body : null,`,
-    replace: `        body: hasBody ? await request.arrayBuffer() : null,`,
+    find:
+      `    const body = hasBody ? request.body!.pipeThrough(new TransformStream({ flush: arm })) : null;`,
+    replace: `    const body = hasBody ? await request.arrayBuffer() : null;\n    arm();`,
     tests: [...PROXY, "tests/upstream/memory_test.ts"],
   },
   {

@@ -174,6 +174,7 @@ Deno.test("a path that names one of aim's routes never reaches the app, whatever
     "/__aim",
     "//__aim/session",
     "/%5F%5Faim/session",
+    "/%2F__aim/session",
     "/x/../__aim/session",
     "/sitemap.json",
     "/sitemap.toon",

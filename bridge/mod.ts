@@ -26,6 +26,8 @@ import type { A2ATasksOptions } from "./a2a/tasks.ts";
 import { McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
 import { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
 import { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
+import { proxyFirst } from "./upstream/first.ts";
+import { type AimPaths, aimPaths } from "./upstream/routes.ts";
 
 export {
   type AppEnv,
@@ -219,10 +221,20 @@ export function createBridge(options: BridgeOptions): Bridge {
       a2aRoutes(core, { tasks: options.a2aTasks }),
     ],
   });
+  // In front of an app, the app's requests skip the router (bridge/upstream/first.ts).
+  let paths: AimPaths | undefined;
+  const first = proxy
+    ? proxyFirst(proxy, () => paths ??= aimPaths(app.routes), {
+      ...origins,
+      log: options.log,
+      onError: options.onError,
+    })
+    : undefined;
   return {
     core,
     audit,
-    fetch: (request, info) => fast(request) ?? app.fetch(request, { info }),
+    fetch: (request, info) =>
+      first?.(request, info) ?? fast(request) ?? app.fetch(request, { info }),
     routes: app.routes.map(({ method, path }) => ({ method, path })),
     close: () => {
       core.close();

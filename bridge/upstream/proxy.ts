@@ -11,7 +11,13 @@ import type { AppEnv } from "../http/env.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, isAimPath } from "./routes.ts";
 
-/** Options of {@linkcode proxyRoutes}. */
+/** Who sent a request: the origin it was sent to (as the client sees aim), and its address. */
+export interface RequestFrom {
+  origin: string;
+  client: string;
+}
+
+/** Options of {@linkcode UpstreamProxy}. */
 export interface ProxyOptions {
   /** Keep the client's `Host` when asking the app (apps build absolute URLs from it). @default true */
   preserveHost?: boolean | undefined;
@@ -75,30 +81,41 @@ export class UpstreamProxy implements Disposable {
     return target;
   }
 
-  #headers(c: Context<AppEnv>): Headers {
-    return upstreamRequestHeaders(c.req.raw.headers, {
-      client: c.get("client"),
-      origin: c.get("origin"),
+  #headers(request: Request, from: RequestFrom): Headers {
+    return upstreamRequestHeaders(request.headers, {
+      client: from.client,
+      origin: from.origin,
       preserveHost: this.#options.preserveHost ?? true,
       forwarded: this.#options.forwarded ?? true,
       trustForwarded: this.#options.trustForwarded ?? false,
     });
   }
 
+  /** Forwards one request (of a hono route) to the app and streams its answer back. */
+  forward(c: Context<AppEnv>): Promise<Response> {
+    return this.forwardRequest(c.req.raw, { origin: c.get("origin"), client: c.get("client") });
+  }
+
   /** Forwards one request to the app and streams its answer back. */
-  async forward(c: Context<AppEnv>): Promise<Response> {
-    const request = c.req.raw;
+  async forwardRequest(request: Request, from: RequestFrom): Promise<Response> {
     const url = new URL(request.url);
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
-      return await this.#websocket(c, url);
+      return await this.#websocket(request, from, url);
     }
-    const headers = this.#headers(c);
-    const timer = new AbortController();
+    const headers = this.#headers(request, from);
+    // One controller: the timeout, or a client that hangs up, withdraws the request from the app.
+    const controller = new AbortController();
+    const signal = controller.signal;
+    let timedOut = false;
     let timeout: ReturnType<typeof setTimeout> | undefined;
     // The app's time to answer counts once it has the whole request: an upload takes its time.
-    const arm = () => void (timeout = setTimeout(() => timer.abort(), this.#timeoutMs));
-    // A client that hangs up withdraws the request from the app too.
-    const signal = AbortSignal.any([timer.signal, request.signal]);
+    const arm = () =>
+      void (timeout = setTimeout(() => {
+        timedOut = true;
+        controller.abort();
+      }, this.#timeoutMs));
+    const hangUp = () => controller.abort();
+    request.signal.addEventListener("abort", hangUp, { once: true });
     const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
     const body = hasBody ? request.body!.pipeThrough(new TransformStream({ flush: arm })) : null;
     if (!hasBody) arm();
@@ -114,7 +131,8 @@ export class UpstreamProxy implements Disposable {
         ...(hasBody ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (error) {
-      throw timer.signal.aborted
+      request.signal.removeEventListener("abort", hangUp);
+      throw timedOut
         ? gatewayTimeout(this.#timeoutMs)
         : Object.assign(badGateway(), { cause: error });
     } finally {
@@ -126,7 +144,7 @@ export class UpstreamProxy implements Disposable {
     if (location && !(this.#options.preserveHost ?? true)) {
       // The app named itself: the client goes on through aim.
       if (location.startsWith(this.upstream.origin)) {
-        location = c.get("origin") + location.slice(this.upstream.origin.length);
+        location = from.origin + location.slice(this.upstream.origin.length);
         out.set("location", location);
       }
     }
@@ -139,9 +157,8 @@ export class UpstreamProxy implements Disposable {
   }
 
   /** Pipes a WebSocket between the client and the app, once the app accepted it. */
-  async #websocket(c: Context<AppEnv>, url: URL): Promise<Response> {
-    const request = c.req.raw;
-    const headers = this.#headers(c);
+  async #websocket(request: Request, from: RequestFrom, url: URL): Promise<Response> {
+    const headers = this.#headers(request, from);
     for (const name of [...headers.keys()]) {
       if (name.startsWith("sec-websocket-")) headers.delete(name);
     }

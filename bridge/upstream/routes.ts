@@ -5,10 +5,13 @@
  * @module
  */
 import { decodePath } from "../site/paths.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
 
 /** The matchers of aim's routes. */
 export interface AimPaths {
   readonly patterns: readonly RegExp[];
+  /** The verdicts on the paths seen most, so that a page's path is matched once. */
+  readonly verdicts: BoundedMap<string, boolean>;
 }
 
 function escape(text: string): string {
@@ -30,11 +33,13 @@ export function aimPaths(routes: readonly { path: string }[]): AimPaths {
     ).join("/");
     patterns.push(new RegExp(`^${source}/?$`, "i"));
   }
-  return { patterns };
+  return { patterns, verdicts: new BoundedMap(1024) };
 }
 
 /** The spellings of `raw` a server may read as the same path: as sent, and decoded and resolved. */
 function spellings(raw: string): string[] {
+  // Nothing to decode or resolve: the one spelling.
+  if (!/[%\\]|\/\/|\/\./.test(raw)) return [raw];
   const out = [raw];
   const decoded = decodePath(raw) ?? raw;
   // Doubled slashes and dot segments resolved as a URL parser would.
@@ -46,8 +51,10 @@ function spellings(raw: string): string[] {
 
 /** Whether a request path names one of aim's routes, in any of its spellings. */
 export function isAimPath(paths: AimPaths, raw: string): boolean {
-  for (const path of spellings(raw)) {
-    if (paths.patterns.some((pattern) => pattern.test(path))) return true;
-  }
-  return false;
+  return paths.verdicts.getOrSet(raw, () => {
+    for (const path of spellings(raw)) {
+      if (paths.patterns.some((pattern) => pattern.test(path))) return true;
+    }
+    return false;
+  });
 }

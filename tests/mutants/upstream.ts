@@ -108,7 +108,7 @@ export const mutants: Mutant[] = [
     name: "upstream-timeout-as-502",
     guarantee: "An app slower than the timeout gets the client 504 gateway_timeout, not 502.",
     file: "bridge/upstream/proxy.ts",
-    find: `      throw timer.signal.aborted\n`,
+    find: `      throw timedOut\n`,
     replace: `      throw false\n`,
     tests: PROXY,
   },

@@ -80,6 +80,9 @@ Deno.test({
     const opened = await agent.invoke("open_note", { id: "1" });
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
     assert.equal(opened.body.result.navigating_to, `${aim.url}/edit.php?id=1`);
+    // Answered once the next page holds the session, with that page's state.
+    assert.equal(opened.body.result.page, "/edit.php");
+    assert.deepEqual(opened.body.state.note, { id: "1", title: "Groceries" });
     await agent.manifestWhen(
       "/edit.php.json",
       (m) =>
@@ -94,6 +97,8 @@ Deno.test({
     const saved = await saving;
     assert.equal(saved.status, 200, JSON.stringify(saved.body));
     assert.equal(saved.body.result.submitter, "#save");
+    assert.equal(saved.body.result.page, "/notes.php");
+    assert.equal(saved.body.state.notes[0].title, "Groceries for Sunday");
     const after = await agent.manifestWhen(
       "/notes.php.json",
       (m) => m.state.notes?.[0]?.title === "Groceries for Sunday",

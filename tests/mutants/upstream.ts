@@ -170,4 +170,13 @@ export const mutants: Mutant[] = [
     replace: `    form.requestSubmit();`,
     tests: BROWSER,
   },
+  {
+    name: "navigation-answered-early",
+    guarantee:
+      "An action whose submit loads a new page answers once that page holds the session and reported its state, saying which page it is.",
+    file: "bridge/core/tab.ts",
+    find: `      if (arrival.from !== tab) arrival.resolve(true);`,
+    replace: ``,
+    tests: BROWSER,
+  },
 ];

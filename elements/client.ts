@@ -171,6 +171,11 @@ function tag(token: string): string {
   return (hash >>> 0).toString(36);
 }
 
+/** The page this tab shows: its path and its query (the bridge keeps the declared parameters). */
+function here(): string {
+  return location.pathname + location.search;
+}
+
 /** What the panel says when the bridge ends the session, by reason. */
 const ENDED: Record<string, string> = {
   disconnected: "Disconnected: the token no longer works.",
@@ -193,6 +198,7 @@ export class AimClient extends EventTarget {
   /** A sentence about the status, for people; a countdown to `until` may follow it. */
   detail = "";
   token = "";
+  /** The page as the bridge names it (its manifest is at `manifestPath(page)`). */
   page = location.pathname;
   /** When the next reconnect is tried (disconnected); 0 when none is due. */
   until = 0;
@@ -251,11 +257,11 @@ export class AimClient extends EventTarget {
    * session follows the tab (`navigate`), with no reconnect.
    */
   #followHistory(): void {
+    let at = here();
     const moved = () => {
-      if (location.pathname === this.page) return;
-      this.page = location.pathname;
-      this.#send({ type: "navigate", page: this.page });
-      this.dispatchEvent(new Event("change"));
+      if (here() === at) return;
+      at = here();
+      this.#send({ type: "navigate", page: at });
     };
     for (const name of ["pushState", "replaceState"] as const) {
       const original = history[name];
@@ -343,7 +349,7 @@ export class AimClient extends EventTarget {
       const mine = stored();
       const res = await post(
         "/__aim/session",
-        { page: location.pathname, ...(mine ? { resume: mine.credential } : {}) },
+        { page: here(), ...(mine ? { resume: mine.credential } : {}) },
         mine?.token,
       ).catch(() => null);
       if (!res) return this.#backoff(() => this.#open());
@@ -377,8 +383,7 @@ export class AimClient extends EventTarget {
     socket.onopen = () => {
       opened = true;
       this.#sent = ["", ""];
-      this.page = location.pathname;
-      this.#send({ type: "hello", page: this.page });
+      this.#send({ type: "hello", page: here() });
       this.#flush(true);
     };
     socket.onmessage = (e) => this.#receive(JSON.parse(e.data));
@@ -426,6 +431,11 @@ export class AimClient extends EventTarget {
           // The holder's heartbeats push its expiry on for as long as it lives: no countdown.
           this.#set("waiting", "Another tab has this session; this one takes over when it closes.");
         }
+        return;
+      case "page":
+        // Where this tab is now, as the bridge names it: the panel shows that page's manifest.
+        this.page = message.page;
+        this.dispatchEvent(new Event("change"));
         return;
       case "registered":
         for (const { id, reason } of message.rejected) warn(`"${id}" was rejected: ${reason}`);

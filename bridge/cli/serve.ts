@@ -43,6 +43,8 @@ Options:
   --audit-days N       days the audit log keeps an entry (default 90)
   --users FILE         JSON list of {"username", "passwordHash", "name"?} for login
   --upstream URL       the app to stand in front of (http:// or https://), in place of ROOT
+  --page-query NAME    a query parameter that is part of a page's identity, e.g. id for
+                       /edit.php?id=1 (repeatable; docs/upstream.md)
   --upstream-host      send the app its own host name in Host, not the browser's
   --no-forwarded       set no X-Forwarded-For/-Proto/-Host on requests to the app
   --upstream-timeout S seconds the app may take to answer with its headers (default 30)
@@ -146,6 +148,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     demo: { type: "boolean" },
     upstream: { type: "string" },
     "upstream-host": { type: "boolean" },
+    "page-query": { type: "string", multiple: true },
     "no-forwarded": { type: "boolean" },
     "upstream-timeout": { type: "string" },
     "log-format": { type: "string" },
@@ -168,6 +171,12 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const upstream = values.upstream === undefined ? undefined : upstreamUrl(values.upstream);
   if (upstream && (values.demo || positionals.length)) {
     throw new CliError("give either ROOT, --demo or --upstream", Exit.Usage);
+  }
+  const pageQuery = values["page-query"] ?? [];
+  for (const name of pageQuery) {
+    if (!/^[A-Za-z0-9_.\-\[\]]{1,64}$/.test(name)) {
+      throw new CliError(`--page-query must be a parameter name, got "${name}"`, Exit.Usage);
+    }
   }
   const upstreamTimeout = values["upstream-timeout"];
   if (
@@ -291,6 +300,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
             },
           }
           : { root }),
+        ...(pageQuery.length ? { pageQuery } : {}),
         users,
         audit,
       });

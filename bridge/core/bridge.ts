@@ -20,6 +20,7 @@ import type { InvokeResult, Manifest, Sitemap } from "../protocol/schemas.ts";
 import type { SessionMessage } from "../protocol/channel.ts";
 import { type PageCatalog, SiteCatalog } from "../site/catalog.ts";
 import { SiteRoot } from "../site/paths.ts";
+import { pageIdentity } from "../site/page_identity.ts";
 import { ActionRegistry } from "./actions.ts";
 import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./auth.ts";
 import { type InvocationRecord, Invocations, type InvokeOptions } from "./invocations.ts";
@@ -41,6 +42,11 @@ export interface BridgeCoreOptions {
   root?: string | undefined;
   /** Where pages are read from, in place of a folder (an app in front of which aim stands). */
   catalog?: PageCatalog | undefined;
+  /**
+   * Query parameters that are part of a page's identity (`["id"]`: `/edit.php?id=1` and
+   * `/edit.php?id=2` are two pages). @default []
+   */
+  pageQuery?: readonly string[] | undefined;
   /** Verifies `login`; without it every login fails. */
   users?: UserStore | undefined;
   /** Actions the embedding app runs on the server. */
@@ -122,6 +128,8 @@ export interface OpenSessionOptions {
 export class BridgeCore {
   readonly sessions: SessionStore;
   readonly catalog: PageCatalog;
+  /** Query parameters that are part of a page's identity. */
+  readonly pageQuery: readonly string[];
   readonly limits: Limits;
   readonly actions: ActionRegistry;
   readonly #invocations: Invocations;
@@ -141,6 +149,7 @@ export class BridgeCore {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.streams = new StreamSlots(options.streams);
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
+    this.pageQuery = options.pageQuery ?? [];
     if (options.catalog) this.catalog = options.catalog;
     else if (options.root !== undefined) this.catalog = new SiteCatalog(new SiteRoot(options.root));
     else throw new TypeError("A bridge needs a root folder or a catalog");
@@ -189,6 +198,7 @@ export class BridgeCore {
     });
     this.#tabs = new TabMessages({
       ...parts,
+      pageOf: (raw) => this.pageOf(raw),
       helloTimeoutMs: options.helloTimeoutMs ?? DEFAULTS.helloTimeoutMs,
       onError: options.onError,
       onInvocation: options.onInvocation,
@@ -227,6 +237,11 @@ export class BridgeCore {
   /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
   drain(timeoutMs: number): Promise<void> {
     return this.#invocations.drain(timeoutMs);
+  }
+
+  /** The page identity of a path a tab or a request names (with its query); null if none. */
+  pageOf(raw: string): string | null {
+    return pageIdentity(raw, this.pageQuery);
   }
 
   /** Whether `id` is a server action's id, which a page may not reuse. */

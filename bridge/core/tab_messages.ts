@@ -24,6 +24,8 @@ export interface TabMessageContext {
   sessions: SessionStore;
   catalog: PageCatalog;
   actions: ActionRegistry;
+  /** The page identity of a path a tab names. @default normalizePage */
+  pageOf?: (raw: string) => string | null;
   limits: Limits;
   /** How long a new channel may take to say hello. @default {DEFAULTS.helloTimeoutMs} */
   helloTimeoutMs?: number;
@@ -213,7 +215,7 @@ export class TabMessages {
     if (state.hello) return close(CloseCode.Malformed, "hello was already sent");
     if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
     clearTimeout(tab.helloTimer);
-    const page = normalizePage(rawPage);
+    const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
     if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
     state.hello = true;
     tab.page = page;
@@ -223,6 +225,7 @@ export class TabMessages {
       const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
       if (!info) return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
       tab.page = info.page;
+      tab.port.send({ type: "page", page: info.page });
       if (!session.ended) session.tab.attach(tab);
     });
   }
@@ -233,11 +236,12 @@ export class TabMessages {
    * they were: the agent keeps reading the last page the session was on.
    */
   async #navigate(rawPage: string, { session, tab, close }: Handling): Promise<void> {
-    const page = normalizePage(rawPage);
+    const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
     if (!page) return close(CloseCode.Malformed, "navigate.page is not a valid page path");
     const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
     if (!info || session.ended) return;
     tab.page = info.page;
+    tab.port.send({ type: "page", page: info.page });
     if (session.tab.holder === tab && session.page !== info.page) {
       session.page = info.page;
       session.changed();

@@ -69,9 +69,14 @@ export function siteRoutes(
     if (!match) return next();
     const format = match[2] as "json" | "toon";
     const decoded = decodePath(match[1]!);
-    const page = decoded === null
+    const path = decoded === null
       ? null
       : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
+    // Declared query parameters name one page among several at one path.
+    const query = c.req.url.indexOf("?");
+    const page = path && core.pageQuery.length && query >= 0
+      ? core.pageOf(path + c.req.url.slice(query))
+      : path;
     // In front of an app, `/x.json` is often the app's own (its scripts fetch it with the
     // person's cookies): only an aim token in `Authorization` makes it a session manifest there.
     const token = core.catalog.root || format === "toon" ? readToken(c) : aimBearer(c);

@@ -202,6 +202,15 @@ export const EndedMessage = z.strictObject({
   reason: EndReason,
 });
 
+/**
+ * The page a `hello` or `navigate` put this tab on, as the bridge names it (normalized, with only
+ * the query parameters that are part of a page's identity): where its manifest is.
+ */
+export const PageMessage = z.strictObject({
+  type: z.literal("page"),
+  page: z.string(),
+});
+
 /** Everything the bridge may send. */
 export const BridgeMessage = z.discriminatedUnion("type", [
   LeaseMessage,
@@ -212,5 +221,6 @@ export const BridgeMessage = z.discriminatedUnion("type", [
   CancelMessage,
   ActivityMessage,
   EndedMessage,
+  PageMessage,
 ]);
 export type BridgeMessage = z.infer<typeof BridgeMessage>;

@@ -7,6 +7,7 @@
  */
 import { type PageCatalog, type PageInfo, scanPage } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
+import { splitPage } from "../site/page_identity.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 
 /** Options of {@linkcode UpstreamCatalog}. */
@@ -81,6 +82,13 @@ async function readBounded(body: ReadableStream<Uint8Array>, max: number): Promi
     at += part.length;
   }
   return new TextDecoder().decode(all);
+}
+
+/** A page identity (a path, with declared query parameters or not), normalized; null if none. */
+function identity(page: string): string | null {
+  const [path, query] = splitPage(page);
+  const normal = normalizePage(path);
+  return normal && query ? `${normal}?${query}` : normal;
 }
 
 /** The paths of a `sitemap.xml`'s `<loc>` entries on `origin`, at most `max`. */
@@ -176,7 +184,7 @@ export class UpstreamCatalog implements PageCatalog {
 
   /** The page at `path` as an anonymous visitor gets it; a fresh scan is reused. */
   async page(path: string): Promise<PageInfo | null> {
-    const page = normalizePage(path);
+    const page = identity(path);
     if (!page) return null;
     const cached = this.#scans.get(page);
     if (cached && this.#now() - cached.at < this.#options.freshMs) return cached.info;
@@ -194,7 +202,7 @@ export class UpstreamCatalog implements PageCatalog {
    * manifest. No fetch: what the public scan knows is used when it is there.
    */
   sessionPage(path: string): Promise<PageInfo | null> {
-    const page = normalizePage(path);
+    const page = identity(path);
     if (!page) return Promise.resolve(null);
     this.#visited.delete(page);
     this.#visited.set(page, true);

@@ -42,7 +42,8 @@ Deno.test({
   ignore,
   async fn() {
     await using php = await startPhp();
-    await using aim = startAim(php.url);
+    // Notes differ by ?id=: each note is a page of its own.
+    await using aim = startAim(php.url, { pageQuery: ["id"] });
     await using browser = await launchBrowser();
     await using context = await browser.context();
     const page = await context.newPage();
@@ -81,10 +82,10 @@ Deno.test({
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
     assert.equal(opened.body.result.navigating_to, `${aim.url}/edit.php?id=1`);
     // Answered once the next page holds the session, with that page's state.
-    assert.equal(opened.body.result.page, "/edit.php");
+    assert.equal(opened.body.result.page, "/edit.php?id=1");
     assert.deepEqual(opened.body.state.note, { id: "1", title: "Groceries" });
     await agent.manifestWhen(
-      "/edit.php.json",
+      "/edit.php.json?id=1",
       (m) =>
         m.state.note?.title === "Groceries" &&
         m.actions.some((a: { id: string }) => a.id === "save_note"),

@@ -179,4 +179,22 @@ export const mutants: Mutant[] = [
     replace: ``,
     tests: BROWSER,
   },
+  {
+    name: "page-query-ignored",
+    guarantee:
+      "Declared query parameters are part of a page's identity: /edit.php?id=1 and ?id=2 are two pages.",
+    file: "bridge/site/page_identity.ts",
+    find: `  if (!page || !query || !params.length) return page;`,
+    replace: `  return page;`,
+    tests: ["tests/upstream/catalog_test.ts"],
+  },
+  {
+    name: "page-query-not-sent",
+    guarantee:
+      "The elements name their page with its query, so declared parameters reach the bridge.",
+    file: "elements/client.ts",
+    find: `  return location.pathname + location.search;`,
+    replace: `  return location.pathname;`,
+    tests: BROWSER,
+  },
 ];

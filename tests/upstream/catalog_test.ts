@@ -151,3 +151,39 @@ Deno.test("any page path of the app hosts a session, with no public manifest", a
   assert.equal(other.status, 409);
   assert.equal((await other.json()).error, "page_mismatch");
 });
+
+Deno.test("declared query parameters make pages of one path different pages; others are dropped", async () => {
+  await using upstream = app();
+  await using aim = startAim(upstream.url, { pageQuery: ["id", "do"] });
+  const res = await fetch(`${aim.url}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: aim.url },
+    body: JSON.stringify({ page: "/edit.php?utm=x&do=edit&id=1#top" }),
+  });
+  const grant = await res.json();
+  assert.equal(grant.page, "/edit.php?id=1&do=edit");
+  const auth = { headers: { Authorization: `Bearer ${grant.sessionToken}` } };
+  const own = await fetch(`${aim.url}/edit.php.json?do=edit&id=1&utm=y`, auth);
+  assert.equal(own.status, 200);
+  assert.equal((await own.json()).page, "/edit.php?id=1&do=edit");
+  const other = await fetch(`${aim.url}/edit.php.json?id=2&do=edit`, auth);
+  assert.equal(other.status, 409);
+  const body = await other.json();
+  assert.equal(body.error, "page_mismatch");
+  assert.equal(body.connected_page, "/edit.php?id=1&do=edit");
+  assert.equal(body.manifest_url, `${aim.url}/edit.php.json?id=1&do=edit`);
+  const bare = await fetch(`${aim.url}/edit.php.json`, auth);
+  assert.equal(bare.status, 409);
+  await bare.body?.cancel();
+});
+
+Deno.test("without declared query parameters a page is its path alone", async () => {
+  await using upstream = app();
+  await using aim = startAim(upstream.url);
+  const res = await fetch(`${aim.url}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: aim.url },
+    body: JSON.stringify({ page: "/edit.php?id=1" }),
+  });
+  assert.equal((await res.json()).page, "/edit.php");
+});

@@ -4,14 +4,16 @@
  * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
  * offers the same actions to agents in the browser.
  */
-import { redactSecrets } from "../bridge/protocol/markup.ts";
-import { fitState } from "../bridge/protocol/state_limit.ts";
-import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
+import { redactSecrets } from "../bridge/markup/secrets.ts";
+import { fitState } from "../bridge/wire/state_limit.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/wire/names.ts";
 import type { ConfirmRequest } from "./confirm_dialog.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { z } from "zod";
-import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
-import type { InputValue, SessionGrant, SessionRequest } from "../bridge/protocol/schemas.ts";
+import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
+import type { InputValue, SessionGrant, SessionRequest } from "../bridge/wire/schemas.ts";
+import { type Timer, type WaitUntil, warn, Work } from "./work.ts";
+import { store, stored } from "./session_storage.ts";
 
 /** Where the client is: see {@linkcode AimClient.status}. */
 export type Status = "connecting" | "waiting" | "connected" | "disconnected" | "ended";
@@ -31,11 +33,7 @@ export type Activity = Extract<BridgeMessage, { type: "activity" }>;
 /** The session, as the bridge tells the tab that holds it. */
 export type SessionInfo = Omit<Extract<BridgeMessage, { type: "session" }>, "settle">;
 
-/**
- * Declares work the page started for an invocation or a session change (a load, a render):
- * the agent's answer waits for the promise, so that its state is the one after.
- */
-export type WaitUntil = (work: unknown) => void;
+export type { WaitUntil };
 
 /** An action as the tab registers it (the bridge checks it again). */
 export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
@@ -44,7 +42,6 @@ export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][n
 export type RunReport = Omit<Extract<TabMessage, { type: "run" }>, "type">;
 
 type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
-type Timer = ReturnType<typeof setTimeout> | undefined;
 
 export type { ConfirmRequest };
 
@@ -60,55 +57,6 @@ export interface ActionSource extends Element {
 export interface StateSource extends Element {
   name: string;
   read(): unknown;
-}
-
-const warned = new Set<string>();
-
-/** Warns a page author (in the console) once per distinct message. */
-export function warn(message: string, el?: Element): void {
-  if (!warned.has(message)) console.warn(`[aim] ${message}`, el ?? "");
-  warned.add(message);
-}
-
-/**
- * The work a page declares it started for one invocation or session change, through
- * `waitUntil`: the agent's answer waits for it, within the bridge's settle timeout.
- */
-export class Work {
-  readonly #all: Promise<unknown>[] = [];
-
-  /** Declares one piece of work; a rejection ends it as well (the console says so). */
-  readonly waitUntil: WaitUntil = (work) => {
-    this.#all.push(Promise.resolve(work).catch((error) => warn(`waitUntil: ${error}`)));
-  };
-
-  /**
-   * Waits for the declared work (and work declared meanwhile), then lets the page render:
-   * microtasks, and a frame when it declared work and shows. False when `ms` ran out first.
-   */
-  async done(ms?: number): Promise<boolean> {
-    let timer: Timer;
-    const late = new Promise<boolean>((resolve) => {
-      if (ms !== undefined) timer = setTimeout(resolve, ms, false);
-    });
-    let settled = true;
-    for (let seen = -1; settled && seen < this.#all.length;) {
-      seen = this.#all.length;
-      settled = await Promise.race([Promise.all(this.#all).then(() => true), late]);
-    }
-    // A hidden page renders nothing (and its timers are slowed down): no frame to wait for.
-    if (settled && this.#all.length && !document.hidden) {
-      settled = await Promise.race([
-        new Promise<boolean>((resolve) => requestAnimationFrame(() => resolve(true))),
-        late,
-      ]);
-    }
-    clearTimeout(timer);
-    // Renders that follow (Lit, frameworks) run as microtasks; let them land.
-    await null;
-    await null;
-    return settled;
-  }
 }
 
 function toJson(value: unknown): unknown {
@@ -128,35 +76,6 @@ function post(
     },
     body: JSON.stringify(body),
   });
-}
-
-/**
- * Where the tab keeps its session across reloads and navigations: this tab's own storage, of
- * this origin only. Cookies would not do: another port or a sibling subdomain can plant them.
- */
-const STORE_KEY = "aim.session";
-
-interface StoredSession {
-  token: string;
-  credential: string;
-}
-
-function stored(): StoredSession | null {
-  try {
-    const value = JSON.parse(sessionStorage.getItem(STORE_KEY) ?? "null");
-    return value?.token && value?.credential ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function store(value: StoredSession | null): void {
-  try {
-    if (value) sessionStorage.setItem(STORE_KEY, JSON.stringify(value));
-    else sessionStorage.removeItem(STORE_KEY);
-  } catch {
-    // Storage refused (private mode): the session then lasts as long as the page.
-  }
 }
 
 export { manifestPath };

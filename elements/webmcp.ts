@@ -17,9 +17,10 @@
  * ```
  */
 // Types only: the chunk must not carry the client (the entry has it) nor zod.
-import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
-import { READ_TOOL, RUN_STATUS, type RunOutcome, titleOf } from "../bridge/protocol/tools.ts";
-import type { InputValue } from "../bridge/protocol/schemas.ts";
+import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
+import { READ_TOOL, titleOf } from "../bridge/wire/tools.ts";
+import { RUN_STATUS, type RunOutcome } from "../bridge/wire/run_status.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
 
 /** An action as the page declares it (the client's `declarations`). */
 type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
@@ -200,7 +201,7 @@ function valueProblem(schema: Schema, value: unknown, where: string): string | u
 
 /**
  * Why `input` does not match an action's `input_schema`, in the words of the bridge's hints
- * (bridge/protocol/input.ts), or undefined when it matches. The bridge's validator (zod, RE2)
+ * (bridge/input/validate.ts), or undefined when it matches. The bridge's validator (zod, RE2)
  * is too large for the page; the wire schemas are small enough to check here.
  */
 export function inputProblem(schema: Schema, input: unknown): string | undefined {

@@ -14,10 +14,10 @@
  */
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import type { AuditEntry } from "../store/audit.ts";
-import { AimError, notFound } from "../protocol/errors.ts";
-import { publishedSchemas } from "../protocol/schemas.ts";
+import type { Session } from "../core/session.ts";
+import type { AuditEntry } from "../audit/log.ts";
+import { AimError, notFound } from "../wire/errors.ts";
+import { publishedSchemas } from "../wire/schemas.ts";
 import { mountAssets } from "./assets.ts";
 import type { AppEnv } from "./env.ts";
 import { accessLog, identify, type RequestLogEntry } from "./middleware.ts";
@@ -28,13 +28,16 @@ import { sessionRoutes } from "./session_routes.ts";
 import { PublicManifests, sitemapRoutes, siteRoutes } from "./site_routes.ts";
 import { tabRoutes } from "./tab_socket.ts";
 import { health } from "./health.ts";
-import { proxyRoutes, type UpstreamProxy } from "../upstream/proxy.ts";
-import { aimPaths } from "../upstream/routes.ts";
 
 export type { AppEnv, RequestLogEntry };
 export { fastReads, type FastReadsOptions } from "./fast_reads.ts";
 export { PublicManifests, SessionManifests };
-export { readSession, requireSession, type RequireSessionOptions, TAB_KEY_HEADER } from "./auth.ts";
+export {
+  readSession,
+  requireSession,
+  type RequireSessionOptions,
+  TAB_KEY_HEADER,
+} from "./token.ts";
 
 /** Options of {@linkcode createApp}. */
 export interface AppOptions extends OriginOptions {
@@ -63,10 +66,10 @@ export interface AppOptions extends OriginOptions {
   /** Fields added to `GET /__aim/health`. */
   health?: (() => Record<string, unknown>) | undefined;
   /**
-   * The app aim stands in front of (`aim serve --upstream`): every request that names none of
-   * aim's routes is forwarded to it, in place of the site's static files.
+   * Adds the routes that come after every other, catch-alls included (in front of an app, the
+   * proxy that forwards what names none of aim's routes: bridge/upstream/proxy.ts).
    */
-  proxy?: UpstreamProxy | undefined;
+  last?: ((app: Hono<AppEnv>) => void) | undefined;
 }
 
 /** Builds the hono app of a bridge. */
@@ -120,6 +123,6 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
   for (const routes of options.protocols ?? []) app.route("/", routes);
   // Last: the catch-alls, manifests then static files.
   app.route("/", siteRoutes(core, manifests, options.publics));
-  if (options.proxy) proxyRoutes(app, options.proxy, aimPaths(app.routes));
+  options.last?.(app);
   return app;
 }

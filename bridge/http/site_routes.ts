@@ -6,12 +6,11 @@ import { type Context, Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { notFound } from "../protocol/errors.ts";
+import { notFound } from "../wire/errors.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
-import { readToken, type RequestToken } from "./request.ts";
-import { isAimAuthorization } from "../upstream/headers.ts";
+import { isAimAuthorization, readToken, type RequestToken } from "./request.ts";
 import { SessionManifests } from "./session_manifests.ts";
 import { bodyResponse, encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
 

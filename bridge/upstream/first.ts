@@ -4,7 +4,7 @@
  * every request the check refuses, goes on to the full app.
  * @module
  */
-import { AimError } from "../protocol/errors.ts";
+import { AimError } from "../wire/errors.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "../http/middleware.ts";
 import { errorResponse, MANIFEST_HEADERS } from "../http/responses.ts";

@@ -4,8 +4,9 @@
  * to the app, and no `Set-Cookie` of the app able to set aim's cookie.
  * @module
  */
-import { isTokenShaped } from "../core/sessions.ts";
-import { SESSION_COOKIE } from "../http/request.ts";
+import { isAimAuthorization, SESSION_COOKIE } from "../http/request.ts";
+
+export { isAimAuthorization };
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1), never forwarded either way. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -36,12 +37,6 @@ export function appCookies(header: string): string | null {
     return part.trim() !== "" && !isAimCookie(eq < 0 ? part : part.slice(0, eq));
   });
   return kept.length ? kept.map((part) => part.trim()).join("; ") : null;
-}
-
-/** Whether an `Authorization` header carries an aim session token (`Bearer`, 43 base64url). */
-export function isAimAuthorization(header: string): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match !== null && isTokenShaped(match[1]);
 }
 
 /** The names a `Connection` header lists, which are hop-by-hop for that message. */

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
-import { AimError, notFound } from "../protocol/errors.ts";
+import { AimError, notFound } from "../wire/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, isAimPath } from "./routes.ts";

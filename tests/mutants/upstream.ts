@@ -158,7 +158,7 @@ export const mutants: Mutant[] = [
     name: "navigate-not-sent",
     guarantee: "The elements tell the bridge of a History API navigation.",
     file: "elements/client.ts",
-    find: `      this.#send({ type: "navigate", page: this.page });`,
+    find: `      this.#send({ type: "navigate", page: at });`,
     replace: ``,
     tests: BROWSER,
   },

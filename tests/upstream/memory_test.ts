@@ -29,6 +29,8 @@ Deno.test({
     const child = new Deno.Command(Deno.execPath(), {
       args: [
         "run",
+        // As aim runs when installed (deno task install, compile, start).
+        "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
         "--allow-all",
         "--lock=deno.lock",
         "main.ts",

@@ -173,23 +173,14 @@ export class AimClient extends EventTarget {
 
   /**
    * A single-page app moves between pages with the History API, without loading one: the
-   * session follows the tab (`navigate`), with no reconnect.
+   * session follows the tab (`navigate`), with no reconnect. The Navigation API says when.
    */
   #followHistory(): void {
     let at = here();
-    const moved = () => {
-      if (here() === at) return;
-      at = here();
-      this.#send({ type: "navigate", page: at });
-    };
-    for (const name of ["pushState", "replaceState"] as const) {
-      const original = history[name];
-      history[name] = function (this: History, ...args: Parameters<History["pushState"]>) {
-        original.apply(this, args);
-        moved();
-      };
-    }
-    addEventListener("popstate", moved);
+    (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
+      "currententrychange",
+      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),
+    );
   }
 
   /**

@@ -158,8 +158,8 @@ export const mutants: Mutant[] = [
     name: "navigate-not-sent",
     guarantee: "The elements tell the bridge of a History API navigation.",
     file: "elements/client.ts",
-    find: `      this.#send({ type: "navigate", page: at });`,
-    replace: ``,
+    find: `      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),`,
+    replace: `      () => {},`,
     tests: BROWSER,
   },
   {

@@ -408,3 +408,16 @@ Deno.test("the Host check holds in front of an app: a foreign Host is refused an
   assert.match(text, /"forbidden_host"/);
   assert.deepEqual(app.seen, []);
 });
+
+Deno.test("the Origin check holds in front of an app: another origin mints no session", async () => {
+  await using app = echoApp();
+  await using aim = startAim(app.url);
+  const res = await fetch(`${aim.url}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: "https://evil.example" },
+    body: JSON.stringify({ page: "/page" }),
+  });
+  await assertAimError(res, 403, "forbidden_origin");
+  assert.equal(res.headers.get("set-cookie"), null);
+  assert.deepEqual(app.seen, []);
+});

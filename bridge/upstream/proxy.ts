@@ -58,6 +58,8 @@ export class UpstreamProxy implements Disposable {
   readonly #client: Deno.HttpClient;
   readonly #options: ProxyOptions;
   readonly #timeoutMs: number;
+  /** The app's origin and base path, without a trailing slash. */
+  readonly #base: string;
 
   constructor(upstream: string | URL, options: ProxyOptions = {}) {
     this.upstream = new URL(upstream);
@@ -66,6 +68,7 @@ export class UpstreamProxy implements Disposable {
     }
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? PROXY_DEFAULTS.timeoutMs;
+    this.#base = this.upstream.origin + this.upstream.pathname.replace(/\/$/, "");
     // allowHost: the client's Host goes to the app; keep-alive through the pool.
     this.#client = Deno.createHttpClient({
       allowHost: true,
@@ -73,12 +76,16 @@ export class UpstreamProxy implements Disposable {
     });
   }
 
-  /** The app's URL of a request's path and query. */
-  target(url: URL, scheme?: "ws"): URL {
-    const base = this.upstream.pathname.replace(/\/$/, "");
-    const target = new URL(base + url.pathname + url.search, this.upstream);
-    if (scheme) target.protocol = this.upstream.protocol === "https:" ? "wss:" : "ws:";
-    return target;
+  /**
+   * The app's URL of a request URL's path and query, as a string: the request URL is already
+   * parsed and normalized by the server, so its path and query are cut out, not parsed again.
+   */
+  target(requestUrl: string, scheme?: "ws"): string {
+    const pathStart = requestUrl.indexOf("/", requestUrl.indexOf("//") + 2);
+    const hash = requestUrl.indexOf("#");
+    const rest = pathStart < 0 ? "/" : requestUrl.slice(pathStart, hash < 0 ? undefined : hash);
+    const base = scheme ? this.#base.replace(/^http/, "ws") : this.#base;
+    return base + rest;
   }
 
   #headers(request: Request, from: RequestFrom): Headers {
@@ -98,7 +105,7 @@ export class UpstreamProxy implements Disposable {
 
   /** Forwards one request to the app and streams its answer back. */
   async forwardRequest(request: Request, from: RequestFrom): Promise<Response> {
-    const url = new URL(request.url);
+    const url = request.url;
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
       return await this.#websocket(request, from, url);
     }
@@ -157,7 +164,7 @@ export class UpstreamProxy implements Disposable {
   }
 
   /** Pipes a WebSocket between the client and the app, once the app accepted it. */
-  async #websocket(request: Request, from: RequestFrom, url: URL): Promise<Response> {
+  async #websocket(request: Request, from: RequestFrom, url: string): Promise<Response> {
     const headers = this.#headers(request, from);
     for (const name of [...headers.keys()]) {
       if (name.startsWith("sec-websocket-")) headers.delete(name);

@@ -40,12 +40,13 @@ error_log ${dir}/error.log warn;
 events { worker_connections 1024; }
 http {
   access_log off;
+  keepalive_requests 10000000;
   client_body_temp_path ${dir}/body;
   proxy_temp_path ${dir}/proxy;
   fastcgi_temp_path ${dir}/fastcgi;
   uwsgi_temp_path ${dir}/uwsgi;
   scgi_temp_path ${dir}/scgi;
-  upstream app { server ${app.host}; keepalive 64; }
+  upstream app { server ${app.host}; keepalive 64; keepalive_requests 10000000; }
   server {
     listen 127.0.0.1:${port};
     location / {
@@ -139,6 +140,24 @@ export async function upstreamBench(quick: boolean): Promise<UpstreamBenchResult
       log: (line) => console.log(line.replace("bare  ", "nginx ").replace("bridge", "aim   ")),
     });
     if (rates.errors) throw new Error(`${rates.errors} answers were not 200`);
+    // The ceiling on this platform: a bare proxy on fetch, checking nothing, loaded alike.
+    const floor = Child.start("./fetch_proxy_server.ts", [appInfo.url]);
+    const floorInfo = await floor.read<{ url: string; pid: number }>();
+    const bare = await compareRates({
+      bare: { url: `${floorInfo.url}/page`, pid: floorInfo.pid },
+      bridge: { url: `${aimInfo.url}/page`, pid: aimInfo.pid },
+    }, {
+      connections: 32,
+      seconds,
+      warmup: 1,
+      rounds,
+      log: (line) => console.log(line.replace("bare  ", "fetch ").replace("bridge", "aim   ")),
+    });
+    await floor.stop();
+    console.log(
+      `a bare fetch proxy (bench/fetch_proxy_server.ts): ${bare.bareRate.toFixed(0)} req/s; ` +
+        `aim ${bare.bridgeRate.toFixed(0)} req/s, ${bare.ratio.toFixed(2)} of it`,
+    );
     const n = quick ? 1000 : 3000;
     const direct = await latency(`${appInfo.url}/page`, n);
     const viaAim = await latency(`${aimInfo.url}/page`, n);
@@ -162,7 +181,8 @@ export async function upstreamBench(quick: boolean): Promise<UpstreamBenchResult
     return {
       line:
         `upstream: aim ${rates.bridgeRate.toFixed(0)} req/s, nginx ${rates.bareRate.toFixed(0)} ` +
-        `req/s, ratio ${rates.ratio.toFixed(2)}; added median latency ${added.toFixed(3)} ms ` +
+        `req/s, ratio ${rates.ratio.toFixed(2)}; a bare fetch proxy ${bare.bareRate.toFixed(0)} ` +
+        `req/s (aim ${bare.ratio.toFixed(2)} of it); added median latency ${added.toFixed(3)} ms ` +
         `(nginx ${(viaNginx - direct).toFixed(3)} ms)`,
       ok: throughputOk && latencyOk,
     };

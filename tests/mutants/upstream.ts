@@ -197,4 +197,13 @@ export const mutants: Mutant[] = [
     replace: `  return location.pathname;`,
     tests: BROWSER,
   },
+  {
+    name: "upstream-visited-not-listed",
+    guarantee:
+      "The site map lists the agent-enabled pages sessions visited, besides sitemap.xml's.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    for (const page of this.#visited.keys()) listed.add(page);`,
+    replace: ``,
+    tests: CATALOG,
+  },
 ];

@@ -35,6 +35,11 @@ function app(options: { etag?: string; seen?: Headers[] } = {}) {
       }
       return new Response(null, { status: 302, headers: { Location: "/search" } });
     }
+    if (url.pathname === "/unlisted") {
+      return new Response(PUBLIC_PAGE.replace("search", "find_unlisted"), {
+        headers: { "Content-Type": "text/html" },
+      });
+    }
     if (url.pathname === "/big") {
       return new Response(PUBLIC_PAGE + " ".repeat(2 << 20), {
         headers: { "Content-Type": "text/html" },
@@ -186,4 +191,19 @@ Deno.test("without declared query parameters a page is its path alone", async ()
     body: JSON.stringify({ page: "/edit.php?id=1" }),
   });
   assert.equal((await res.json()).page, "/edit.php");
+});
+
+Deno.test("a page a session visited joins the site map when it is agent-enabled, one that is not does not", async () => {
+  await using upstream = app();
+  await using aim = startAim(upstream.url);
+  for (const page of ["/unlisted", "/account"]) {
+    const res = await fetch(`${aim.url}/__aim/session`, {
+      method: "POST",
+      headers: { "Content-Type": "application/json", Origin: aim.url },
+      body: JSON.stringify({ page }),
+    });
+    await res.body?.cancel();
+  }
+  const sitemap = await (await fetch(`${aim.url}/sitemap.json`)).json();
+  assert.deepEqual(sitemap.pages.map((p: { path: string }) => p.path), ["/search", "/unlisted"]);
 });

@@ -1,6 +1,8 @@
 /**
- * @module Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
+ * Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
  * and its Agent Manifest, built from the page's catalog, its public AIM manifest and its file.
+ *
+ * @module
  */
 import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
@@ -8,7 +10,7 @@ import { createHash } from "node:crypto";
 import { Parser } from "htmlparser2";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { AgentManifest } from "./schemas.ts";
 import type { InvocationStats } from "./stats.ts";
 
@@ -195,7 +197,7 @@ export async function agentManifest(
   const { facts, created, updated } = core.catalog.root
     ? await options.facts.read(info.file)
     : { facts: { tags: [], domains: [], languages: [] }, created: now, updated: now };
-  const pageUrl = origin + info.page;
+  const pageUrl = origin + pageLocation(info.page, info.file);
   const manifestJson = origin + manifestPath(info.page, "json");
   const description = info.description || info.title ||
     `The page ${info.page} of this site, operated through its actions.`;

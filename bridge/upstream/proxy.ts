@@ -34,7 +34,6 @@ export interface ProxyOptions {
 /** The proxy's answer when the app cannot be reached or answers garbage. */
 export function badGateway(): AimError {
   return new AimError(
-    502,
     "bad_gateway",
     "The app behind aim could not be reached or gave no valid answer; retry later.",
   );
@@ -43,7 +42,6 @@ export function badGateway(): AimError {
 /** The proxy's answer when the app took too long to answer. */
 export function gatewayTimeout(timeoutMs: number): AimError {
   return new AimError(
-    504,
     "gateway_timeout",
     `The app behind aim did not answer within ${timeoutMs / 1000} s; retry later.`,
   );

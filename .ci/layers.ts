@@ -47,6 +47,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "elements", // the built bundles it serves, imported as text
   ],
   "bridge/mcp": ["bridge/core", "bridge/http", "bridge/wire", "bridge/markup", "bridge/input"],
+  // aim in front of an app: the proxy and the catalog read from the app
+  "bridge/upstream": ["bridge/core", "bridge/http", "bridge/site", "bridge/utils", "bridge/wire"],
   "bridge/a2a": [
     "bridge/core",
     "bridge/http",
@@ -73,6 +75,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "bridge/http",
     "bridge/mcp",
     "bridge/share",
+    "bridge/upstream",
     "bridge/utils",
     "bridge/wire",
   ],
@@ -81,6 +84,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "bridge/core",
     "bridge/mcp",
     "bridge/site",
+    "bridge/upstream",
     "bridge/wire",
     "demo", // `aim serve --demo`, loaded on demand
   ],

@@ -25,6 +25,7 @@ import { BRIDGE_V8_FLAGS, Child, compareRates, fileLimit, mb, residentBytes } fr
 import { sessionReads } from "./session_reads.ts";
 import { createClient } from "@redis/client";
 import { NO_CLUSTER, startRedis } from "../tests/helpers/cluster.ts";
+import { upstreamBench } from "./upstream_bench.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -371,6 +372,10 @@ try {
   await tokens();
   await invocation();
   await mcp();
+  // Issue 22's goal (DESIGN §11), printed, never failed on: nginx must be installed.
+  if (await Deno.stat("/usr/sbin/nginx").then(() => true, () => false)) {
+    summary.push((await upstreamBench(flags.quick)).line);
+  } else console.log("\n## Pages passed through --upstream: skipped (no /usr/sbin/nginx)");
   if (!NO_CLUSTER) await cluster();
   if (!flags.quick) await micro();
 } finally {

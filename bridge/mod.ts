@@ -26,6 +26,13 @@ import { acpRoutes } from "./acp/routes.ts";
 import { a2aRoutes } from "./a2a/routes.ts";
 import type { A2ATasksOptions } from "./a2a/tasks.ts";
 import { McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
+import { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
+import { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
+import { proxyFirst } from "./upstream/first.ts";
+import { proxyRoutes } from "./upstream/proxy.ts";
+import type { Hono } from "hono";
+import type { AppEnv as HonoEnv } from "./http/env.ts";
+import { type AimPaths, aimPaths } from "./upstream/routes.ts";
 
 export {
   type AppEnv,
@@ -38,6 +45,8 @@ export { readJson } from "./http/request.ts";
 export { MCP_PATH, McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts";
 export { A2A_PATH, AGENT_CARD_PATH } from "./a2a/routes.ts";
 export { READ_TOOL } from "./mcp/tools.ts";
+export { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
+export { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
 
 export {
   BridgeCore,
@@ -115,6 +124,15 @@ export interface BridgeOptions extends BridgeCoreOptions {
    * holds them all.
    */
   redis?: string | undefined;
+  /**
+   * The app to stand in front of (`aim serve --upstream URL`, docs/upstream.md): aim answers its
+   * own routes and forwards every other request to it; pages come from the app, not a folder.
+   */
+  upstream?: string | URL | undefined;
+  /** How requests are forwarded to `upstream`. */
+  proxy?: ProxyOptions | undefined;
+  /** Bounds of the public catalog read from `upstream`. */
+  upstreamCatalog?: UpstreamCatalogOptions | undefined;
 }
 
 /** Activity entries kept per session in a shared store, newest first. */
@@ -156,8 +174,12 @@ export function createBridge(options: BridgeOptions): Bridge {
   const share: SessionShare | undefined = options.redis
     ? new RedisShare({ url: options.redis, onError: options.onError, onStatus: options.onStatus })
     : options.share;
+  const proxy = options.upstream ? new UpstreamProxy(options.upstream, options.proxy) : undefined;
   const core = new BridgeCore({
     ...options,
+    ...(options.upstream
+      ? { catalog: new UpstreamCatalog(options.upstream, options.upstreamCatalog) }
+      : {}),
     share,
     onInvocation: (record) => {
       audit.record(record);
@@ -198,22 +220,36 @@ export function createBridge(options: BridgeOptions): Bridge {
       ? (session) => share.activity(session.id, SHARED_ACTIVITY) as Promise<AuditEntry[]>
       : (session) => audit.forSession(session.id),
     instance,
+    ...(proxy
+      ? { last: (app: Hono<HonoEnv>) => proxyRoutes(app, proxy, aimPaths(app.routes)) }
+      : {}),
     protocols: [
       acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
       mcp.routes,
       a2aRoutes(core, { tasks: options.a2aTasks }),
     ],
   });
+  // In front of an app, the app's requests skip the router (bridge/upstream/first.ts).
+  let paths: AimPaths | undefined;
+  const first = proxy
+    ? proxyFirst(proxy, () => paths ??= aimPaths(app.routes), {
+      ...origins,
+      log: options.log,
+      onError: options.onError,
+    })
+    : undefined;
   return {
     core,
     audit,
-    fetch: (request, info) => fast(request) ?? app.fetch(request, { info }),
+    fetch: (request, info) =>
+      first?.(request, info) ?? fast(request) ?? app.fetch(request, { info }),
     routes: app.routes.map(({ method, path }) => ({ method, path })),
     close: () => {
       core.close();
       // Ends the MCP clients' streams, which would otherwise hold the server open.
       void mcp.close();
       audit.close();
+      proxy?.close();
     },
   };
 }

@@ -52,11 +52,6 @@ export class AimState extends Declaration implements StateSource {
     this.changed();
   }
 
-  /** A state changed: the actions are read again in the next frame, not before an answer. */
-  protected override changed(): void {
-    client.changed(false);
-  }
-
   /** The value to publish now; undefined publishes nothing. */
   read(): unknown {
     // What to watch: the source, or the document until it appears, and the shadow roots crossed.
@@ -88,7 +83,7 @@ export class AimState extends Declaration implements StateSource {
       // Published once the reader is loaded: until then, nothing.
       loading ??= import("./state_reader.ts").then((m) => structured = m)
         .catch((error) => warn(`the state reader did not load: ${error}`))
-        .finally(() => client.changed(false));
+        .finally(() => client.changed());
       return structured
         ? structured.readStructured(this, el, { warn, all: deepAll, text: shownText })
         : undefined;

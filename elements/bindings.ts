@@ -54,23 +54,28 @@ function setValue(control: Control, value: FieldValue): void {
  * Submits a form as its submit button would (`requestSubmit`, so the page's listeners run);
  * when no listener prevents it, the absolute URL the tab then loads.
  */
-function submit(form: HTMLFormElement): string | undefined {
+function submit(form: HTMLFormElement, submitter?: HTMLElement | null): string | undefined {
   let seen: Event | undefined;
   const spy = (e: Event) => e.target === form && (seen = e);
   // Capturing on the window sees the event first, whatever its other listeners stop.
   addEventListener("submit", spy, true);
   try {
-    form.requestSubmit();
+    // Through the named button (Save, Preview): the app sees which one was pressed.
+    form.requestSubmit(submitter);
   } finally {
     removeEventListener("submit", spy, true);
   }
-  const method = (form.getAttribute("method") ?? "").toLowerCase();
+  const method = (submitter?.getAttribute("formmethod") ?? form.getAttribute("method") ?? "")
+    .toLowerCase();
   if (!seen || seen.defaultPrevented || method === "dialog") return undefined;
   // Attributes, not form.action: a control named "action" would shadow the property.
-  const url = new URL(form.getAttribute("action") || location.href, document.baseURI);
+  const url = new URL(
+    submitter?.getAttribute("formaction") || form.getAttribute("action") || location.href,
+    document.baseURI,
+  );
   if (method !== "post") {
     // The agent reads this URL: no password, hidden token or autofilled secret goes in it.
-    const data = new FormData(form);
+    const data = new FormData(form, submitter);
     for (const control of form.elements as unknown as Control[]) {
       if ((control.type === "password" || control.type === "hidden") && control.name) {
         data.delete(control.name);
@@ -179,8 +184,17 @@ export async function runBinding(
     }
     const bad = [...form.elements].find((f) => (f as Control).checkValidity?.() === false);
     if (bad) throw new Error(`"${(bad as Control).name}": ${(bad as Control).validationMessage}`);
-    const to = submit(form);
-    result = { submitted: formRef, ...(to && { navigating_to: to }) };
+    const button = attr("submitter");
+    const submitter = button ? document.querySelector<HTMLElement>(button) : null;
+    if (button && !submitter) {
+      throw new Error(`submitter="${button}" matches nothing on the page now.`);
+    }
+    const to = submit(form, submitter);
+    result = {
+      submitted: formRef,
+      ...(button && { submitter: button }),
+      ...(to && { navigating_to: to }),
+    };
   } else {
     // What to fill: fill= takes the input (an item's: its value); <aim-field fill> the fields.
     const fills = [...action.children].filter((f) =>

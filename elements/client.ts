@@ -98,6 +98,11 @@ function tag(token: string): string {
  */
 const ONE_MESSAGE_CHARS = 256 * 1024;
 
+/** The page this tab shows: its path and its query (the bridge keeps the declared parameters). */
+function here(): string {
+  return location.pathname + location.search;
+}
+
 /** What the panel says when the bridge ends the session, by reason. */
 const ENDED: Record<string, string> = {
   disconnected: "Disconnected: the token no longer works.",
@@ -120,6 +125,7 @@ export class AimClient extends EventTarget {
   /** A sentence about the status, for people; a countdown to `until` may follow it. */
   detail = "";
   token = "";
+  /** The page as the bridge names it (its manifest is at `manifestPath(page)`). */
   page = location.pathname;
   /** When the next reconnect is tried (disconnected); 0 when none is due. */
   until = 0;
@@ -147,9 +153,7 @@ export class AimClient extends EventTarget {
   #heartbeat: Timer;
   #retry: Timer;
   #attempts = 0;
-  /** The last state sent (its JSON text) and the last `register` message sent. */
-  #sentState = "";
-  #sentRegister = "";
+  #sent = ["", ""];
   /** The declarations' JSON text, to tell when they change. */
   #declared = "[]";
   /** A flush is due (a frame or 100 ms after a change). */
@@ -173,8 +177,21 @@ export class AimClient extends EventTarget {
     addEventListener("pagehide", () => this.#close());
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
+    this.#followHistory();
     // Agents in the browser (WebMCP) get the same actions; without the API nothing loads.
     if ("modelContext" in document) import("./webmcp.ts").then((m) => m.startWebMcp(this));
+  }
+
+  /**
+   * A single-page app moves between pages with the History API, without loading one: the
+   * session follows the tab (`navigate`), with no reconnect. The Navigation API says when.
+   */
+  #followHistory(): void {
+    let at = here();
+    (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
+      "currententrychange",
+      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),
+    );
   }
 
   /**
@@ -253,7 +270,7 @@ export class AimClient extends EventTarget {
       const mine = stored();
       const res = await post(
         "/__aim/session",
-        { page: location.pathname, ...(mine ? { resume: mine.credential } : {}) },
+        { page: here(), ...(mine ? { resume: mine.credential } : {}) },
         mine?.token,
       ).catch(() => null);
       if (!res) return this.#backoff(() => this.#open());
@@ -286,8 +303,8 @@ export class AimClient extends EventTarget {
     let opened = false;
     socket.onopen = () => {
       opened = true;
-      this.#sentState = this.#sentRegister = "";
-      this.#send({ type: "hello", page: location.pathname });
+      this.#sent = ["", ""];
+      this.#send({ type: "hello", page: here() });
       this.#flush(true);
     };
     socket.onmessage = (e) => this.#receive(JSON.parse(e.data));
@@ -316,10 +333,8 @@ export class AimClient extends EventTarget {
     };
   }
 
-  /** Sends a message, or its JSON text as is. */
-  #send(message: TabMessage | string): void {
-    if (this.#socket?.readyState !== 1) return;
-    this.#socket.send(typeof message === "string" ? message : JSON.stringify(message));
+  #send(message: TabMessage): void {
+    if (this.#socket?.readyState === 1) this.#socket.send(JSON.stringify(message));
   }
 
   #receive(message: BridgeMessage): void {
@@ -337,6 +352,11 @@ export class AimClient extends EventTarget {
           // The holder's heartbeats push its expiry on for as long as it lives: no countdown.
           this.#set("waiting", "Another tab has this session; this one takes over when it closes.");
         }
+        return;
+      case "page":
+        // Where this tab is now, as the bridge names it: the panel shows that page's manifest.
+        this.page = message.page;
+        this.dispatchEvent(new Event("change"));
         return;
       case "registered":
         for (const { id, reason } of message.rejected) warn(`"${id}" was rejected: ${reason}`);
@@ -480,10 +500,13 @@ export class AimClient extends EventTarget {
     // The state rides in the result (one message), when it changed since the last one sent;
     // a large pair goes as two messages, each within the bridge's message limit as before.
     let text = JSON.stringify(answer);
-    const state = this.#newState();
-    if (state && text.length + state.length > ONE_MESSAGE_CHARS) this.#flush(false, state);
-    else if (state) text = `${text.slice(0, -1)},"state":${state}}`;
-    this.#send(text);
+    const state = `{"type":"state","state":${JSON.stringify(this.snapshot())}}`;
+    if (text.length + state.length > ONE_MESSAGE_CHARS) this.#sendOnce(1, state);
+    else if (state !== this.#sent[1]) {
+      this.#sent[1] = state;
+      text = `${text.slice(0, -1)},${state.slice(16)}`;
+    }
+    if (this.#socket?.readyState === 1) this.#socket.send(text);
     // What no observer tells (a form's fields) is read again in the next frame, off the
     // answer's path.
     this.changed(false);
@@ -505,12 +528,12 @@ export class AimClient extends EventTarget {
 
   /**
    * Sends the state (a `state` message), and with `actions` the actions (a `register`), each
-   * only when its text differs from the last one sent; `state`, a new state already taken.
+   * only when its text differs from the last one sent.
    */
-  #flush(actions?: boolean, state = this.#newState()): void {
+  #flush(actions?: boolean): void {
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
-    if (state) this.#send(`{"type":"state","state":${state}}`);
+    this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
     if (actions) this.#register();
   }
 
@@ -525,17 +548,14 @@ export class AimClient extends EventTarget {
       // The panel's instructions and the WebMCP tools follow the actions, bridge or not.
       this.dispatchEvent(new Event("change"));
     }
-    const message = `{"type":"register","actions":${this.#declared}}`;
-    if (message === this.#sentRegister || this.#socket?.readyState !== 1) return;
-    this.#sentRegister = message;
-    this.#send(message);
+    this.#sendOnce(0, `{"type":"register","actions":${this.#declared}}`);
   }
 
-  /** The state's JSON text when it changed since the last one sent (it then counts as sent). */
-  #newState(): string | undefined {
-    const state = JSON.stringify(this.snapshot());
-    if (state === this.#sentState || this.#socket?.readyState !== 1) return;
-    return this.#sentState = state;
+  /** Sends `text` when the channel is open and it differs from the last text of its `kind`. */
+  #sendOnce(kind: 0 | 1, text: string): void {
+    if (text === this.#sent[kind] || this.#socket?.readyState !== 1) return;
+    this.#sent[kind] = text;
+    this.#socket.send(text);
   }
 
   /** The state snapshot: every `<aim-state>`, without secrets. */

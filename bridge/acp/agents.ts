@@ -192,7 +192,11 @@ export async function agentManifest(
 ): Promise<AgentManifest> {
   const { info, name } = entry;
   const aim = await core.manifest(info.page, null, origin);
-  const { facts, created, updated } = await options.facts.read(info.file);
+  // In front of an app, a page has no file: its facts are unknown, not an error.
+  const now = new Date();
+  const { facts, created, updated } = core.catalog.root
+    ? await options.facts.read(info.file)
+    : { facts: { tags: [], domains: [], languages: [] }, created: now, updated: now };
   const pageUrl = origin + pageLocation(info.page, info.file);
   const manifestJson = origin + manifestPath(info.page, "json");
   const description = info.description || info.title ||

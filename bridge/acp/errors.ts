@@ -71,6 +71,8 @@ export const ACP_CODES: Readonly<Record<AimErrorCode, ErrorCode>> = {
   server_error: "server_error",
   tab_timeout: "server_error",
   store_unavailable: "server_error",
+  bad_gateway: "server_error",
+  gateway_timeout: "server_error",
 };
 
 /** ACP's code for an AIM error code. */

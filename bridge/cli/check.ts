@@ -6,8 +6,9 @@
 import { join } from "node:path";
 import { checkPage, type CheckProblem } from "../site/check.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { fetchText, headersOf, isUrl, pageUrls } from "./live.ts";
 
-export const CHECK_USAGE = `Usage: aim check [ROOT|FILE...] [--format text|json] [--strict]
+export const CHECK_USAGE = `Usage: aim check [ROOT|FILE|URL...] [--format text|json] [--strict]
 
 Checks the <aim-action> and <aim-state> declarations of every HTML page in ROOT (default: the
 current folder) or of the given files: unique action ids, schemas of the allowed shape and types,
@@ -22,6 +23,7 @@ problem. Warnings print as file:line:col: warning: message and fail only with --
 Options:
   --format F   text (default) or json (every problem with "severity": "error" or "warning")
   --strict     exit 1 on warnings too
+  --header H   "Name: value" sent with every URL's request (repeatable), e.g. a session cookie
   -h, --help   this help
 `;
 
@@ -39,7 +41,11 @@ async function htmlFiles(path: string, out: string[], depth = 0): Promise<void> 
 export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(
     args,
-    { format: { type: "string" }, strict: { type: "boolean" } },
+    {
+      format: { type: "string" },
+      strict: { type: "boolean" },
+      header: { type: "string", multiple: true },
+    },
     CHECK_USAGE,
   );
   if (values.help) {
@@ -51,7 +57,12 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
     throw new CliError(`--format must be text or json, got "${format}"`, Exit.Usage);
   }
   const files: string[] = [];
+  const headers = headersOf(values.header);
   for (const target of positionals.length ? positionals : ["."]) {
+    if (isUrl(target)) {
+      files.push(...await pageUrls(target, headers));
+      continue;
+    }
     let info: Deno.FileInfo;
     try {
       info = await Deno.stat(target);
@@ -64,6 +75,10 @@ export async function checkCommand(args: string[], io: CliIO): Promise<number> {
   const problems: CheckProblem[] = [];
   for (const file of files.sort()) {
     let html: string;
+    if (isUrl(file)) {
+      problems.push(...checkPage(await fetchText(file, headers), file));
+      continue;
+    }
     try {
       html = await Deno.readTextFile(file);
     } catch (error) {

@@ -9,16 +9,20 @@ import { BridgeCore } from "../core/bridge.ts";
 import { AimError } from "../wire/errors.ts";
 import { scanPage } from "../site/catalog.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { fetchText, isUrl } from "./live.ts";
+import { UpstreamCatalog } from "../upstream/catalog.ts";
+import { normalizePage } from "../site/paths.ts";
 
-export const MANIFEST_USAGE = `Usage: aim manifest FILE.html [--toon] [--origin URL]
+export const MANIFEST_USAGE = `Usage: aim manifest FILE.html|URL [--toon] [--origin URL]
 
 Prints the public manifest of one page (its action catalog, no state), as an agent would read
-it at <page>.json, without starting a server. A declaration the manifest leaves out because it
+it at <page>.json, without starting a server. A URL reads the live page an app serves there, as
+an anonymous visitor (as aim serve --upstream does). A declaration the manifest leaves out because it
 is broken is reported on stderr, and the exit code is then 1.
 
 Options:
   --toon        print TOON instead of JSON
-  --origin URL  the origin for absolute URLs (default http://127.0.0.1:8000)
+  --origin URL  the origin for absolute URLs (default http://127.0.0.1:8000; a URL's own)
   -h, --help    this help
 `;
 
@@ -36,6 +40,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
     throw new CliError("give one FILE.html", Exit.Usage, { usage: MANIFEST_USAGE });
   }
   const file = positionals[0]!;
+  if (isUrl(file)) return await liveManifest(file, values, io);
   if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);
   let origin: string;
   try {
@@ -65,6 +70,40 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
   } catch (error) {
     if (error instanceof AimError && error.code === "not_found") {
       throw new CliError(`${file} declares no <aim-action> or <aim-state>; it has no manifest`);
+    }
+    throw error;
+  } finally {
+    core.close();
+  }
+}
+
+/** `aim manifest URL`: the public manifest of a live page, read as an anonymous visitor. */
+async function liveManifest(
+  url: string,
+  values: { toon?: boolean | undefined; origin?: string | undefined },
+  io: CliIO,
+): Promise<number> {
+  const target = new URL(url);
+  let origin: string;
+  try {
+    origin = new URL(values.origin ?? target.origin).origin;
+  } catch {
+    throw new CliError(`--origin must be a URL, got "${values.origin}"`, Exit.Usage);
+  }
+  const page = normalizePage(target.pathname);
+  if (!page) throw new CliError(`${url} names no page`, Exit.Usage);
+  // The page itself, read once here to say why it has no manifest when it has none.
+  const html = await fetchText(target.href, new Headers());
+  const core = new BridgeCore({ catalog: new UpstreamCatalog(target.origin) });
+  try {
+    const manifest = await core.manifest(page, null, origin);
+    io.stdout(values.toon ? encode(manifest) + "\n" : JSON.stringify(manifest, null, 2) + "\n");
+    const { problems } = scanPage(html, page, url);
+    for (const p of problems) io.stderr(`${url}:${p.line}:${p.column}: ${p.message}\n`);
+    return problems.length ? Exit.Failure : Exit.Ok;
+  } catch (error) {
+    if (error instanceof AimError && error.code === "not_found") {
+      throw new CliError(`${url} declares no <aim-action> or <aim-state>; it has no manifest`);
     }
     throw error;
   } finally {

@@ -27,7 +27,9 @@ export function demoSiteRoot(): string {
 export const SERVE_USAGE = `Usage: aim serve [ROOT] [options]
 
 Serves the static site in ROOT (default: the current folder) with the bridge: manifests at
-<page>.json and <page>.toon, the site map, sessions, invocation and the tab channel.
+<page>.json and <page>.toon, the site map, sessions, invocation and the tab channel. With
+--upstream URL, stands in front of the app at URL instead (docs/upstream.md): aim answers its
+own routes and forwards every other request to the app.
 
 Options:
   --port N             port; 0 picks a free one (default 8000)
@@ -42,6 +44,12 @@ Options:
   --data DIR           folder for the audit log (created); default: kept in memory
   --audit-days N       days the audit log keeps an entry (default 90)
   --users FILE         JSON list of {"username", "passwordHash", "name"?} for login
+  --upstream URL       the app to stand in front of (http:// or https://), in place of ROOT
+  --page-query NAME    a query parameter that is part of a page's identity, e.g. id for
+                       /edit.php?id=1 (repeatable; docs/upstream.md)
+  --upstream-host      send the app its own host name in Host, not the browser's
+  --no-forwarded       set no X-Forwarded-For/-Proto/-Host on requests to the app
+  --upstream-timeout S seconds the app may take to answer with its headers (default 30)
   --demo               run the demo app that ships with aim (its pages, users, API and
                        data in --data, default .aim-demo-data) instead of serving ROOT
   --max-streams N      event streams and long polls open at once in all (default 1024, at
@@ -72,6 +80,31 @@ async function readText(file: string, what: string): Promise<string> {
       ? error.message
       : String(error);
     throw new CliError(`cannot read ${what} ${file}: ${reason}`);
+  }
+}
+
+/** The `--upstream` URL, checked. */
+function upstreamUrl(text: string): URL {
+  const url = URL.parse(text);
+  if (!url || (url.protocol !== "http:" && url.protocol !== "https:") || !url.hostname) {
+    throw new CliError(
+      `--upstream must be an http(s) URL such as http://127.0.0.1:8080, got "${text}"`,
+      Exit.Usage,
+    );
+  }
+  return url;
+}
+
+/** Checks that ROOT is a folder. */
+async function checkRoot(root: string): Promise<void> {
+  try {
+    if (!(await Deno.stat(root)).isDirectory) throw new CliError(`ROOT ${root} is not a folder`);
+  } catch (error) {
+    if (error instanceof CliError) throw error;
+    if (error instanceof Deno.errors.NotFound) throw new CliError(`ROOT ${root} does not exist`);
+    throw new CliError(
+      `cannot use ROOT ${root}: ${error instanceof Error ? error.message : error}`,
+    );
   }
 }
 
@@ -115,6 +148,11 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     "audit-days": { type: "string" },
     users: { type: "string" },
     demo: { type: "boolean" },
+    upstream: { type: "string" },
+    "upstream-host": { type: "boolean" },
+    "page-query": { type: "string", multiple: true },
+    "no-forwarded": { type: "boolean" },
+    "upstream-timeout": { type: "string" },
     "log-format": { type: "string" },
     "max-streams": { type: "string" },
     quiet: { type: "boolean" },
@@ -132,16 +170,28 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (values.demo && values.users) {
     throw new CliError("--demo has its own users; --users goes with a ROOT", Exit.Usage);
   }
-  const root = values.demo ? demoSiteRoot() : positionals[0] ?? ".";
-  try {
-    if (!(await Deno.stat(root)).isDirectory) throw new CliError(`ROOT ${root} is not a folder`);
-  } catch (error) {
-    if (error instanceof CliError) throw error;
-    if (error instanceof Deno.errors.NotFound) throw new CliError(`ROOT ${root} does not exist`);
+  const upstream = values.upstream === undefined ? undefined : upstreamUrl(values.upstream);
+  if (upstream && (values.demo || positionals.length)) {
+    throw new CliError("give either ROOT, --demo or --upstream", Exit.Usage);
+  }
+  const pageQuery = values["page-query"] ?? [];
+  for (const name of pageQuery) {
+    if (!/^[A-Za-z0-9_.\-\[\]]{1,64}$/.test(name)) {
+      throw new CliError(`--page-query must be a parameter name, got "${name}"`, Exit.Usage);
+    }
+  }
+  const upstreamTimeout = values["upstream-timeout"];
+  if (
+    upstreamTimeout !== undefined && !(/^\d+(\.\d+)?$/.test(upstreamTimeout) &&
+      Number(upstreamTimeout) > 0)
+  ) {
     throw new CliError(
-      `cannot use ROOT ${root}: ${error instanceof Error ? error.message : error}`,
+      `--upstream-timeout must be a positive number of seconds, got "${upstreamTimeout}"`,
+      Exit.Usage,
     );
   }
+  const root = values.demo ? demoSiteRoot() : positionals[0] ?? ".";
+  if (!upstream) await checkRoot(root);
   const port = Number(values.port ?? "8000");
   if (!/^\d+$/.test(values.port ?? "8000") || port > 65535) {
     throw new CliError(
@@ -223,7 +273,8 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     log: values.quiet ? undefined : (entry: RequestLogEntry) => io.stdout(formatLog(format, entry)),
     onError: (error: unknown) =>
       io.stderr(`aim: internal error: ${error instanceof Error ? error.stack : error}\n`),
-    onListen: ({ url }: { url: string }) => io.stdout(`aim: serving ${root} at ${url}\n`),
+    onListen: ({ url }: { url: string }) =>
+      io.stdout(`aim: serving ${upstream ? upstream.origin : root} at ${url}\n`),
     onStatus: (message: string) => io.stderr(`aim: ${message}\n`),
   };
   try {
@@ -238,7 +289,23 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
       served = demo.served;
       stopDemo = () => demo[Symbol.asyncDispose]();
     } else {
-      served = serve({ ...options, root, users, audit });
+      served = serve({
+        ...options,
+        ...(upstream
+          ? {
+            upstream,
+            proxy: {
+              preserveHost: !values["upstream-host"],
+              forwarded: !values["no-forwarded"],
+              trustForwarded: values["trust-proxy"] ?? false,
+              ...(upstreamTimeout ? { timeoutMs: Number(upstreamTimeout) * 1000 } : {}),
+            },
+          }
+          : { root }),
+        ...(pageQuery.length ? { pageQuery } : {}),
+        users,
+        audit,
+      });
     }
   } catch (error) {
     audit?.close();

@@ -20,8 +20,9 @@ import { NOT_SENT } from "../share/share.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
 import type { InvokeResult, Manifest, Sitemap } from "../wire/schemas.ts";
 import type { SessionMessage } from "../wire/channel.ts";
-import { SiteCatalog } from "../site/catalog.ts";
+import { type PageCatalog, SiteCatalog } from "../site/catalog.ts";
 import { SiteRoot } from "../site/paths.ts";
+import { pageIdentity } from "../site/page_identity.ts";
 import { ActionRegistry } from "./actions.ts";
 import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./login.ts";
 import { type InvocationRecord, Invocations, type InvokeOptions } from "./invocations.ts";
@@ -40,8 +41,15 @@ export { DEFAULT_LIMITS, type InvocationRecord, type InvokeOptions, type Limits 
 
 /** Options of {@linkcode BridgeCore}. Defaults are in `limits.ts`. */
 export interface BridgeCoreOptions {
-  /** The site's folder. */
-  root: string;
+  /** The site's folder; or give `catalog`. */
+  root?: string | undefined;
+  /** Where pages are read from, in place of a folder (an app in front of which aim stands). */
+  catalog?: PageCatalog | undefined;
+  /**
+   * Query parameters that are part of a page's identity (`["id"]`: `/edit.php?id=1` and
+   * `/edit.php?id=2` are two pages). @default []
+   */
+  pageQuery?: readonly string[] | undefined;
   /** Verifies `login`; without it every login fails. */
   users?: UserStore | undefined;
   /** Actions the embedding app runs on the server. */
@@ -122,7 +130,9 @@ export interface OpenSessionOptions {
 /** The protocol core of one bridge. */
 export class BridgeCore {
   readonly sessions: SessionStore;
-  readonly catalog: SiteCatalog;
+  readonly catalog: PageCatalog;
+  /** Query parameters that are part of a page's identity. */
+  readonly pageQuery: readonly string[];
   readonly limits: Limits;
   readonly actions: ActionRegistry;
   readonly #invocations: Invocations;
@@ -142,7 +152,10 @@ export class BridgeCore {
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.streams = new StreamSlots(options.streams);
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
-    this.catalog = new SiteCatalog(new SiteRoot(options.root));
+    this.pageQuery = options.pageQuery ?? [];
+    if (options.catalog) this.catalog = options.catalog;
+    else if (options.root !== undefined) this.catalog = new SiteCatalog(new SiteRoot(options.root));
+    else throw new TypeError("A bridge needs a root folder or a catalog");
     this.sessions = new SessionStore({
       idleMs: options.idleMs,
       leaseMs: options.leaseMs,
@@ -188,6 +201,7 @@ export class BridgeCore {
     });
     this.#tabs = new TabMessages({
       ...parts,
+      pageOf: (raw) => this.pageOf(raw),
       helloTimeoutMs: options.helloTimeoutMs ?? DEFAULTS.helloTimeoutMs,
       onError: options.onError,
       onInvocation: options.onInvocation,
@@ -226,6 +240,11 @@ export class BridgeCore {
   /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
   drain(timeoutMs: number): Promise<void> {
     return this.#invocations.drain(timeoutMs);
+  }
+
+  /** The page identity of a path a tab or a request names (with its query); null if none. */
+  pageOf(raw: string): string | null {
+    return pageIdentity(raw, this.pageQuery);
   }
 
   /** Whether `id` is a server action's id, which a page may not reuse. */

@@ -11,7 +11,7 @@ import { firstIssue } from "../wire/issue.ts";
 import { validateInput } from "../input/validate.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import { InvokeRequest, type InvokeResult } from "../wire/schemas.ts";
-import type { SiteCatalog } from "../site/catalog.ts";
+import type { PageCatalog } from "../site/catalog.ts";
 import type { ActionRegistry, FoundAction } from "./actions.ts";
 import type { Limits } from "./limits.ts";
 import { sessionState } from "./manifests.ts";
@@ -67,7 +67,7 @@ export interface InvokeOptions {
 /** What invocations need from the rest of the core. */
 export interface InvocationContext {
   sessions: SessionStore;
-  catalog: SiteCatalog;
+  catalog: PageCatalog;
   actions: ActionRegistry;
   limits: Limits;
   now: () => number;
@@ -445,6 +445,7 @@ export class Invocations {
   }
 
   async #runTab(session: Session, spec: ActionSpec, input: unknown, call: Call): Promise<unknown> {
+    const from = session.tab.holder;
     const outcome = await session.tab.relay(spec.id, input, spec.consequential, {
       onAwaiting: call.onAwaiting,
       timeoutMs: call.tabTimeoutMs,
@@ -453,10 +454,28 @@ export class Invocations {
     });
     if (outcome.ok) {
       call.settled = outcome.settled ?? true;
-      return outcome.result;
+      const result = outcome.result;
+      if (from && leaving(result)) {
+        // The tab loads another page: when it is one that hosts sessions here, the answer waits
+        // until it holds the session and has reported its state, and says which page it is
+        // (null: another site's page, one with no session, or it did not come in time).
+        const next = URL.parse(result.navigating_to as string)?.pathname;
+        const hosts = next ? await this.#ctx.catalog.sessionPage(next).catch(() => null) : null;
+        if (!hosts) return { ...result, page: null };
+        const arrived = await session.tab.whenArrived(from, this.#ctx.settleTimeoutMs);
+        if (!arrived) call.settled = false;
+        return { ...result, page: arrived ? session.page : null };
+      }
+      return result;
     }
     throw TAB_FAILURES[outcome.code](spec, outcome.message, session);
   }
+}
+
+/** Whether a page action's result says the tab is loading another page (`navigating_to`). */
+function leaving(result: unknown): result is Record<string, unknown> {
+  return typeof result === "object" && result !== null && !Array.isArray(result) &&
+    typeof (result as Record<string, unknown>).navigating_to === "string";
 }
 
 function keyReused(): AimError {

@@ -8,14 +8,14 @@ import { AimError, notFound } from "../wire/errors.ts";
 import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire/schemas.ts";
-import type { PageInfo, SiteCatalog } from "../site/catalog.ts";
+import type { PageCatalog } from "../site/catalog.ts";
 import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
 import type { Session } from "./session.ts";
 
 /** What manifests are made from. */
 export interface ManifestSources {
-  catalog: SiteCatalog;
+  catalog: PageCatalog;
   actions: ActionRegistry;
 }
 
@@ -67,8 +67,10 @@ export async function buildManifest(
   const { catalog, actions } = sources;
   // A session also reads its own page when the page's HTML declares no action: its tab
   // registers them (a script renders them, or they are WebMCP tools).
+  // Any page that hosts sessions answers a session: its own page with its data, another with
+  // 409 page_mismatch (an app's pages, a single-page app's routes, all host sessions).
   const info = await catalog.agentPage(path) ??
-    (session ? await ownPage(catalog, path, session) : null);
+    (session ? await catalog.sessionPage(path) : null);
   if (!info) throw notFound(`No agent-enabled page at ${path}; see ${origin}/sitemap.json.`);
   let specs: ActionSpec[];
   let state: Record<string, unknown> = {};
@@ -103,16 +105,6 @@ export async function buildManifest(
     state: state as Manifest["state"],
     actions: specs.map(toManifestAction),
   };
-}
-
-/** The page at `path` when it is the one `session` lives on, else null. */
-async function ownPage(
-  catalog: SiteCatalog,
-  path: string,
-  session: Session,
-): Promise<PageInfo | null> {
-  const info = await catalog.sessionPage(path);
-  return info?.page === session.page ? info : null;
 }
 
 /** 409 `page_mismatch`: the session is attached to another page. */

@@ -54,6 +54,8 @@ export class TabChannel<Owner = unknown> {
   #remoteExpiresAt = 0;
   /** Session changes the owner was asked to settle (`session.settle`): their waits, by id. */
   #settles = new Map<string, (settled: boolean) => void>();
+  /** Waits for the next page of a tab that is leaving (see `whenArrived`). */
+  #arrivals = new Set<{ from: TabConnection; resolve: (arrived: boolean) => void }>();
 
   /** `options` may be shared by many channels: nothing per channel is kept in it. */
   constructor(owner: Owner, options: TabChannelOptions<Owner> = {}) {
@@ -131,6 +133,7 @@ export class TabChannel<Owner = unknown> {
     this.#options.onChange?.(this.owner);
     this.#options.onGrant?.(this.owner);
     this.#options.onGuests?.(this.owner);
+    this.#arrived(tab);
   }
 
   #expire(): void {
@@ -208,9 +211,38 @@ export class TabChannel<Owner = unknown> {
   /** The tab sent a state snapshot. */
   setState(tab: TabConnection, state: Record<string, unknown>): void {
     tab.state = state;
+    tab.reported = true;
     if (tab !== this.#holder) return;
     this.lastState = state;
     this.#options.onChange?.(this.owner);
+    this.#arrived(tab);
+  }
+
+  /** `tab` holds the session with its state: a page that another one left for has come. */
+  #arrived(tab: TabConnection): void {
+    if (!tab.reported) return;
+    for (const arrival of this.#arrivals) {
+      if (arrival.from !== tab) arrival.resolve(true);
+    }
+  }
+
+  /**
+   * Waits until a tab other than `from` (the page that submitted a form and is leaving) holds the
+   * session and has reported its state: true then, false after `timeoutMs`.
+   */
+  whenArrived(from: TabConnection, timeoutMs: number): Promise<boolean> {
+    return new Promise((resolve) => {
+      const arrival = {
+        from,
+        resolve: (arrived: boolean) => {
+          clearTimeout(timer);
+          this.#arrivals.delete(arrival);
+          resolve(arrived);
+        },
+      };
+      const timer = setTimeout(() => arrival.resolve(false), timeoutMs);
+      this.#arrivals.add(arrival);
+    });
   }
 
   /** A tab went away; the next waiting tab gets the lease. */

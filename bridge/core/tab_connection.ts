@@ -19,6 +19,8 @@ export class TabConnection {
   page: string;
   actions: ActionSpec[] = [];
   state: Record<string, unknown> = {};
+  /** Whether it has sent a state snapshot yet. */
+  reported = false;
   /** The registration under way: registrations apply one after another. */
   registering: Promise<void> = Promise.resolve();
   /** Closes the channel if no hello comes. */

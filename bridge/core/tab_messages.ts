@@ -14,7 +14,7 @@ import { fitState } from "../wire/state_limit.ts";
 import { type SessionMessage, TabMessage } from "../wire/channel.ts";
 import { RUN_STATUS } from "../wire/run_status.ts";
 import { CloseCode } from "../wire/names.ts";
-import type { SiteCatalog } from "../site/catalog.ts";
+import type { PageCatalog } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";
 import type { InvocationRecord } from "./invocations.ts";
@@ -27,8 +27,10 @@ import { TabConnection, type TabPort } from "./tab_connection.ts";
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
   sessions: SessionStore;
-  catalog: SiteCatalog;
+  catalog: PageCatalog;
   actions: ActionRegistry;
+  /** The page identity of a path a tab names. @default normalizePage */
+  pageOf?: (raw: string) => string | null;
   limits: Limits;
   /** How long a new channel may take to say hello, ms. @default {10000} */
   helloTimeoutMs?: number;
@@ -113,6 +115,8 @@ export class TabMessages {
     this.#ctx = ctx;
     this.#handlers = {
       hello: (message, h) => this.#hello(message.page, h),
+      // After the tab's earlier registrations, like hello's own check of the page.
+      navigate: (message, h) => h.then(() => this.#navigate(message.page, h)),
       heartbeat: (_message, h) => h.session.tab.heartbeat(h.tab),
       // After the catalog is read, in order: a later registration never lands first.
       register: (message, h) => h.then(() => this.#register(h.session, h.tab, message.actions)),
@@ -224,7 +228,7 @@ export class TabMessages {
     if (state.hello) return close(CloseCode.Malformed, "hello was already sent");
     if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
     clearTimeout(tab.helloTimer);
-    const page = normalizePage(rawPage);
+    const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
     if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
     state.hello = true;
     tab.page = page;
@@ -234,8 +238,27 @@ export class TabMessages {
       const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
       if (!info) return close(CloseCode.Malformed, "hello.page is not an agent-enabled page here");
       tab.page = info.page;
+      tab.port.send({ type: "page", page: info.page });
       if (!session.ended) session.tab.attach(tab);
     });
+  }
+
+  /**
+   * Moves the tab, and the session when this tab holds it, to another page of the site without a
+   * reconnect (a History API navigation). A page that hosts no session here leaves both where
+   * they were: the agent keeps reading the last page the session was on.
+   */
+  async #navigate(rawPage: string, { session, tab, close }: Handling): Promise<void> {
+    const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
+    if (!page) return close(CloseCode.Malformed, "navigate.page is not a valid page path");
+    const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
+    if (!info || session.ended) return;
+    tab.page = info.page;
+    tab.port.send({ type: "page", page: info.page });
+    if (session.tab.holder === tab && session.page !== info.page) {
+      session.page = info.page;
+      session.changed();
+    }
   }
 
   /**

@@ -67,6 +67,11 @@ export interface AppOptions extends OriginOptions {
   publics?: PublicManifests | undefined;
   /** Fields added to `GET /__aim/health`. */
   health?: (() => Record<string, unknown>) | undefined;
+  /**
+   * Adds the routes that come after every other, catch-alls included (in front of an app, the
+   * proxy that forwards what names none of aim's routes: bridge/upstream/proxy.ts).
+   */
+  last?: ((app: Hono<AppEnv>) => void) | undefined;
 }
 
 /** Builds the hono app of a bridge. */
@@ -119,5 +124,6 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
   for (const routes of options.protocols ?? []) app.route("/", routes);
   // Last: the catch-alls, manifests then static files.
   app.route("/", siteRoutes(core, manifests, options.publics));
+  options.last?.(app);
   return app;
 }

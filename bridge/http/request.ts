@@ -10,6 +10,7 @@ import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
 import { AimError, badRequest, invalidToken } from "../wire/errors.ts";
 import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
+import { isTokenShaped } from "../core/tokens.ts";
 
 /** The session cookie's name; over HTTPS it carries the `__Host-` prefix. */
 export const SESSION_COOKIE = "aim_session";
@@ -259,4 +260,10 @@ export function isAllowedHost(host: string | undefined, allowed: readonly string
 /** Whether a listening host name is a loopback address. */
 export function isLoopback(hostname: string): boolean {
   return LOOPBACK_NAMES.test(hostname) || hostname === "::1";
+}
+
+/** Whether an `Authorization` header carries an aim session token (`Bearer`, 43 base64url). */
+export function isAimAuthorization(header: string): boolean {
+  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
+  return match !== null && isTokenShaped(match[1]);
 }

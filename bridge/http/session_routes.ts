@@ -13,7 +13,6 @@ import type { Session } from "../core/session.ts";
 import { AimError, badRequest } from "../wire/errors.ts";
 import { SessionRequest } from "../wire/schemas.ts";
 import type { AuditEntry } from "../audit/log.ts";
-import { normalizePage } from "../site/paths.ts";
 import { readSession } from "./token.ts";
 import type { AppEnv } from "./env.ts";
 import { watchHangUp } from "./hang_up.ts";
@@ -82,7 +81,7 @@ export function sessionRoutes(
     if (!parsed.success) {
       throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
     }
-    const page = normalizePage(parsed.data.page);
+    const page = core.pageOf(parsed.data.page);
     if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
     // Only the page's own tab credential, with its token, re-attaches its session: neither a
     // cookie (another origin or port can plant one) nor an agent's token alone ever does.

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
@@ -12,9 +12,16 @@ import { notFound } from "../wire/errors.ts";
 import { decodePath, normalizePage, type SiteRoot } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
-import { readToken } from "./request.ts";
+import { isAimAuthorization, readToken, type RequestToken } from "./request.ts";
 import { SessionManifests } from "./session_manifests.ts";
 import { bodyResponse, encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
+
+/** The aim token of a request's `Authorization` header, when it holds one. */
+function aimBearer(c: Context<AppEnv>): RequestToken | undefined {
+  const header = c.req.header("Authorization");
+  if (header === undefined || !isAimAuthorization(header)) return undefined;
+  return { token: header.replace(/^Bearer[ \t]+/i, "").trim(), via: "bearer" };
+}
 
 /** The site map's routes. */
 export function sitemapRoutes(core: BridgeCore): Hono<AppEnv> {
@@ -71,16 +78,25 @@ export function siteRoutes(
     if (!match) return next();
     const format = match[2] as "json" | "toon";
     const decoded = decodePath(match[1]!);
-    const page = decoded === null
+    const path = decoded === null
       ? null
       : normalizePage(decoded === "/index" || decoded === "" ? "/" : decoded);
-    const token = readToken(c);
+    // Declared query parameters name one page among several at one path.
+    const query = c.req.url.indexOf("?");
+    const page = path && core.pageQuery.length && query >= 0
+      ? core.pageOf(path + c.req.url.slice(query))
+      : path;
+    // In front of an app, `/x.json` is often the app's own (its scripts fetch it with the
+    // person's cookies): only an aim token in `Authorization` makes it a session manifest there.
+    const token = core.catalog.root || format === "toon" ? readToken(c) : aimBearer(c);
     // With a token, a page whose actions only its tab registers has a (session) manifest too.
     const info = page
       ? await core.catalog.agentPage(page) ?? (token ? await core.catalog.sessionPage(page) : null)
       : null;
     if (!info) {
-      if (await core.catalog.root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
+      const root = core.catalog.root;
+      // In front of an app (no root), a path that is no page's manifest is the app's to answer.
+      if (!root || await root.file(decodePath(c.req.path) ?? "/", { cleanUrls: false })) {
         return next();
       }
       throw notFound(`No agent-enabled page has its manifest at ${c.req.path}; see /sitemap.json.`);
@@ -98,8 +114,10 @@ export function siteRoutes(
   });
 
   app.on(["GET", "HEAD"], "*", async (c, next) => {
+    const root = core.catalog.root;
+    if (!root) return next();
     const decoded = decodePath(c.req.path);
-    const file = decoded === null ? null : await core.catalog.root.file(decoded);
+    const file = decoded === null ? null : await root.file(decoded);
     if (!file) throw notFound(`Nothing is served at ${c.req.path}.`);
     // A folder's page at /docs: its relative URLs (style.css) would resolve against /, so it
     // is sent to /docs/, as static servers do. One leading slash: never `//host/`.

@@ -197,6 +197,27 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   };
 }
 
+/**
+ * Where the bridge reads pages from: a folder ({@linkcode SiteCatalog}) or an app it stands in
+ * front of (bridge/upstream/catalog.ts). One interface, so that sessions, manifests and the tab
+ * channel do not know which.
+ */
+export interface PageCatalog {
+  /** The site's folder; undefined in front of an app, which serves its own files. */
+  readonly root?: SiteRoot | undefined;
+  /** The page at `path`, or null when there is none. */
+  page(path: string): Promise<PageInfo | null>;
+  /** The page at `path` when a session may live on it, else null. */
+  sessionPage(path: string): Promise<PageInfo | null>;
+  /** The agent-enabled page at `path` (its public catalog is not empty), or null. */
+  agentPage(path: string): Promise<PageInfo | null>;
+  /** Every agent-enabled page the catalog lists. */
+  agentPages(): Promise<PageInfo[]>;
+  /** The agent-enabled page at `page` when known without any I/O, else undefined. */
+  knownAgentPage(page: string): PageInfo | undefined;
+  close(): void;
+}
+
 interface CacheEntry {
   stamp: FileStamp;
   info: PageInfo;
@@ -214,7 +235,7 @@ export interface SiteCatalogOptions {
  * up again), so a cached page costs no system call. Without a watcher, each request `stat`s the
  * page's file instead.
  */
-export class SiteCatalog implements Disposable {
+export class SiteCatalog implements PageCatalog, Disposable {
   readonly root: SiteRoot;
   #cache = new Map<string, CacheEntry>();
   #files = new Map<string, string>();

@@ -19,6 +19,15 @@ export const HelloMessage = z.strictObject({
   page: z.string().min(1).max(2048).startsWith("/"),
 });
 
+/**
+ * The tab moved to another page of the app without loading one (a single-page app's History
+ * API navigation): the session follows it, with no reconnect and no lease wait.
+ */
+export const NavigateMessage = z.strictObject({
+  type: z.literal("navigate"),
+  page: z.string().min(1).max(2048).startsWith("/"),
+});
+
 /** Renews the lease (and the session); send every `leaseMs / 3`. */
 export const HeartbeatMessage = z.strictObject({ type: z.literal("heartbeat") });
 
@@ -99,6 +108,7 @@ export const RunMessage = z.strictObject({
 /** Everything a tab may send. */
 export const TabMessage = z.discriminatedUnion("type", [
   HelloMessage,
+  NavigateMessage,
   HeartbeatMessage,
   RegisterMessage,
   StateMessage,
@@ -200,6 +210,15 @@ export const EndedMessage = z.strictObject({
   reason: EndReason,
 });
 
+/**
+ * The page a `hello` or `navigate` put this tab on, as the bridge names it (normalized, with only
+ * the query parameters that are part of a page's identity): where its manifest is.
+ */
+export const PageMessage = z.strictObject({
+  type: z.literal("page"),
+  page: z.string(),
+});
+
 /** Everything the bridge may send. */
 export const BridgeMessage = z.discriminatedUnion("type", [
   LeaseMessage,
@@ -210,5 +229,6 @@ export const BridgeMessage = z.discriminatedUnion("type", [
   CancelMessage,
   ActivityMessage,
   EndedMessage,
+  PageMessage,
 ]);
 export type BridgeMessage = z.infer<typeof BridgeMessage>;

@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   server_error: 500,
   store_unavailable: 503,
   tab_timeout: 504,
+  bad_gateway: 502,
+  gateway_timeout: 504,
 } as const satisfies Record<string, ContentfulStatusCode>;
 
 /** One of the codes of {@linkcode ERROR_STATUS}. */

@@ -8,7 +8,10 @@
 
 /** The manifest path of a page: `/` → `/index.json`. */
 export function manifestPath(page: string, format: "json" | "toon" = "json"): string {
-  return `${page === "/" ? "/index" : page}.${format}`;
+  // A page whose identity holds query parameters (docs/upstream.md): they follow the extension.
+  const q = page.indexOf("?");
+  const path = q < 0 ? page : page.slice(0, q);
+  return `${path === "/" ? "/index" : path}.${format}${q < 0 ? "" : page.slice(q)}`;
 }
 
 /**

@@ -500,10 +500,12 @@ Deno.test({
         const navigated = page.waitForNavigation();
         const left = await agent.invoke("search", { q: "red pens" });
         assert.equal(left.status, 200, JSON.stringify(left.body));
-        // Where the tab goes, without the hidden token and the password the agent never read.
+        // Where the tab goes, without the hidden token and the password the agent never read;
+        // answered once the next page holds the session, with that page's state.
         assert.deepEqual(left.body.result, {
           submitted: "#search",
           navigating_to: `${bridge.origin}/thanks?q=red+pens&n=1`,
+          page: "/thanks",
         });
         await navigated;
         assert.equal(page.url(), `${bridge.origin}/thanks?q=red+pens&n=1&csrf=s3cr3t&pin=1234`);

@@ -1,0 +1,126 @@
+/**
+ * What crosses the proxy of `aim serve --upstream` and what does not: hop-by-hop headers
+ * dropped both ways, aim's own credentials (its cookie, the tab key, an aim token) never sent
+ * to the app, and no `Set-Cookie` of the app able to set aim's cookie.
+ * @module
+ */
+import { isAimAuthorization, SESSION_COOKIE } from "../http/request.ts";
+
+export { isAimAuthorization };
+
+/** Hop-by-hop headers (RFC 9110 §7.6.1), never forwarded either way. */
+export const HOP_BY_HOP: ReadonlySet<string> = new Set([
+  "connection",
+  "keep-alive",
+  "proxy-connection",
+  "proxy-authenticate",
+  "proxy-authorization",
+  "te",
+  "trailer",
+  "transfer-encoding",
+  "upgrade",
+]);
+
+/** Request headers of aim's own that the app never receives. */
+const AIM_REQUEST_HEADERS = new Set(["x-aim-tab"]);
+
+/** Whether a cookie name is one of aim's: `aim_session`, with or without a `__Host-` prefix. */
+export function isAimCookie(name: string): boolean {
+  const bare = name.trim().toLowerCase().replace(/^__(host|secure)-/, "");
+  return bare === SESSION_COOKIE || bare.startsWith("aim_");
+}
+
+/** The `Cookie` header without aim's cookies; null when nothing is left. */
+export function appCookies(header: string): string | null {
+  const kept = header.split(";").filter((part) => {
+    const eq = part.indexOf("=");
+    return part.trim() !== "" && !isAimCookie(eq < 0 ? part : part.slice(0, eq));
+  });
+  return kept.length ? kept.map((part) => part.trim()).join("; ") : null;
+}
+
+/** The names a `Connection` header lists, which are hop-by-hop for that message. */
+function connectionListed(headers: Headers): Set<string> {
+  const listed = new Set<string>();
+  for (const name of (headers.get("connection") ?? "").split(",")) {
+    const trimmed = name.trim().toLowerCase();
+    if (trimmed) listed.add(trimmed);
+  }
+  return listed;
+}
+
+/** Options of {@linkcode upstreamRequestHeaders}. */
+export interface ForwardOptions {
+  /** The client's address, appended to `X-Forwarded-For`. */
+  client: string;
+  /** The origin the client reached aim at: `X-Forwarded-Proto` and `-Host` come from it. */
+  origin: string;
+  /** Keep the client's `Host` (true) or send the upstream's own. @default true */
+  preserveHost: boolean;
+  /** Set `X-Forwarded-For`, `-Proto` and `-Host`. @default true */
+  forwarded: boolean;
+  /** Keep the client's `X-Forwarded-For` hops (only behind a proxy aim trusts). @default false */
+  trustForwarded: boolean;
+}
+
+/**
+ * The headers the app receives for a client's request: the client's own (User-Agent,
+ * Accept-Language, Accept-Encoding, the app's cookies and authorization unchanged), without
+ * hop-by-hop headers and without aim's credentials.
+ */
+export function upstreamRequestHeaders(incoming: Headers, options: ForwardOptions): Headers {
+  const out = new Headers();
+  const listed = connectionListed(incoming);
+  for (const [name, value] of incoming) {
+    if (HOP_BY_HOP.has(name) || listed.has(name) || AIM_REQUEST_HEADERS.has(name)) continue;
+    if (name === "host" && !options.preserveHost) continue;
+    if (name.startsWith("x-forwarded-") && options.forwarded) continue;
+    if (name === "cookie") {
+      const kept = appCookies(value);
+      if (kept !== null) out.set("cookie", kept);
+      continue;
+    }
+    if (name === "authorization" && isAimAuthorization(value)) continue;
+    out.append(name, value);
+  }
+  if (options.forwarded) {
+    const earlier = options.trustForwarded ? incoming.get("x-forwarded-for") : null;
+    out.set("x-forwarded-for", earlier ? `${earlier}, ${options.client}` : options.client);
+    const origin = new URL(options.origin);
+    out.set("x-forwarded-proto", origin.protocol.slice(0, -1));
+    out.set("x-forwarded-host", incoming.get("host") ?? origin.host);
+  }
+  return out;
+}
+
+/** Content codings the runtime's `fetch` decodes by itself (and then keeps the header of). */
+const DECODED_BY_FETCH = new Set(["gzip", "br"]);
+
+/**
+ * The headers the client receives for the app's answer: without hop-by-hop headers, without a
+ * `Set-Cookie` of aim's cookie, and without `Content-Encoding` and `Content-Length` when the
+ * runtime's `fetch` already decoded the body (the server compresses it again for a client that
+ * accepts it).
+ */
+export function clientResponseHeaders(upstream: Headers, decoded: boolean): Headers {
+  const out = new Headers();
+  const listed = connectionListed(upstream);
+  const coding = upstream.get("content-encoding")?.trim().toLowerCase();
+  const strip = decoded && coding !== undefined && DECODED_BY_FETCH.has(coding);
+  for (const [name, value] of upstream) {
+    if (HOP_BY_HOP.has(name) || listed.has(name) || name === "set-cookie") continue;
+    if (strip && (name === "content-encoding" || name === "content-length")) continue;
+    out.append(name, value);
+  }
+  for (const cookie of upstream.getSetCookie()) {
+    const eq = cookie.indexOf("=");
+    if (isAimCookie(eq < 0 ? cookie : cookie.slice(0, eq))) continue;
+    out.append("set-cookie", cookie);
+  }
+  return out;
+}
+
+/** Whether the runtime's `fetch` decodes a compressed answer to a request with these headers. */
+export function fetchDecodes(sent: Headers): boolean {
+  return sent.get("accept-encoding")?.trim().toLowerCase() !== "identity";
+}

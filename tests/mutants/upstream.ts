@@ -1,0 +1,209 @@
+/**
+ * Named mutants of `aim serve --upstream` (issue 22): what the proxy passes and withholds, how it
+ * fails, the public catalog read from the app, and sessions on pages that live in the app.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+const PROXY = ["tests/upstream/proxy_test.ts"];
+const CATALOG = ["tests/upstream/catalog_test.ts"];
+const BROWSER = ["tests/browser/upstream_test.ts"];
+
+export const mutants: Mutant[] = [
+  {
+    name: "upstream-aim-cookie-forwarded",
+    guarantee: "aim's session cookie is never sent to the app; the app's own cookies are.",
+    file: "bridge/upstream/headers.ts",
+    find: `return part.trim() !== "" && !isAimCookie(eq < 0 ? part : part.slice(0, eq));`,
+    replace: `return part.trim() !== "";`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-sets-aim-cookie",
+    guarantee: "No Set-Cookie of the app can set aim's session cookie, in any spelling.",
+    file: "bridge/upstream/headers.ts",
+    find: `    if (isAimCookie(eq < 0 ? cookie : cookie.slice(0, eq))) continue;\n`,
+    replace: ``,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-aim-token-forwarded",
+    guarantee: "An aim token in Authorization is never sent to the app; the app's own scheme is.",
+    file: "bridge/upstream/headers.ts",
+    find: `if (name === "authorization" && isAimAuthorization(value)) continue;`,
+    replace: `if (name === "authorization" && isAimAuthorization(value) && false) continue;`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-tab-key-forwarded",
+    guarantee: "The tab key (X-Aim-Tab) is never sent to the app.",
+    file: "bridge/upstream/headers.ts",
+    find: `const AIM_REQUEST_HEADERS = new Set(["x-aim-tab"]);`,
+    replace: `const AIM_REQUEST_HEADERS = new Set<string>([]);`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-connection-listed-kept",
+    guarantee: "Headers a request's Connection header names are hop-by-hop: never sent to the app.",
+    file: "bridge/upstream/headers.ts",
+    find:
+      `    if (HOP_BY_HOP.has(name) || listed.has(name) || AIM_REQUEST_HEADERS.has(name)) continue;`,
+    replace: `    if (HOP_BY_HOP.has(name) || AIM_REQUEST_HEADERS.has(name)) continue;`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-forwarded-for-trusted",
+    guarantee: "A client's own X-Forwarded-For is replaced unless aim trusts the proxy in front.",
+    file: "bridge/upstream/headers.ts",
+    find: `const earlier = options.trustForwarded ? incoming.get("x-forwarded-for") : null;`,
+    replace: `const earlier = incoming.get("x-forwarded-for");`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-decoded-body-keeps-coding",
+    guarantee:
+      "A body the runtime's fetch decoded never goes out labelled gzip: the client reads the app's bytes.",
+    file: "bridge/upstream/headers.ts",
+    find: `    if (strip && (name === "content-encoding" || name === "content-length")) continue;`,
+    replace: ``,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-host-replaced",
+    guarantee: "The browser's Host reaches the app by default (apps build URLs from it).",
+    file: "bridge/upstream/proxy.ts",
+    find: `      preserveHost: this.#options.preserveHost ?? true,`,
+    replace: `      preserveHost: this.#options.preserveHost ?? false,`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-aim-route-proxied",
+    guarantee:
+      "A path that names one of aim's routes, with a method aim does not answer, never reaches the app.",
+    file: "bridge/upstream/proxy.ts",
+    find: `    if (isAimPath(paths, c.req.path)) {`,
+    replace: `    if (false) {`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-aim-route-spelling",
+    guarantee:
+      "aim's routes are recognised however the path is spelled (doubled slashes, encoding).",
+    file: "bridge/upstream/routes.ts",
+    find: `  out.push(decoded, resolved, decodePath(resolved) ?? resolved);`,
+    replace: `  out.push(decoded);`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-upload-buffered",
+    guarantee: "An upload streams to the app as it arrives; aim never holds the whole body.",
+    file: "bridge/upstream/proxy.ts",
+    find:
+      `    const body = hasBody ? request.body!.pipeThrough(new TransformStream({ flush: arm })) : null;`,
+    replace: `    const body = hasBody ? await request.arrayBuffer() : null;\n    arm();`,
+    tests: [...PROXY, "tests/upstream/memory_test.ts"],
+  },
+  {
+    name: "upstream-timeout-as-502",
+    guarantee: "An app slower than the timeout gets the client 504 gateway_timeout, not 502.",
+    file: "bridge/upstream/proxy.ts",
+    find: `      throw timedOut\n`,
+    replace: `      throw false\n`,
+    tests: PROXY,
+  },
+  {
+    name: "upstream-catalog-follows-redirects",
+    guarantee:
+      "A page the app redirects visitors away from (a login wall) has no public manifest: the catalog does not follow.",
+    file: "bridge/upstream/catalog.ts",
+    find: `        headers,\n        redirect: "manual",`,
+    replace: `        headers,\n        redirect: "follow",`,
+    tests: CATALOG,
+  },
+  {
+    name: "upstream-catalog-unbounded",
+    guarantee: "A page over the size bound has no public manifest; aim reads no more of it.",
+    file: "bridge/upstream/catalog.ts",
+    find: `      if (size > max) return null;`,
+    replace: ``,
+    tests: CATALOG,
+  },
+  {
+    name: "upstream-catalog-no-revalidation",
+    guarantee: "A stale page is revalidated with its ETag.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    if (cached?.etag) headers["if-none-match"] = cached.etag;`,
+    replace: ``,
+    tests: CATALOG,
+  },
+  {
+    name: "upstream-catalog-many-reads",
+    guarantee: "A fresh scan is reused: the app is read once per page, however many ask.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    if (cached && this.#now() - cached.at < this.#options.freshMs) return cached.info;`,
+    replace: ``,
+    tests: CATALOG,
+  },
+  {
+    name: "navigate-ignored",
+    guarantee:
+      "A single-page app's History API navigation moves the session to the new page without a reconnect.",
+    file: "bridge/core/tab_messages.ts",
+    find: `      navigate: (message, h) => h.then(() => this.#navigate(message.page, h)),`,
+    replace: `      navigate: () => {},`,
+    tests: BROWSER,
+  },
+  {
+    name: "navigate-not-sent",
+    guarantee: "The elements tell the bridge of a History API navigation.",
+    file: "elements/client.ts",
+    find: `      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),`,
+    replace: `      () => {},`,
+    tests: BROWSER,
+  },
+  {
+    name: "submitter-ignored",
+    guarantee: "A form with several submit buttons is submitted through the one submitter= names.",
+    file: "elements/bindings.ts",
+    find: `    form.requestSubmit(submitter);`,
+    replace: `    form.requestSubmit();`,
+    tests: BROWSER,
+  },
+  {
+    name: "navigation-answered-early",
+    guarantee:
+      "An action whose submit loads a new page answers once that page holds the session and reported its state, saying which page it is.",
+    file: "bridge/core/tab.ts",
+    find: `      if (arrival.from !== tab) arrival.resolve(true);`,
+    replace: ``,
+    tests: BROWSER,
+  },
+  {
+    name: "page-query-ignored",
+    guarantee:
+      "Declared query parameters are part of a page's identity: /edit.php?id=1 and ?id=2 are two pages.",
+    file: "bridge/site/page_identity.ts",
+    find: `  if (!page || !query || !params.length) return page;`,
+    replace: `  return page;`,
+    tests: ["tests/upstream/catalog_test.ts"],
+  },
+  {
+    name: "page-query-not-sent",
+    guarantee:
+      "The elements name their page with its query, so declared parameters reach the bridge.",
+    file: "elements/client.ts",
+    find: `  return location.pathname + location.search;`,
+    replace: `  return location.pathname;`,
+    tests: BROWSER,
+  },
+  {
+    name: "upstream-visited-not-listed",
+    guarantee:
+      "The site map lists the agent-enabled pages sessions visited, besides sitemap.xml's.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    for (const page of this.#visited.keys()) listed.add(page);`,
+    replace: ``,
+    tests: CATALOG,
+  },
+];

@@ -92,12 +92,6 @@ function tag(token: string): string {
   return (hash >>> 0).toString(36);
 }
 
-/**
- * Up to this many characters, a result and its state go as one message: under the bridge's
- * default message limit (1 MiB of UTF-8, at most 3 bytes a character) whatever they hold.
- */
-const ONE_MESSAGE_CHARS = 256 * 1024;
-
 /** The page this tab shows: its path and its query (the bridge keeps the declared parameters). */
 function here(): string {
   return location.pathname + location.search;
@@ -156,10 +150,7 @@ export class AimClient extends EventTarget {
   #sent = ["", ""];
   /** The declarations' JSON text, to tell when they change. */
   #declared = "[]";
-  /** A flush is due (a frame or 100 ms after a change). */
   #queued = false;
-  /** An action's element said it changed since the declarations were last read. */
-  #actionsChanged = false;
   /** The prompt the person sees now, if any: the next one waits for its answer. */
   #prompts: Promise<unknown> = Promise.resolve();
   /** The tab credential: opens the channel; never shown, never sent anywhere else. */
@@ -494,31 +485,14 @@ export class AimClient extends EventTarget {
     }
     if (this.#current === id) this.#current = "";
     this.removeEventListener("cancel", onCancel);
-    // The bridge answers with the actions it holds when the result comes: when an action said
-    // it changed (an item the action added is a key the agent may name next), they go first.
-    if (this.#actionsChanged) this.#register();
-    // The state rides in the result (one message), when it changed since the last one sent;
-    // a large pair goes as two messages, each within the bridge's message limit as before.
-    let text = JSON.stringify(answer);
-    const state = `{"type":"state","state":${JSON.stringify(this.snapshot())}}`;
-    if (text.length + state.length > ONE_MESSAGE_CHARS) this.#sendOnce(1, state);
-    else if (state !== this.#sent[1]) {
-      this.#sent[1] = state;
-      text = `${text.slice(0, -1)},${state.slice(16)}`;
-    }
-    if (this.#socket?.readyState === 1) this.#socket.send(text);
-    // What no observer tells (a form's fields) is read again in the next frame, off the
-    // answer's path.
-    this.changed(false);
+    // The bridge answers with the state and actions it last got: send them first (an item the
+    // action added is a key the agent may name next).
+    this.#flush(true);
+    this.#send(answer);
   }
 
-  /**
-   * What the page declares changed: push the state and read the actions again within a frame
-   * (or 100 ms). `actions`: an action's element changed, so an answer sent before then reads
-   * the actions first.
-   */
-  changed(actions = true): void {
-    this.#actionsChanged ||= actions;
+  /** What the page declares changed: register and push state within a frame (or 100 ms). */
+  changed(): void {
     if (this.#queued) return;
     this.#queued = true;
     const run = () => this.#queued && this.#flush(true);
@@ -531,15 +505,11 @@ export class AimClient extends EventTarget {
    * only when its text differs from the last one sent.
    */
   #flush(actions?: boolean): void {
+    if (actions) this.#queued = false;
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
     this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
-    if (actions) this.#register();
-  }
-
-  /** Reads the declarations, and sends a `register` when they differ from the last one sent. */
-  #register(): void {
-    this.#queued = this.#actionsChanged = false;
+    if (!actions) return;
     const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
     const text = JSON.stringify(declarations);
     if (text !== this.#declared) {

@@ -74,12 +74,9 @@ export abstract class Declaration extends ReactiveElement {
   protected abstract readonly set: Set<Element>;
   #self = new MutationObserver(() => this.changed());
 
-  /**
-   * Tells the client that what this element declares may have changed: an action's, that the
-   * actions are to be read again before the next answer; a state's, in the next frame.
-   */
+  /** Tells the client that what this element declares may have changed. */
   protected changed(): void {
-    client.changed(this.set === client.actions);
+    client.changed();
   }
 
   // Light DOM, nothing rendered: the element is a declaration.

@@ -44,12 +44,10 @@ export function tagOf(el: MarkupElement): string {
 }
 
 export function* descendants(el: MarkupElement): Generator<MarkupElement> {
-  // A stack, not nested generators: each element is yielded once, whatever its depth (a
-  // delegating generator costs every level it crosses, for every element below it).
-  const stack = Array.from(el.children).reverse();
-  for (let node; (node = stack.pop());) {
-    yield node;
-    stack.push(...Array.from(node.children).reverse());
+  const children = Array.from(el.children);
+  for (const child of children) {
+    yield child;
+    yield* descendants(child);
   }
 }
 

@@ -6,12 +6,12 @@
  */
 import assert from "node:assert/strict";
 import { decode } from "@toon-format/toon";
-import type { Page } from "puppeteer-core";
 import { startDemo } from "../../demo/app.ts";
 import { bridgeAt } from "../helpers/bridge.ts";
 import {
   Agent,
   clickPanelButton,
+  demoRequestStatus,
   launchBrowser,
   NO_CHROMIUM,
   OUTPUT_DIR,
@@ -46,14 +46,6 @@ async function openPanel() {
       Deno.removeSync(data, { recursive: true });
     },
   };
-}
-
-function statusOf(page: Page, id: string): Promise<string | null> {
-  return page.evaluate((id) => {
-    const row = [...document.querySelectorAll("#requests tbody tr")]
-      .find((tr) => tr.firstElementChild?.textContent === id);
-    return row ? row.children[4]!.textContent : null;
-  }, id);
 }
 
 Deno.test({
@@ -121,7 +113,7 @@ Deno.test({
           answer.body.state.requests.find((r: { id: string }) => r.id === "req-3").status,
           "approved",
         );
-        assert.equal(await statusOf(page, "req-3"), "approved");
+        assert.equal(await demoRequestStatus(page, "req-3"), "approved");
         const json = await agent.manifest("/control-panel.json");
         assert.equal(
           json.body.state.requests.find((r: { id: string }) => r.id === "req-3").status,
@@ -142,7 +134,7 @@ Deno.test({
       const answer = await rejected;
       assert.equal(answer.status, 403);
       assert.equal(answer.body.error, "declined");
-      assert.equal(await statusOf(page, "req-4"), "pending");
+      assert.equal(await demoRequestStatus(page, "req-4"), "pending");
     });
 
     await t.step("bad input to every demo action gets a clear error", async () => {
@@ -381,7 +373,7 @@ Deno.test({
       answer.changes.find((op) => op.path.startsWith("/state/")),
       { op: "replace", path: `/state/requests/${index}/status`, value: "approved" },
     );
-    assert.equal(await statusOf(page, "req-3"), "approved");
+    assert.equal(await demoRequestStatus(page, "req-3"), "approved");
 
     // Nothing changed since the answer.
     const confirm = await bridge.fetch("/control-panel.toon", {

@@ -6,12 +6,12 @@
  * @module
  */
 import assert from "node:assert/strict";
-import type { Page } from "puppeteer-core";
 import { startDemo } from "../../demo/app.ts";
 import { bridgeAt } from "../helpers/bridge.ts";
 import {
   Agent,
   clickPanelButton,
+  demoRequestStatus,
   FIREFOX,
   launchBrowser,
   NO_FIREFOX,
@@ -23,14 +23,6 @@ if (NO_FIREFOX) {
   console.warn(
     `${FIREFOX} is missing: the Firefox tests are skipped (apt-get install firefox-esr).`,
   );
-}
-
-function statusOf(page: Page, id: string): Promise<string | null> {
-  return page.evaluate((id) => {
-    const row = [...document.querySelectorAll("#requests tbody tr")]
-      .find((tr) => tr.firstElementChild?.textContent === id);
-    return row ? row.children[4]!.textContent : null;
-  }, id);
 }
 
 Deno.test({
@@ -89,7 +81,7 @@ Deno.test({
           answer.body.state.requests.find((r: { id: string }) => r.id === "req-3").status,
           "approved",
         );
-        assert.equal(await statusOf(page, "req-3"), "approved");
+        assert.equal(await demoRequestStatus(page, "req-3"), "approved");
       },
     );
 
@@ -99,7 +91,7 @@ Deno.test({
       const answer = await rejected;
       assert.equal(answer.status, 403);
       assert.equal(answer.body.error, "declined");
-      assert.equal(await statusOf(page, "req-4"), "pending");
+      assert.equal(await demoRequestStatus(page, "req-4"), "pending");
     });
 
     await t.step("filter_requests changes what the page shows and the state", async () => {

@@ -308,3 +308,12 @@ export class Agent {
     }
   }
 }
+
+/** The status the demo's control panel shows for request `id` (its table's fifth cell), or null. */
+export function demoRequestStatus(page: Page, id: string): Promise<string | null> {
+  return page.evaluate((id) => {
+    const row = [...document.querySelectorAll("#requests tbody tr")]
+      .find((tr) => tr.firstElementChild?.textContent === id);
+    return row ? row.children[4]!.textContent : null;
+  }, id);
+}

@@ -48,13 +48,16 @@ type Timer = ReturnType<typeof setTimeout> | undefined;
 
 export type { ConfirmRequest };
 
-/** An `<aim-action>` as the client sees it. */
-export interface ActionSource extends Element {
+/** An action the page offers: an `<aim-action>`, or a WebMCP tool the page registered. */
+export interface Runnable {
   name: string;
-  /** The declaration to register, or null when the element is not available now. */
+  /** The declaration to register, or null when the action is not available now. */
   declaration(): Declaration | null;
   run(input: InputValue, waitUntil?: WaitUntil): Promise<unknown>;
 }
+
+/** An `<aim-action>` as the client sees it. */
+export interface ActionSource extends Element, Runnable {}
 
 /** An `<aim-state>` as the client sees it: `undefined` publishes nothing. */
 export interface StateSource extends Element {
@@ -215,6 +218,13 @@ export class AimClient extends EventTarget {
   /** Called when the bridge no longer waits for an invocation: a prompt for it must go. */
   oncancel: ((id: string) => void) | null = null;
   readonly actions = new Set<ActionSource>();
+  /**
+   * The WebMCP tools the page registered itself, as actions for remote agents
+   * (elements/page_tools.ts). An `<aim-action>` of the same id (regardless of case) wins.
+   */
+  readonly tools = new Map<string, Runnable>();
+  /** The ids of {@linkcode AimClient.declarations} that are the page's own WebMCP tools. */
+  toolIds: ReadonlySet<string> = new Set();
   readonly states = new Set<StateSource>();
   #socket: WebSocket | null = null;
   #heartbeat: Timer;
@@ -241,8 +251,26 @@ export class AimClient extends EventTarget {
     addEventListener("pagehide", () => this.#close());
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
-    // Agents in the browser (WebMCP) get the same actions; without the API nothing loads.
-    if ("modelContext" in document) import("./webmcp.ts").then((m) => m.startWebMcp(this));
+    // Agents in the browser (WebMCP) get the same actions, and remote agents the page's own
+    // tools; without the API nothing loads. A polyfill may come later, from a module or a
+    // framework: look again once the document is parsed, and once it loaded.
+    this.#webmcp();
+    document.addEventListener("DOMContentLoaded", () => this.#webmcp());
+    addEventListener("load", () => this.#webmcp());
+  }
+
+  #webmcpStarted = false;
+  #webmcp(): void {
+    if (this.#webmcpStarted || !("modelContext" in document || "modelContext" in navigator)) return;
+    this.#webmcpStarted = true;
+    import("./webmcp.ts").then((m) => m.startWebMcp(this));
+  }
+
+  /** The action `actionId` the page offers now: an `<aim-action>`, else a tool of the page. */
+  source(actionId: string): Runnable | undefined {
+    const el = [...this.actions].find((a) => a.name === actionId && a.declaration());
+    if (el) return el;
+    return this.toolIds.has(actionId) ? this.tools.get(actionId) : undefined;
   }
 
   /**
@@ -456,7 +484,7 @@ export class AimClient extends EventTarget {
    * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done.
    */
   async run(actionId: string, input: InputValue): Promise<{ result: unknown; settled: boolean }> {
-    const el = [...this.actions].find((a) => a.name === actionId && a.declaration());
+    const el = this.source(actionId);
     if (!el) throw new Error(`No action "${actionId}" is on the page now.`);
     const work = new Work();
     const result = toJson(await el.run(input, work.waitUntil));
@@ -475,8 +503,11 @@ export class AimClient extends EventTarget {
     signal: AbortSignal,
     onAsk?: () => void,
   ): Promise<boolean> {
-    const el = [...this.actions].find((a) => a.name === request.actionId && a.declaration());
-    const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
+    const el = this.source(request.actionId);
+    // Only the page's own <aim-action> may skip asking; a WebMCP tool never does.
+    const optOut = el instanceof Element
+      ? el.getAttribute("no-confirm")?.trim().toLowerCase()
+      : undefined;
     if (optOut !== undefined && optOut !== "false") return true;
     onAsk?.();
     const turn = this.#prompts.then(async () => {
@@ -566,6 +597,18 @@ export class AimClient extends EventTarget {
     this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
     if (!actions) return;
     const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
+    // The page's WebMCP tools after its <aim-action>s: one of the same id (regardless of case)
+    // is the element's.
+    const taken = new Set(declarations.map((d) => d.id.toLowerCase()));
+    const toolIds = new Set<string>();
+    for (const [id, tool] of this.tools) {
+      const d = tool.declaration();
+      if (!d || taken.has(id.toLowerCase())) continue;
+      taken.add(id.toLowerCase());
+      toolIds.add(id);
+      declarations.push(d);
+    }
+    this.toolIds = toolIds;
     const text = JSON.stringify(declarations);
     if (text !== this.#declared) {
       this.#declared = text;

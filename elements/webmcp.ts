@@ -20,6 +20,7 @@
 import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
 import { READ_TOOL, RUN_STATUS, type RunOutcome, titleOf } from "../bridge/protocol/tools.ts";
 import type { InputValue } from "../bridge/protocol/schemas.ts";
+import { type PageToolsClient, type ReadableModelContext, startPageTools } from "./page_tools.ts";
 
 /** An action as the page declares it (the client's `declarations`). */
 type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
@@ -31,7 +32,9 @@ type Activity = Extract<BridgeMessage, { type: "activity" }>;
  * What this module needs of the page's client (elements/client.ts `AimClient`, which hands
  * itself over): it is not imported, so that the client and this chunk do not know each other.
  */
-export interface WebMcpClient extends EventTarget {
+export interface WebMcpClient extends EventTarget, PageToolsClient {
+  /** The ids of `declarations` that are the page's own WebMCP tools: aim does not offer them. */
+  toolIds: ReadonlySet<string>;
   /** The page's path. */
   page: string;
   /** The actions the page declares now; `change` fires on the client when they change. */
@@ -266,8 +269,14 @@ export class WebMcpTools {
   declarations(): Declaration[] {
     const signedIn = this.#client.session?.authenticated === true;
     return this.#client.declarations.filter((d) =>
-      d.id.toLowerCase() !== READ_TOOL && (!(d as { protected?: boolean }).protected || signedIn)
+      d.id.toLowerCase() !== READ_TOOL && !this.#client.toolIds.has(d.id) &&
+      (!(d as { protected?: boolean }).protected || signedIn)
     );
+  }
+
+  /** The names of the tools aim registered (its actions and the read tool), not the page's. */
+  names(): ReadonlySet<string> {
+    return new Set(this.#registered.keys());
   }
 
   /** Registers and unregisters tools until they match the page's declarations. */
@@ -360,7 +369,9 @@ export class WebMcpTools {
     signal: AbortSignal,
     checked: { input?: InputValue },
   ): Promise<RunAnswer> {
-    const declaration = this.#client.declarations.find((d) => d.id === actionId);
+    const declaration = this.#client.declarations.find((d) =>
+      d.id === actionId && !this.#client.toolIds.has(d.id)
+    );
     if (!declaration || actionId.toLowerCase() === READ_TOOL) {
       return failure("unknown_action", `No action "${actionId}" is on the page now.`, {
         available_actions: this.declarations().map((d) => d.id),
@@ -444,12 +455,16 @@ export class WebMcpTools {
  * session (a protected action is a tool once someone signed in).
  */
 export function startWebMcp(client: WebMcpClient): WebMcpTools | null {
-  const context = (document as unknown as { modelContext?: ModelContext }).modelContext;
+  // The older drafts (and polyfills of them) put it on navigator.
+  const context = (document as unknown as { modelContext?: ModelContext }).modelContext ??
+    (navigator as unknown as { modelContext?: ModelContext }).modelContext;
   if (!context) return null;
   const tools = new WebMcpTools(client, context);
   const sync = () => tools.sync();
   client.addEventListener("change", sync);
   document.addEventListener("aim-session", sync);
   tools.sync();
+  // The page's own tools, for remote agents through the bridge.
+  startPageTools(client, context as unknown as ReadableModelContext, () => tools.names());
   return tools;
 }

@@ -1,0 +1,313 @@
+/**
+ * Tests of pages that already use WebMCP (issue 21): a page that registers tools of its own, as
+ * pages written for WebMCP do (an inline classic script while it is parsed, a module, a React
+ * app with the `usewebmcp` hooks, the `@mcp-b/webmcp-polyfill` polyfill), with aim's two lines
+ * added, in real Chromium with and without `--enable-features=WebMCP`: the tools are actions of
+ * its session manifest, MCP tools and A2A skills, live as the page registers and withdraws
+ * them, run in the page, a consequential one only once the person approved it.
+ */
+import assert from "node:assert/strict";
+import type { Page } from "puppeteer-core";
+import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { connectClient as connectMcp, within } from "../mcp/helpers.ts";
+import {
+  action as a2aAction,
+  answerOf,
+  asTask,
+  collect,
+  connectClient as connectA2a,
+  failureOf,
+  shapes,
+} from "../a2a/helpers.ts";
+import { TaskState } from "@a2a-js/sdk";
+import {
+  clickPanelButton,
+  launchBrowser,
+  NO_CHROMIUM,
+  openPage,
+  panelStatus,
+  panelToken,
+  type TestBrowser,
+  Warnings,
+} from "./harness.ts";
+
+/** aim's two lines, as docs/webmcp.md tells a site that uses WebMCP to add them. */
+const AIM_HEAD = '<script src="/__aim/webmcp.js"></script>';
+const AIM_BODY = "<aim-panel></aim-panel>";
+
+/** The todo page's tools, registered by the page's own script (`mc` is the API). */
+const TODO_TOOLS = `
+  const todos = [];
+  const render = () => {
+    document.getElementById("todos").textContent = todos.map((t) => t.text).join(", ");
+  };
+  mc.registerTool({
+    name: "add_todo",
+    description: "Add a todo to the list",
+    inputSchema: {
+      type: "object",
+      properties: {
+        text: { type: "string", description: "What to do", minLength: 1, maxLength: 100 },
+        priority: { type: "integer", minimum: 1, maximum: 3 },
+      },
+      required: ["text"],
+    },
+    execute: async ({ text, priority }) => {
+      todos.push({ text, priority: priority ?? 2 });
+      render();
+      return { content: [{ type: "text", text: "Added " + text }] };
+    },
+  });
+  mc.registerTool({
+    name: "list_todos",
+    description: "The todos on the list",
+    inputSchema: { type: "object", properties: {} },
+    annotations: { readOnlyHint: true },
+    execute: () => ({ todos }),
+  });
+  const clearing = new AbortController();
+  window.withdrawClear = () => clearing.abort();
+  mc.registerTool({
+    name: "clear_todos",
+    description: "Remove every todo",
+    annotations: { readOnlyHint: true, destructiveHint: true },
+    execute: () => { todos.length = 0; render(); return "cleared"; },
+  }, { signal: clearing.signal });
+  mc.registerTool({
+    name: "fail_todo",
+    description: "Always fails",
+    annotations: { readOnlyHint: true },
+    execute: () => { throw new Error("the list is locked"); },
+  });
+  mc.registerTool({
+    name: "nested_todo",
+    description: "Takes a nested object",
+    inputSchema: { type: "object", properties: { todo: { type: "object", properties: {} } } },
+    execute: () => "never",
+  });
+  mc.registerTool({
+    name: "login",
+    description: "A page tool that would shadow the bridge's login",
+    annotations: { readOnlyHint: true },
+    execute: () => "shadowed",
+  });`;
+
+/** An inline classic script in `<head>` that registers while the page is parsed. */
+const INLINE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Todos</title>
+${AIM_HEAD}
+<script>
+  if (document.modelContext) {
+    const mc = document.modelContext;
+    ${TODO_TOOLS}
+  }
+</script>
+</head><body>
+${AIM_BODY}
+<h1>Todos</h1><p id="todos"></p>
+<aim-tool name="list_todos" consequential></aim-tool>
+</body></html>`;
+
+/** A module that registers after load. */
+const MODULE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Todos</title>
+${AIM_HEAD}
+</head><body>
+${AIM_BODY}
+<h1>Todos</h1><p id="todos"></p>
+<script type="module">
+  addEventListener("load", () => {
+    const mc = document.modelContext;
+    ${TODO_TOOLS}
+  });
+</script>
+</body></html>`;
+
+/** A GET of `path` with the session's token. */
+async function sessionManifest(bridge: TestBridge, path: string, token: string) {
+  const res = await bridge.fetch(path, { headers: { Authorization: `Bearer ${token}` } });
+  assert.equal(res.status, 200, await res.clone().text());
+  return await res.json() as { actions: { id: string; consequential: boolean }[] };
+}
+
+/** Waits until the session manifest's actions are `ids` (the page's tools registered). */
+async function waitForActions(
+  bridge: TestBridge,
+  path: string,
+  token: string,
+  ids: string[],
+): Promise<Record<string, { consequential: boolean; input_schema: unknown }>> {
+  const deadline = Date.now() + 10_000;
+  let seen: string[] = [];
+  while (Date.now() < deadline) {
+    const manifest = await sessionManifest(bridge, path, token);
+    seen = manifest.actions.map((a) => a.id);
+    if (JSON.stringify(seen) === JSON.stringify(ids)) {
+      return Object.fromEntries(manifest.actions.map((a) => [a.id, a])) as never;
+    }
+    // Polls the bridge (HTTP), not a sleep: the next GET waits on the network.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  assert.fail(`the actions are ${JSON.stringify(seen)}, not ${JSON.stringify(ids)}`);
+}
+
+const TOOL_IDS = ["add_todo", "clear_todos", "fail_todo", "list_todos"];
+
+/** Opens `path`, waits for its session, returns the page and its token. */
+async function openTodos(browser: TestBrowser, bridge: TestBridge, path: string) {
+  const context = await browser.context();
+  const page = await openPage(context, bridge, path);
+  const warnings = new Warnings(page);
+  const token = await panelToken(page);
+  await panelStatus(page, "connected");
+  return { context, page, token, warnings };
+}
+
+async function todosText(page: Page): Promise<string> {
+  return await page.$eval("#todos", (el) => el.textContent ?? "");
+}
+
+for (const webmcp of [true, false]) {
+  const flag = webmcp ? "with the WebMCP flag" : "without the WebMCP flag";
+  Deno.test({
+    name: `a page's own WebMCP tools are actions of its session, ${flag}`,
+    ignore: NO_CHROMIUM,
+    async fn(t) {
+      await using browser = await launchBrowser({ webmcp });
+      await using bridge = await startBridge({
+        site: { "inline.html": INLINE_PAGE, "module.html": MODULE_PAGE },
+      });
+
+      await t.step("the public catalog knows nothing of them", async () => {
+        const res = await bridge.fetch("/inline.json");
+        assert.equal(res.status, 404);
+        assert.equal((await res.json()).error, "not_found");
+        const map = await (await bridge.fetch("/sitemap.json")).json();
+        assert.deepEqual(map.pages.map((p: { path: string }) => p.path), []);
+      });
+
+      for (const path of ["/inline", "/module"]) {
+        await t.step(`${path}: tools become actions, run by MCP and A2A`, async (t) => {
+          const { context, page, token, warnings } = await openTodos(browser, bridge, path);
+          await using _context = context;
+          const actions = await waitForActions(bridge, `${path}.json`, token, [
+            "login",
+            "disconnect",
+            ...TOOL_IDS,
+          ]);
+          assert.equal(actions.add_todo!.consequential, true, "no readOnlyHint: consequential");
+          assert.equal(
+            actions.list_todos!.consequential,
+            path === "/inline",
+            "<aim-tool consequential> makes a read-only tool consequential",
+          );
+          assert.equal(actions.clear_todos!.consequential, true, "destructiveHint wins");
+          assert.deepEqual(actions.add_todo!.input_schema, {
+            type: "object",
+            properties: {
+              text: { type: "string", description: "What to do", minLength: 1, maxLength: 100 },
+              priority: { type: "integer", minimum: 1, maximum: 3 },
+            },
+            required: ["text"],
+            additionalProperties: false,
+          });
+          await warnings.waitFor(/tool "nested_todo": field "todo" is an object/);
+          await warnings.waitFor(/"login" (was rejected|is a server action)/);
+          // The page's tool named login never replaced the bridge's.
+          const publicLogin = (await sessionManifest(bridge, `${path}.json`, token)).actions
+            .filter((a) => a.id === "login");
+          assert.equal(publicLogin.length, 1);
+
+          await using mcp = await connectMcp("v2", bridge.origin, token);
+
+          await t.step("MCP lists them as tools", async () => {
+            const tools = await mcp.listTools();
+            assert.deepEqual(tools.map((tool) => tool.name), [
+              "login",
+              "disconnect",
+              ...TOOL_IDS,
+              "aim_read_page",
+            ]);
+          });
+
+          await t.step("a read-only tool runs at once; its result is the tool's", async () => {
+            if (path === "/inline") return; // consequential there, by markup
+            const listed = await mcp.callTool("list_todos", {});
+            assert.equal(listed.isError, undefined, JSON.stringify(listed));
+            assert.deepEqual(listed.structuredContent.result, { todos: [] });
+          });
+
+          await t.step("a consequential tool runs once the person approves", async () => {
+            const call = mcp.callTool("add_todo", { text: "milk", priority: 1 });
+            await clickPanelButton(page, "Approve");
+            const added = await call;
+            assert.equal(added.isError, undefined, JSON.stringify(added));
+            assert.deepEqual(added.structuredContent.result, {
+              content: [{ type: "text", text: "Added milk" }],
+            });
+            assert.equal(await todosText(page), "milk");
+          });
+
+          await t.step("declined, the tool does not run", async () => {
+            const call = mcp.callTool("add_todo", { text: "eggs" });
+            await clickPanelButton(page, "Decline");
+            const declined = await call;
+            assert.equal(declined.isError, true);
+            assert.equal(declined.structuredContent.error, "declined");
+            assert.equal(await todosText(page), "milk");
+          });
+
+          await t.step("input the schema does not allow never reaches the page", async () => {
+            const wrong = await mcp.callTool("add_todo", { text: "x", priority: 9 });
+            assert.equal(wrong.isError, true);
+            assert.equal(wrong.structuredContent.error, "invalid_input");
+            const extra = await mcp.callTool("add_todo", { text: "x", sneaky: true });
+            assert.equal(extra.structuredContent.error, "invalid_input");
+            assert.equal(await todosText(page), "milk");
+          });
+
+          await t.step("a tool that throws is action_failed with its message", async () => {
+            const failed = await mcp.callTool("fail_todo", {});
+            assert.equal(failed.isError, true);
+            assert.equal(failed.structuredContent.error, "action_failed");
+            assert.match(failed.structuredContent.message, /the list is locked/);
+          });
+
+          await t.step("A2A runs them too, approved and declined", async () => {
+            const a2a = await connectA2a("v1", bridge.origin, token);
+            const asked = asTask(await a2a.sendMessage(a2aAction("add_todo", { text: "bread" })));
+            assert.equal(asked.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+            const following = collect(a2a.resubscribeTask({ tenant: "", id: asked.id }));
+            await clickPanelButton(page, "Approve");
+            assert.deepEqual(shapes(await following).slice(-1), ["status:TASK_STATE_COMPLETED"]);
+            const done = await a2a.getTask({ tenant: "", id: asked.id, historyLength: undefined });
+            assert.deepEqual(answerOf(done).result, {
+              content: [{ type: "text", text: "Added bread" }],
+            });
+            assert.equal(await todosText(page), "milk, bread");
+            const refused = asTask(await a2a.sendMessage(a2aAction("clear_todos")));
+            const refusing = collect(a2a.resubscribeTask({ tenant: "", id: refused.id }));
+            await clickPanelButton(page, "Decline");
+            assert.deepEqual(shapes(await refusing).slice(-1), ["status:TASK_STATE_FAILED"]);
+            failureOf(
+              await a2a.getTask({ tenant: "", id: refused.id, historyLength: undefined }),
+              "declined",
+            );
+            assert.equal(await todosText(page), "milk, bread");
+          });
+
+          await t.step("a withdrawn tool leaves the tools at once", async () => {
+            const changed = mcp.nextListChanged();
+            await page.evaluate(() =>
+              (window as unknown as { withdrawClear(): void }).withdrawClear()
+            );
+            await within(changed, "the tool list to change");
+            const names = (await mcp.listTools()).map((tool) => tool.name);
+            assert.ok(!names.includes("clear_todos"), names.join(", "));
+            assert.ok(names.includes("add_todo"));
+          });
+        });
+      }
+    },
+  });
+}

@@ -311,3 +311,114 @@ for (const webmcp of [true, false]) {
     },
   });
 }
+
+const ROOT = new URL("../../", import.meta.url);
+const APP = new URL("tests/apps/webmcp/", ROOT);
+
+/** Bundles `entry` of tests/apps/webmcp/ with `deno bundle`, as its author would, to `out`. */
+async function bundle(entry: string, out: string): Promise<void> {
+  const built = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=browser",
+      "--minify",
+      "--lock=deno.test.lock",
+      "--frozen=false",
+      "--output",
+      out,
+      new URL(entry, APP).pathname,
+    ],
+    cwd: ROOT,
+    stdout: "piped",
+    stderr: "piped",
+    env: { NO_COLOR: "1" },
+  }).output();
+  assert.ok(built.success, `deno bundle ${entry}: ${new TextDecoder().decode(built.stderr)}`);
+}
+
+/** The site of the npm pages: the React app with `usewebmcp`, a page with the npm polyfill. */
+async function npmSite(): Promise<string> {
+  const site = await Deno.makeTempDir({ prefix: "aim-webmcp-npm-" });
+  for (const file of ["react.html", "polyfill.html"]) {
+    await Deno.copyFile(new URL(file, APP), `${site}/${file}`);
+  }
+  await bundle("app.jsx", `${site}/app.js`);
+  await bundle("polyfill.ts", `${site}/polyfill.js`);
+  return site;
+}
+
+for (const webmcp of [true, false]) {
+  const flag = webmcp ? "with the WebMCP flag" : "without the WebMCP flag";
+  Deno.test({
+    name: `pages built with npm WebMCP packages (React hooks, a polyfill) are operable, ${flag}`,
+    ignore: NO_CHROMIUM,
+    async fn(t) {
+      const site = await npmSite();
+      try {
+        await using browser = await launchBrowser({ webmcp });
+        await using bridge = await startBridge({ root: site });
+
+        await t.step("React with usewebmcp: hooks' tools, live with the app's state", async () => {
+          const { context, page, token } = await openTodos(browser, bridge, "/react");
+          await using _context = context;
+          const actions = await waitForActions(bridge, "/react.json", token, [
+            "login",
+            "disconnect",
+            "add_item",
+            "empty_cart",
+            "list_items",
+          ]);
+          assert.equal(actions.list_items!.consequential, false);
+          assert.equal(actions.add_item!.consequential, true);
+          assert.equal(actions.empty_cart!.consequential, true);
+          await using mcp = await connectMcp("v1", bridge.origin, token);
+          const call = mcp.callTool("add_item", { item: "tea" });
+          await clickPanelButton(page, "Approve");
+          const added = await call;
+          assert.equal(added.isError, undefined, JSON.stringify(added));
+          assert.deepEqual(added.structuredContent.result.structuredContent, { added: "tea" });
+          await page.waitForFunction(() => document.getElementById("items")?.textContent === "tea");
+          const listed = await mcp.callTool("list_items", {});
+          assert.deepEqual(listed.structuredContent.result.structuredContent, { items: ["tea"] });
+          // The app disables a hook: its tool leaves the session.
+          const changed = mcp.nextListChanged();
+          await page.click("#lock");
+          await changed;
+          await waitForActions(bridge, "/react.json", token, [
+            "login",
+            "disconnect",
+            "add_item",
+            "list_items",
+          ]);
+        });
+
+        await t.step("a page with the npm polyfill: its tools, its errors", async () => {
+          const { context, page, token } = await openTodos(browser, bridge, "/polyfill");
+          await using _context = context;
+          const actions = await waitForActions(bridge, "/polyfill.json", token, [
+            "login",
+            "disconnect",
+            "add_note",
+            "burn_notes",
+          ]);
+          // The polyfill lists no destructiveHint; aim saw it registered.
+          assert.equal(actions.burn_notes!.consequential, true);
+          await using mcp = await connectMcp("v2", bridge.origin, token);
+          const call = mcp.callTool("add_note", { text: "call Bob" });
+          await clickPanelButton(page, "Approve");
+          const added = await call;
+          assert.deepEqual(added.structuredContent.result, { notes: 1 });
+          assert.equal(await page.$eval("#notes", (el) => el.textContent), "call Bob");
+          const burning = mcp.callTool("burn_notes", {});
+          await clickPanelButton(page, "Approve");
+          const burnt = await burning;
+          assert.equal(burnt.structuredContent.error, "action_failed");
+          assert.match(burnt.structuredContent.message, /the notes are fireproof/);
+        });
+      } finally {
+        await Deno.remove(site, { recursive: true });
+      }
+    },
+  });
+}

@@ -20,6 +20,7 @@ import {
   shapes,
 } from "../a2a/helpers.ts";
 import { TaskState } from "@a2a-js/sdk";
+import { call, jsonPart, message, postRun } from "../acp/helpers.ts";
 import {
   clickPanelButton,
   launchBrowser,
@@ -294,6 +295,33 @@ for (const webmcp of [true, false]) {
               "declined",
             );
             assert.equal(await todosText(page), "milk, bread");
+          });
+
+          await t.step("ACP: the caller's own page is an agent, for its session only", async () => {
+            const agent = path.slice(1);
+            const open = await bridge.fetch("/agents");
+            assert.deepEqual((await open.json()).agents, []);
+            const mine = await call(bridge, token, "/agents");
+            assert.equal(mine.status, 200);
+            assert.equal(mine.headers.get("Cache-Control"), "no-store");
+            const [listed] = (await mine.json()).agents;
+            assert.equal(listed.name, agent);
+            const capabilities = listed.metadata.capabilities.map((c: { name: string }) => c.name);
+            assert.deepEqual(capabilities, ["login", "disconnect", ...TOOL_IDS]);
+            const res = await postRun(bridge, token, {
+              agent_name: agent,
+              input: [message(jsonPart("fail_todo", {}))],
+            });
+            assert.equal(res.status, 200);
+            const run = await res.json();
+            assert.equal(run.status, "failed", JSON.stringify(run));
+            assert.match(run.error.message, /the list is locked/);
+            const stranger = await postRun(bridge, null, {
+              agent_name: agent,
+              input: [message(jsonPart("fail_todo", {}))],
+            });
+            assert.equal(stranger.status, 401);
+            await stranger.body?.cancel();
           });
 
           await t.step("a withdrawn tool leaves the tools at once", async () => {

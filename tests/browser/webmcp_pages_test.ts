@@ -20,6 +20,7 @@ import {
   shapes,
 } from "../a2a/helpers.ts";
 import { TaskState } from "@a2a-js/sdk";
+import { MAX_PAGE_TOOLS } from "../../bridge/protocol/webmcp_tools.ts";
 import { call, jsonPart, message, postRun } from "../acp/helpers.ts";
 import {
   clickPanelButton,
@@ -335,6 +336,82 @@ for (const webmcp of [true, false]) {
             assert.ok(names.includes("add_todo"));
           });
         });
+      }
+    },
+  });
+}
+
+/** A page that registers too many tools, one too large, and holds a frame that registers one. */
+const BOUNDS_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Many</title>
+${AIM_HEAD}
+<script>
+  for (let i = 0; i < 70; i++) {
+    document.modelContext.registerTool({
+      name: "t" + String(i).padStart(2, "0"),
+      description: "Tool " + i,
+      annotations: { readOnlyHint: true },
+      execute: () => i,
+    });
+  }
+  const properties = {};
+  for (let i = 0; i < 40; i++) properties["f" + i] = { type: "string", description: "x".repeat(1000) };
+  document.modelContext.registerTool({
+    name: "huge",
+    description: "A tool of 40 KB",
+    inputSchema: { type: "object", properties },
+    annotations: { readOnlyHint: true },
+    execute: () => "big",
+  });
+</script>
+</head><body>
+${AIM_BODY}
+<iframe src="/child.html"></iframe>
+</body></html>`;
+
+/** A frame of the same origin, with tools of its own (not aim's page). */
+const CHILD_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Child</title>
+<script>
+  if (document.modelContext) {
+    document.modelContext.registerTool({
+      name: "a_child_tool",
+      description: "The frame's tool",
+      annotations: { readOnlyHint: true },
+      execute: () => "from the frame",
+    });
+    window.childRegistered = true;
+  }
+</script></head><body>child</body></html>`;
+
+for (const webmcp of [true, false]) {
+  const flag = webmcp ? "with the WebMCP flag" : "without the WebMCP flag";
+  Deno.test({
+    name: `a page gets at most ${MAX_PAGE_TOOLS} tools of bounded size, and no frame's, ${flag}`,
+    ignore: NO_CHROMIUM,
+    async fn() {
+      await using browser = await launchBrowser({ webmcp });
+      await using bridge = await startBridge({
+        site: { "many.html": BOUNDS_PAGE, "child.html": CHILD_PAGE },
+      });
+      const { context, page, token, warnings } = await openTodos(browser, bridge, "/many");
+      await using _context = context;
+      const first = Array.from(
+        { length: MAX_PAGE_TOOLS },
+        (_, i) => `t${String(i).padStart(2, "0")}`,
+      );
+      await waitForActions(bridge, "/many.json", token, ["login", "disconnect", ...first]);
+      await warnings.waitFor(/more than 64 WebMCP tools/);
+      await warnings.waitFor(/tool "huge": it is larger than 16384 bytes/);
+      if (webmcp) {
+        // Chromium lists the frame's tool to the page too; it is not the page's.
+        await page.waitForFrame((f) => f.url().endsWith("/child.html"));
+        const child = page.frames().find((f) => f.url().endsWith("/child.html"))!;
+        await child.waitForFunction(() =>
+          (window as { childRegistered?: boolean }).childRegistered
+        );
+        await warnings.waitFor(/"a_child_tool" was registered by another frame or origin/);
+        const ids = (await sessionManifest(bridge, "/many.json", token)).actions.map((a) => a.id);
+        assert.ok(!ids.includes("a_child_tool"));
       }
     },
   });

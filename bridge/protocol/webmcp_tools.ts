@@ -137,8 +137,24 @@ function fieldOf(name: string, schema: unknown): FlatSchema | string {
   const out: FlatSchema = { type };
   const description = text(schema.description) || text(schema.title);
   if (description) out.description = cut(description);
-  for (const [key, value] of Object.entries(schema)) {
+  for (let [key, value] of Object.entries(schema)) {
     if (key === "type" || key === "description" || ANNOTATIONS.has(key)) continue;
+    // Chromium's schema of a declarative form: a <select> is `anyOf` string consts (beside
+    // their `enum`), a number input `multipleOf: 1` (its step), which aim enforces exactly.
+    if (
+      key === "anyOf" && type === "string" && Array.isArray(value) && value.length &&
+      value.every((v) => isObject(v) && typeof v.const === "string" && v.type !== "number")
+    ) {
+      const consts = value.map((v) => (v as Record<string, unknown>).const);
+      if (Array.isArray(schema.enum) && JSON.stringify(schema.enum) !== JSON.stringify(consts)) {
+        return `${where}: its anyOf and its enum differ`;
+      }
+      [key, value] = ["enum", consts];
+    }
+    if (key === "multipleOf" && value === 1 && (type === "number" || type === "integer")) {
+      out.type = "integer";
+      continue;
+    }
     if (!ENFORCED[type]!.includes(key)) {
       return `${where} uses "${key}", which aim cannot enforce`;
     }

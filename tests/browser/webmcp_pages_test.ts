@@ -26,7 +26,6 @@ import {
   clickPanelButton,
   launchBrowser,
   NO_CHROMIUM,
-  openPage,
   panelStatus,
   panelToken,
   type TestBrowser,
@@ -158,8 +157,10 @@ const TOOL_IDS = ["add_todo", "clear_todos", "fail_todo", "list_todos"];
 /** Opens `path`, waits for its session, returns the page and its token. */
 async function openTodos(browser: TestBrowser, bridge: TestBridge, path: string) {
   const context = await browser.context();
-  const page = await openPage(context, bridge, path);
+  const page = await context.newPage();
+  // Before the page loads: the page warns as it reads its tools, at once.
   const warnings = new Warnings(page);
+  await page.goto(bridge.origin + path);
   const token = await panelToken(page);
   await panelStatus(page, "connected");
   return { context, page, token, warnings };
@@ -418,6 +419,86 @@ for (const webmcp of [true, false]) {
     },
   });
 }
+
+/** Declarative tools: forms with `toolname`, one submitted by the agent, one by the person. */
+const FORMS_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Tea shop</title>
+${AIM_HEAD}
+</head><body>
+${AIM_BODY}
+<form id="order" toolname="order_tea" tooldescription="Order tea" toolautosubmit>
+  <label>Tea <select name="tea"><option>green</option><option>black</option></select></label>
+  <label>Cups <input type="number" name="cups" toolparamdescription="How many cups"></label>
+</form>
+<form id="note" toolname="leave_note" tooldescription="Leave a note for the shop">
+  <input name="text" required><button id="send">Send</button>
+</form>
+<p id="out"></p>
+<script>
+  for (const form of document.forms) {
+    form.addEventListener("submit", (event) => {
+      event.preventDefault();
+      const fields = Object.fromEntries(new FormData(form));
+      document.getElementById("out").textContent += form.id + ":" + JSON.stringify(fields) + ";";
+      if (event.agentInvoked) event.respondWith(Promise.resolve({ done: form.id, fields }));
+    });
+  }
+</script>
+</body></html>`;
+
+Deno.test({
+  name:
+    "declarative forms (toolname) of Chromium's WebMCP are actions, with and without toolautosubmit",
+  ignore: NO_CHROMIUM,
+  async fn(t) {
+    await using browser = await launchBrowser({ webmcp: true });
+    await using bridge = await startBridge({ site: { "forms.html": FORMS_PAGE } });
+    const { context, page, token } = await openTodos(browser, bridge, "/forms");
+    await using _context = context;
+    const actions = await waitForActions(bridge, "/forms.json", token, [
+      "login",
+      "disconnect",
+      "leave_note",
+      "order_tea",
+    ]);
+    assert.equal(actions.order_tea!.consequential, true, "a form has no readOnlyHint");
+    assert.deepEqual(actions.order_tea!.input_schema, {
+      type: "object",
+      properties: {
+        tea: { type: "string", description: "Tea", enum: ["green", "black"] },
+        cups: { type: "integer", description: "How many cups" },
+      },
+      additionalProperties: false,
+    });
+    await using mcp = await connectMcp("v2", bridge.origin, token);
+
+    await t.step("toolautosubmit: the form is filled and submitted once approved", async () => {
+      const call = mcp.callTool("order_tea", { tea: "black", cups: 2 });
+      await clickPanelButton(page, "Approve");
+      const ordered = await call;
+      assert.equal(ordered.isError, undefined, JSON.stringify(ordered));
+      assert.deepEqual(ordered.structuredContent.result, {
+        done: "order",
+        fields: { tea: "black", cups: "2" },
+      });
+    });
+
+    await t.step("without it, the form is filled and the person submits it", async () => {
+      const call = mcp.callTool("leave_note", { text: "thanks" });
+      await clickPanelButton(page, "Approve");
+      await page.waitForFunction(() =>
+        document.querySelector<HTMLInputElement>("#note input")?.value === "thanks"
+      );
+      await page.click("#send");
+      const left = await call;
+      assert.equal(left.isError, undefined, JSON.stringify(left));
+      assert.deepEqual(left.structuredContent.result, {
+        done: "note",
+        fields: { text: "thanks" },
+      });
+    });
+  },
+});
 
 const ROOT = new URL("../../", import.meta.url);
 const APP = new URL("tests/apps/webmcp/", ROOT);

@@ -94,6 +94,46 @@ Deno.test("a tool without a schema takes an empty object, and nothing else", () 
   assert.equal(accepts(spec, { extra: 1 }), false);
 });
 
+Deno.test("Chromium's schema of a declarative form maps: a select's anyOf, a number's step", () => {
+  // As Chromium 156 lists <form toolname> with a <select> and an <input type="number">.
+  const schema = inputSchemaOfTool({
+    type: "object",
+    properties: {
+      from: { type: "string", description: "Origin" },
+      cls: {
+        type: "string",
+        anyOf: [
+          { type: "string", const: "eco", title: "eco" },
+          { type: "string", const: "biz", title: "biz" },
+        ],
+        enum: ["eco", "biz"],
+      },
+      n: { type: "number", multipleOf: 1 },
+    },
+    required: ["from"],
+  });
+  assert.deepEqual(schema, {
+    type: "object",
+    properties: {
+      from: { type: "string", description: "Origin" },
+      cls: { type: "string", enum: ["eco", "biz"] },
+      n: { type: "integer" },
+    },
+    additionalProperties: false,
+    required: ["from"],
+  });
+  const odd = inputSchemaOfTool({
+    type: "object",
+    properties: { n: { type: "number", multipleOf: 0.5 } },
+  });
+  assert.match(odd as string, /"multipleOf"/);
+  const differ = inputSchemaOfTool({
+    type: "object",
+    properties: { c: { type: "string", anyOf: [{ const: "a" }], enum: ["b"] } },
+  });
+  assert.match(differ as string, /anyOf and its enum differ/);
+});
+
 Deno.test("what aim cannot enforce refuses the tool, saying why", () => {
   const refusals: [unknown, RegExp][] = [
     [{ type: "object", properties: { a: { type: "object" } } }, /field "a" is an object/],
@@ -107,6 +147,10 @@ Deno.test("what aim cannot enforce refuses the tool, saying why", () => {
     [{ type: "object", properties: { a: { type: "number", enum: [1, 2] } } }, /"enum"/],
     [{ type: "object", properties: { a: { type: "string", enum: [1] } } }, /enum of strings/],
     [{ type: "object", properties: { a: { anyOf: [] } } }, /type aim cannot check/],
+    [
+      { type: "object", properties: { a: { type: "string", anyOf: [{ type: "number" }] } } },
+      /"anyOf"/,
+    ],
     [{ type: "object", properties: {}, anyOf: [] }, /"anyOf"/],
     [{ type: "object", properties: {}, additionalProperties: {} }, /is a schema/],
     [{ type: "object", properties: {}, required: ["b"] }, /required fields/],

@@ -85,6 +85,19 @@ function registeredHints(): Map<string, unknown> | undefined {
   ];
 }
 
+/** A registration aim saw (elements/webmcp_api.ts), with its `execute`. */
+interface Registration extends WebMcpToolInfo {
+  name: string;
+  execute(input: unknown, client?: unknown): unknown;
+}
+
+/** The registrations aim saw, and where it says they changed (elements/webmcp_api.ts). */
+function registry(): { tools: Map<string, Registration>; events: EventTarget } | undefined {
+  return (window as unknown as Record<symbol, ReturnType<typeof registry>>)[
+    Symbol.for("aim.webmcp.registry")
+  ];
+}
+
 /** Why a tool's last run threw, when aim saw it register (elements/webmcp_api.ts). */
 function lastError(name: string): string | undefined {
   const errors = (window as unknown as Record<symbol, Map<string, string> | undefined>)[
@@ -174,8 +187,19 @@ export class PageTools {
   }
 
   async #read(): Promise<void> {
-    if (typeof this.#context.getTools !== "function") return;
-    const listed = await this.#context.getTools();
+    const listed: RegisteredTool[] = typeof this.#context.getTools === "function" &&
+        typeof this.#context.executeTool === "function"
+      ? [...await this.#context.getTools()]
+      : [];
+    // Registrations the API does not list (it has no getTools(), or the page registers with
+    // another object, a polyfill of an older draft): aim runs their own execute.
+    const direct = new Map<string, Registration>();
+    const names = new Set(listed.map((tool) => tool?.name));
+    for (const [name, tool] of registry()?.tools ?? []) {
+      if (names.has(name)) continue;
+      direct.set(name, tool);
+      listed.push({ ...tool, name });
+    }
     const own = this.#own();
     const markup = toolMarkup();
     const found = new Map<string, PageTool>();
@@ -205,7 +229,7 @@ export class PageTools {
         if (!markup.get(tool.name)?.hidden) warn(`${mapped.problem}: remote agents do not get it`);
         continue;
       }
-      found.set(tool.name, this.#tool(tool.name, mapped.action));
+      found.set(tool.name, this.#tool(tool.name, mapped.action, direct.has(tool.name)));
     }
     const before = JSON.stringify([...this.#client.tools.values()].map((t) => t.declaration()));
     const after = JSON.stringify([...found.values()].map((t) => t.declaration()));
@@ -214,11 +238,32 @@ export class PageTools {
     if (before !== after) this.#client.changed();
   }
 
-  #tool(name: string, action: ToolAction): PageTool {
+  /** Runs a registration aim saw with its own `execute`, as an API of the draft would. */
+  async #runDirect(
+    name: string,
+    input: InputValue,
+    waitUntil?: (work: unknown) => void,
+  ): Promise<unknown> {
+    const tool = registry()?.tools.get(name);
+    if (!tool) throw new Error(`The tool "${name}" is no longer registered on the page.`);
+    let answer: unknown;
+    try {
+      answer = await tool.execute(structuredClone(input), {});
+    } catch (error) {
+      throw new Error(lastError(name) ?? String((error as Error)?.message ?? error));
+    }
+    waitUntil?.(null);
+    return resultOfTool(answer === undefined ? null : JSON.parse(JSON.stringify(answer)));
+  }
+
+  #tool(name: string, action: ToolAction, direct: boolean): PageTool {
     return {
       name,
       declaration: () => ({ ...action }),
-      run: async (input, waitUntil) => {
+      run: direct ? (input, waitUntil) => this.#runDirect(name, input, waitUntil) : async (
+        input,
+        waitUntil,
+      ) => {
         // The tool as registered now: a withdrawn one is not run.
         const listed = await this.#context.getTools!();
         const tool = listed.find((t) => t?.name === name && isOwnTool(t));
@@ -245,16 +290,20 @@ export function startPageTools(
   context: ReadableModelContext,
   own: () => ReadonlySet<string>,
 ): PageTools | null {
-  if (typeof context.getTools !== "function" || typeof context.executeTool !== "function") {
+  const canList = typeof context.getTools === "function" &&
+    typeof context.executeTool === "function";
+  if (!canList && !registry()) {
     warn(
-      "this page's document.modelContext has no getTools() and executeTool(): remote agents " +
-        "do not get its WebMCP tools",
+      "this page's document.modelContext has no getTools() and executeTool(), and " +
+        "/__aim/webmcp.js did not see its tools registered: remote agents do not get them (load " +
+        "/__aim/webmcp.js first in <head>)",
     );
     return null;
   }
   const tools = new PageTools(client, context, own);
   const sync = () => void tools.sync();
-  context.addEventListener("toolchange", sync);
+  context.addEventListener?.("toolchange", sync);
+  registry()?.events.addEventListener("change", sync);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", sync);
   else sync();
   return tools;

@@ -57,15 +57,30 @@
         ...(tool.annotations === undefined ? {} : { annotations: { ...tool.annotations } }),
       };
       this.#tools.set(tool.name, own);
-      signal?.addEventListener("abort", () => {
+      const unregister = () => {
         if (this.#tools.get(own.name) === own && this.#tools.delete(own.name)) this.#changed();
-      }, { once: true });
+      };
+      signal?.addEventListener("abort", unregister, { once: true });
       this.#changed();
-      return Promise.resolve();
+      // A promise, as the draft has it, with the older draft's unregister() on it.
+      return Object.assign(Promise.resolve(), { unregister });
     }
 
     unregisterTool(name: string): void {
       if (this.#tools.delete(name)) this.#changed();
+    }
+
+    /** The older draft's: replaces every tool with `tools`. */
+    provideContext(context: { tools?: Tool[] } = {}): void {
+      this.#tools.clear();
+      for (const tool of context.tools ?? []) void this.registerTool(tool).catch(() => {});
+      this.#changed();
+    }
+
+    /** The older draft's: removes every tool. */
+    clearContext(): void {
+      this.#tools.clear();
+      this.#changed();
     }
 
     getTools(): Promise<Record<string, unknown>[]> {
@@ -95,56 +110,137 @@
     }
   }
 
-  if (!doc.modelContext) {
-    const context = nav.modelContext ?? new ModelContext();
-    Object.defineProperty(document, "modelContext", {
-      configurable: true,
-      enumerable: true,
-      value: context,
-    });
-    if (!nav.modelContext) {
-      Object.defineProperty(navigator, "modelContext", { configurable: true, value: context });
-    }
-  }
   // What each tool's annotations said when the page registered it: Chromium and polyfills list
   // only the hints they know (no destructiveHint), and aim must not read a destructive tool as
   // read-only. elements/page_tools.ts reads them; they only ever make a tool safer.
-  const context = doc.modelContext as { registerTool?: (...args: unknown[]) => unknown };
-  if (typeof context?.registerTool === "function") {
-    const hints = new Map<string, unknown>();
-    // And why a tool's last run threw: Chromium answers every failure with the same sentence.
-    const errors = new Map<string, string>();
-    Object.defineProperty(window, Symbol.for("aim.webmcp.hints"), { value: hints });
-    Object.defineProperty(window, Symbol.for("aim.webmcp.errors"), { value: errors });
-    const register = context.registerTool;
-    context.registerTool = function (this: unknown, ...args: unknown[]) {
-      const tool = args[0] as { name?: unknown; annotations?: unknown; execute?: unknown };
-      const name = typeof tool?.name === "string" ? tool.name : "";
+  const hints = new Map<string, unknown>();
+  // Why a tool's last run threw: Chromium answers every failure with the same sentence.
+  const errors = new Map<string, string>();
+  // The registrations themselves, for an API that has no getTools() and executeTool() (a
+  // hand-written polyfill of an older draft): `change` fires on `events` when they change.
+  const tools = new Map<string, Tool>();
+  const events = new EventTarget();
+  const changed = () => events.dispatchEvent(new Event("change"));
+  Object.defineProperty(window, Symbol.for("aim.webmcp.hints"), { value: hints });
+  Object.defineProperty(window, Symbol.for("aim.webmcp.errors"), { value: errors });
+  Object.defineProperty(window, Symbol.for("aim.webmcp.registry"), { value: { tools, events } });
+
+  /** The tool as registered, with an `execute` that records why it threw. */
+  function record(tool: Tool): Tool {
+    const name = tool.name;
+    try {
+      if (hints.size < 1000) hints.set(name, JSON.parse(JSON.stringify(tool.annotations ?? {})));
+    } catch {
+      // Annotations that are no JSON: the listed ones count.
+    }
+    const run = tool.execute;
+    const execute = async function (this: unknown, ...a: unknown[]) {
+      errors.delete(name);
       try {
-        if (name && hints.size < 1000) {
-          hints.set(name, JSON.parse(JSON.stringify(tool.annotations ?? {})));
-        }
-      } catch {
-        // Annotations that are no JSON: the listed ones count.
+        return await run.apply(this, a as [unknown]);
+      } catch (error) {
+        errors.set(name, String((error as Error)?.message ?? error).slice(0, 2000));
+        throw error;
       }
-      if (name && typeof tool.execute === "function") {
-        const run = tool.execute as (...a: unknown[]) => unknown;
-        const execute = async function (this: unknown, ...a: unknown[]) {
-          errors.delete(name);
-          try {
-            return await run.apply(this, a);
-          } catch (error) {
-            errors.set(name, String((error as Error)?.message ?? error).slice(0, 2000));
-            throw error;
-          }
-        };
-        args[0] = new Proxy(tool, {
-          get: (target, key) => key === "execute" ? execute : Reflect.get(target, key),
-        });
-      }
-      return register.apply(this, args);
     };
+    return new Proxy(tool, {
+      get: (target, key) => key === "execute" ? execute : Reflect.get(target, key),
+    });
   }
+
+  type Api = Record<string, unknown>;
+  const wrapped = new WeakSet<object>();
+  /** Watches what the page registers with `context` (registerTool, and the older draft's calls). */
+  function watch(context: unknown): void {
+    if (typeof context !== "object" || context === null || wrapped.has(context)) return;
+    wrapped.add(context);
+    const api = context as Api;
+    const call = (key: string, then: (args: unknown[], answer: unknown) => unknown) => {
+      const original = api[key];
+      if (typeof original !== "function") return;
+      api[key] = function (this: unknown, ...args: unknown[]) {
+        return then(args, original);
+      };
+    };
+    const apply = (fn: unknown, self: unknown, args: unknown[]) =>
+      (fn as (...a: unknown[]) => unknown).apply(self, args);
+    call("registerTool", (args, original) => {
+      const tool = args[0] as Tool | undefined;
+      if (typeof tool?.name !== "string" || typeof tool.execute !== "function") {
+        return apply(original, context, args);
+      }
+      const own = record(tool);
+      args[0] = own;
+      const answer = apply(original, context, args);
+      if (tools.size < 1000) tools.set(tool.name, own);
+      const signal = (args[1] as { signal?: AbortSignal } | undefined)?.signal;
+      const drop = () => {
+        if (tools.get(tool.name) === own && tools.delete(tool.name)) changed();
+      };
+      signal?.addEventListener("abort", drop, { once: true });
+      Promise.resolve(answer).catch(drop);
+      // The older draft answered a handle with unregister().
+      const handle = answer as { unregister?: () => unknown } | undefined;
+      if (handle && typeof handle.unregister === "function") {
+        const unregister = handle.unregister.bind(handle);
+        handle.unregister = () => (drop(), unregister());
+      }
+      changed();
+      return answer;
+    });
+    call("unregisterTool", (args, original) => {
+      if (tools.delete(String(args[0]))) changed();
+      return apply(original, context, args);
+    });
+    call("provideContext", (args, original) => {
+      const given = (args[0] as { tools?: Tool[] } | undefined)?.tools;
+      tools.clear();
+      if (Array.isArray(given)) {
+        args[0] = {
+          ...(args[0] as object),
+          tools: given.map((tool) => {
+            if (typeof tool?.name !== "string" || typeof tool.execute !== "function") return tool;
+            const own = record(tool);
+            if (tools.size < 1000) tools.set(tool.name, own);
+            return own;
+          }),
+        };
+      }
+      changed();
+      return apply(original, context, args);
+    });
+    call("clearContext", (args, original) => {
+      tools.clear();
+      changed();
+      return apply(original, context, args);
+    });
+  }
+
+  /**
+   * `target.modelContext` as an accessor: a polyfill that assigns its own later (an older one
+   * sets `navigator.modelContext = …`) is watched as well.
+   */
+  function follow(target: object, initial: unknown): void {
+    let current = initial;
+    watch(current);
+    Object.defineProperty(target, "modelContext", {
+      configurable: true,
+      enumerable: true,
+      get: () => current,
+      set: (value: unknown) => {
+        current = value;
+        watch(value);
+        changed();
+      },
+    });
+  }
+
+  const context = doc.modelContext ?? nav.modelContext ?? new ModelContext();
+  if (doc.modelContext) watch(context);
+  else follow(document, context);
+  // The older drafts' navigator.modelContext, for pages written for them: the same API.
+  if (nav.modelContext) watch(nav.modelContext);
+  else follow(navigator, context);
   const script = document.currentScript as HTMLScriptElement | null;
   const module = document.createElement("script");
   module.type = "module";

@@ -124,6 +124,49 @@ ${AIM_BODY}
 </script>
 </body></html>`;
 
+/**
+ * A page with a hand-written polyfill of an older draft, as demos have them: assigned to
+ * `navigator.modelContext` whatever is there, with `provideContext` and `registerTool` answering
+ * `{unregister}`, and no `getTools()` or `executeTool()`.
+ */
+const OLD_DRAFT_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
+<title>Clock</title>
+${AIM_HEAD}
+<script>
+  navigator.modelContext = {
+    tools: new Map(),
+    provideContext({ tools }) {
+      this.tools = new Map(tools.map((tool) => [tool.name, tool]));
+    },
+    registerTool(tool) {
+      this.tools.set(tool.name, tool);
+      return { unregister: () => this.tools.delete(tool.name) };
+    },
+  };
+  navigator.modelContext.provideContext({
+    tools: [{
+      name: "get_time",
+      description: "The time on the page's clock",
+      annotations: { readOnlyHint: true },
+      execute: () => ({ content: [{ type: "text", text: "noon" }] }),
+    }],
+  });
+  const said = navigator.modelContext.registerTool({
+    name: "say",
+    description: "Show a sentence on the page",
+    inputSchema: { type: "object", properties: { text: { type: "string" } }, required: ["text"] },
+    execute: async ({ text }) => {
+      document.getElementById("said").textContent = text;
+      return "said";
+    },
+  });
+  window.unsay = () => said.unregister();
+</script>
+</head><body>
+${AIM_BODY}
+<p id="said"></p>
+</body></html>`;
+
 /** A GET of `path` with the session's token. */
 async function sessionManifest(bridge: TestBridge, path: string, token: string) {
   const res = await bridge.fetch(path, { headers: { Authorization: `Bearer ${token}` } });
@@ -178,7 +221,37 @@ for (const webmcp of [true, false]) {
     async fn(t) {
       await using browser = await launchBrowser({ webmcp });
       await using bridge = await startBridge({
-        site: { "inline.html": INLINE_PAGE, "module.html": MODULE_PAGE },
+        site: {
+          "inline.html": INLINE_PAGE,
+          "module.html": MODULE_PAGE,
+          "clock.html": OLD_DRAFT_PAGE,
+        },
+      });
+
+      await t.step("a hand-written polyfill of an older draft: its tools too", async () => {
+        const { context, page, token } = await openTodos(browser, bridge, "/clock");
+        await using _context = context;
+        const actions = await waitForActions(bridge, "/clock.json", token, [
+          "login",
+          "disconnect",
+          "get_time",
+          "say",
+        ]);
+        assert.equal(actions.get_time!.consequential, false);
+        assert.equal(actions.say!.consequential, true);
+        await using mcp = await connectMcp("v2", bridge.origin, token);
+        const time = await mcp.callTool("get_time", {});
+        assert.deepEqual(time.structuredContent.result, {
+          content: [{ type: "text", text: "noon" }],
+        });
+        const saying = mcp.callTool("say", { text: "hello" });
+        await clickPanelButton(page, "Approve");
+        assert.equal((await saying).structuredContent.result, "said");
+        assert.equal(await page.$eval("#said", (el) => el.textContent), "hello");
+        const changed = mcp.nextListChanged();
+        await page.evaluate(() => (window as unknown as { unsay(): void }).unsay());
+        await changed;
+        await waitForActions(bridge, "/clock.json", token, ["login", "disconnect", "get_time"]);
       });
 
       await t.step("the public catalog knows nothing of them", async () => {

@@ -181,7 +181,7 @@ async function waitForActions(
   token: string,
   ids: string[],
 ): Promise<Record<string, { consequential: boolean; input_schema: unknown }>> {
-  const deadline = Date.now() + 10_000;
+  const deadline = Date.now() + 20_000;
   let seen: string[] = [];
   while (Date.now() < deadline) {
     const manifest = await sessionManifest(bridge, path, token);

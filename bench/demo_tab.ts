@@ -11,9 +11,9 @@
  */
 import { join } from "node:path";
 import { DEMO_SITE } from "../demo/app.ts";
-import type { ExpenseRequest } from "../demo/store.ts";
+import type { ExpenseRequest } from "../demo/data.ts";
 import { scanPage } from "../bridge/site/catalog.ts";
-import type { BridgeMessage } from "../bridge/protocol/channel.ts";
+import type { BridgeMessage } from "../bridge/wire/channel.ts";
 import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
 
 /** The page the demo's agent works on. */

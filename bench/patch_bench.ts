@@ -18,9 +18,9 @@
  * Printed, never failed on timing.
  */
 import { parseArgs } from "node:util";
-import { createJsonPatch } from "../bridge/protocol/json_patch.ts";
-import { createMergePatch } from "../bridge/protocol/merge_patch.ts";
-import { fitState } from "../bridge/protocol/state_limit.ts";
+import { createJsonPatch } from "../bridge/wire/json_patch.ts";
+import { createMergePatch } from "../bridge/wire/merge_patch.ts";
+import { fitState } from "../bridge/wire/state_limit.ts";
 import { DEFAULT_LIMITS } from "../bridge/core/limits.ts";
 import { startBridge } from "../tests/helpers/bridge.ts";
 import { FakeTab } from "../tests/helpers/fake_tab.ts";

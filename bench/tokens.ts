@@ -22,8 +22,8 @@ import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import { decode as decodeToon, encode as encodeToon } from "@toon-format/toon";
 import { startDemo } from "../demo/app.ts";
-import { applyMergePatch } from "../bridge/protocol/merge_patch.ts";
-import { applyJsonPatch, type JsonPatchOperation } from "../bridge/protocol/json_patch.ts";
+import { applyMergePatch } from "../bridge/wire/merge_patch.ts";
+import { applyJsonPatch, type JsonPatchOperation } from "../bridge/wire/json_patch.ts";
 
 /** A JSON value, as the change documents hold them. */
 type Json = unknown;

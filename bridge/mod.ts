@@ -15,9 +15,9 @@ import {
 import { isLoopback } from "./http/request.ts";
 import type { SessionManifestsOptions } from "./http/session_manifests.ts";
 import { raiseFileLimit } from "./utils/files.ts";
-import { auditEntry, AuditLog } from "./store/audit.ts";
-import { RedisShare } from "./store/redis.ts";
-import type { SessionShare } from "./core/share.ts";
+import { auditEntry, AuditLog } from "./audit/log.ts";
+import { RedisShare } from "./share/redis.ts";
+import type { SessionShare } from "./share/share.ts";
 import { InvocationStats } from "./acp/stats.ts";
 import type { RunStoreOptions } from "./acp/runs.ts";
 import { acpRoutes } from "./acp/routes.ts";
@@ -52,19 +52,20 @@ export {
   type UserRecord,
   type UserStore,
   verifyPassword,
-} from "./core/auth.ts";
+} from "./core/login.ts";
 export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
-export type { Identity, Session } from "./core/sessions.ts";
-export { AimError } from "./protocol/errors.ts";
-import type { AuditEntry } from "./store/audit.ts";
+export type { Identity } from "./core/sessions.ts";
+export type { Session } from "./core/session.ts";
+export { AimError } from "./wire/errors.ts";
+import type { AuditEntry } from "./audit/log.ts";
 export {
   type AuditEntry,
   AuditLog,
   type AuditLogOptions,
   DEFAULT_AUDIT_RETENTION_DAYS,
-} from "./store/audit.ts";
-export * as schemas from "./protocol/schemas.ts";
-export * as channel from "./protocol/channel.ts";
+} from "./audit/log.ts";
+export * as schemas from "./wire/schemas.ts";
+export * as channel from "./wire/channel.ts";
 
 /** Options of {@linkcode createBridge}. */
 export interface BridgeOptions extends BridgeCoreOptions {

@@ -19,7 +19,7 @@ import {
 } from "../bridge/mod.ts";
 import type { Hono } from "hono";
 import type { BridgeCore } from "../bridge/core/bridge.ts";
-import { CURRENCIES, DemoError, DemoStore, type RequestStatus } from "./store.ts";
+import { CURRENCIES, DemoError, DemoStore, type RequestStatus } from "./data.ts";
 
 /** The demo's static pages. */
 export const DEMO_SITE = fileURLToPath(new URL("./site", import.meta.url));

@@ -3,19 +3,18 @@
  * an `aim-invoke` event, or a declarative binding (`click=`, `check=`, `fill=`, `form=`, on
  * the item an agent names with `items=`; see elements/bindings.ts). Renders nothing.
  */
-import { collectRoots, deepAll, deepFirst } from "../bridge/protocol/deep_selector.ts";
-import { actionItems, readAction } from "../bridge/protocol/markup.ts";
+import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
+import { actionItems, readAction } from "../bridge/markup/action.ts";
 import {
   type ActionSource,
   client,
   type Declaration as Registered,
   type WaitUntil,
-  warn,
-  Work,
 } from "./client.ts";
+import { warn, Work } from "./work.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
-import type { InputValue } from "../bridge/protocol/schemas.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
 
 /**
  * What `el.handler` is: the input in (already checked against the action's `input_schema`), a

@@ -3,9 +3,10 @@
  * attribute, a child JSON script or a source element (`from="#id"`, `items=`, `<aim-field>`).
  * Renders nothing.
  */
-import { collectRoots, deepAll, deepFirst } from "../bridge/protocol/deep_selector.ts";
-import { readJsonChild } from "../bridge/protocol/markup.ts";
-import { client, type StateSource, warn } from "./client.ts";
+import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
+import { readJsonChild } from "../bridge/markup/element.ts";
+import { client, type StateSource } from "./client.ts";
+import { warn } from "./work.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 
 function text(el: Element): string {

@@ -5,14 +5,14 @@
  * nothing, so that it shares no code with the chunks loaded up front (which would split them).
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
-import type { FieldValue, InputValue } from "../bridge/protocol/schemas.ts";
+import type { FieldValue, InputValue } from "../bridge/wire/schemas.ts";
 
 type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
 
 /** The items of an `items=` action now, each with its key (markup.ts's `actionItems`). */
 export type Items = () => [Element, string | null][];
 
-/** Selector resolution across shadow roots with `>>>` (bridge/protocol/deep_selector.ts). */
+/** Selector resolution across shadow roots with `>>>` (bridge/markup/deep_selector.ts). */
 export interface Deep {
   all(root: ParentNode, selector: string): Element[];
   first(root: ParentNode, selector: string): Element | null;

@@ -4,14 +4,16 @@
  * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
  * offers the same actions to agents in the browser.
  */
-import { redactSecrets } from "../bridge/protocol/markup.ts";
-import { fitState } from "../bridge/protocol/state_limit.ts";
-import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/protocol/wire.ts";
+import { redactSecrets } from "../bridge/markup/secrets.ts";
+import { fitState } from "../bridge/wire/state_limit.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, manifestPath, TAB_PROTOCOL } from "../bridge/wire/names.ts";
 import type { ConfirmRequest } from "./confirm_dialog.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { z } from "zod";
-import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
-import type { InputValue, SessionGrant, SessionRequest } from "../bridge/protocol/schemas.ts";
+import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
+import type { InputValue, SessionGrant, SessionRequest } from "../bridge/wire/schemas.ts";
+import { type Timer, type WaitUntil, warn, Work } from "./work.ts";
+import { store, stored } from "./session_storage.ts";
 
 /** Where the client is: see {@linkcode AimClient.status}. */
 export type Status = "connecting" | "waiting" | "connected" | "disconnected" | "ended";
@@ -31,11 +33,7 @@ export type Activity = Extract<BridgeMessage, { type: "activity" }>;
 /** The session, as the bridge tells the tab that holds it. */
 export type SessionInfo = Omit<Extract<BridgeMessage, { type: "session" }>, "settle">;
 
-/**
- * Declares work the page started for an invocation or a session change (a load, a render):
- * the agent's answer waits for the promise, so that its state is the one after.
- */
-export type WaitUntil = (work: unknown) => void;
+export type { WaitUntil };
 
 /** An action as the tab registers it (the bridge checks it again). */
 export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
@@ -44,74 +42,21 @@ export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][n
 export type RunReport = Omit<Extract<TabMessage, { type: "run" }>, "type">;
 
 type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
-type Timer = ReturnType<typeof setTimeout> | undefined;
 
 export type { ConfirmRequest };
 
-/** An action the page offers: an `<aim-action>`, or a WebMCP tool the page registered. */
-export interface Runnable {
+/** An `<aim-action>` as the client sees it. */
+export interface ActionSource extends Element {
   name: string;
-  /** The declaration to register, or null when the action is not available now. */
+  /** The declaration to register, or null when the element is not available now. */
   declaration(): Declaration | null;
   run(input: InputValue, waitUntil?: WaitUntil): Promise<unknown>;
 }
-
-/** An `<aim-action>` as the client sees it. */
-export interface ActionSource extends Element, Runnable {}
 
 /** An `<aim-state>` as the client sees it: `undefined` publishes nothing. */
 export interface StateSource extends Element {
   name: string;
   read(): unknown;
-}
-
-const warned = new Set<string>();
-
-/** Warns a page author (in the console) once per distinct message. */
-export function warn(message: string, el?: Element): void {
-  if (!warned.has(message)) console.warn(`[aim] ${message}`, el ?? "");
-  warned.add(message);
-}
-
-/**
- * The work a page declares it started for one invocation or session change, through
- * `waitUntil`: the agent's answer waits for it, within the bridge's settle timeout.
- */
-export class Work {
-  readonly #all: Promise<unknown>[] = [];
-
-  /** Declares one piece of work; a rejection ends it as well (the console says so). */
-  readonly waitUntil: WaitUntil = (work) => {
-    this.#all.push(Promise.resolve(work).catch((error) => warn(`waitUntil: ${error}`)));
-  };
-
-  /**
-   * Waits for the declared work (and work declared meanwhile), then lets the page render:
-   * microtasks, and a frame when it declared work and shows. False when `ms` ran out first.
-   */
-  async done(ms?: number): Promise<boolean> {
-    let timer: Timer;
-    const late = new Promise<boolean>((resolve) => {
-      if (ms !== undefined) timer = setTimeout(resolve, ms, false);
-    });
-    let settled = true;
-    for (let seen = -1; settled && seen < this.#all.length;) {
-      seen = this.#all.length;
-      settled = await Promise.race([Promise.all(this.#all).then(() => true), late]);
-    }
-    // A hidden page renders nothing (and its timers are slowed down): no frame to wait for.
-    if (settled && this.#all.length && !document.hidden) {
-      settled = await Promise.race([
-        new Promise<boolean>((resolve) => requestAnimationFrame(() => resolve(true))),
-        late,
-      ]);
-    }
-    clearTimeout(timer);
-    // Renders that follow (Lit, frameworks) run as microtasks; let them land.
-    await null;
-    await null;
-    return settled;
-  }
 }
 
 function toJson(value: unknown): unknown {
@@ -131,35 +76,6 @@ function post(
     },
     body: JSON.stringify(body),
   });
-}
-
-/**
- * Where the tab keeps its session across reloads and navigations: this tab's own storage, of
- * this origin only. Cookies would not do: another port or a sibling subdomain can plant them.
- */
-const STORE_KEY = "aim.session";
-
-interface StoredSession {
-  token: string;
-  credential: string;
-}
-
-function stored(): StoredSession | null {
-  try {
-    const value = JSON.parse(sessionStorage.getItem(STORE_KEY) ?? "null");
-    return value?.token && value?.credential ? value : null;
-  } catch {
-    return null;
-  }
-}
-
-function store(value: StoredSession | null): void {
-  try {
-    if (value) sessionStorage.setItem(STORE_KEY, JSON.stringify(value));
-    else sessionStorage.removeItem(STORE_KEY);
-  } catch {
-    // Storage refused (private mode): the session then lasts as long as the page.
-  }
 }
 
 export { manifestPath };
@@ -218,13 +134,6 @@ export class AimClient extends EventTarget {
   /** Called when the bridge no longer waits for an invocation: a prompt for it must go. */
   oncancel: ((id: string) => void) | null = null;
   readonly actions = new Set<ActionSource>();
-  /**
-   * The WebMCP tools the page registered itself, as actions for remote agents
-   * (elements/page_tools.ts). An `<aim-action>` of the same id (regardless of case) wins.
-   */
-  readonly tools = new Map<string, Runnable>();
-  /** The ids of {@linkcode AimClient.declarations} that are the page's own WebMCP tools. */
-  toolIds: ReadonlySet<string> = new Set();
   readonly states = new Set<StateSource>();
   #socket: WebSocket | null = null;
   #heartbeat: Timer;
@@ -252,26 +161,17 @@ export class AimClient extends EventTarget {
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
     // Agents in the browser (WebMCP) get the same actions, and remote agents the page's own
-    // tools; without the API nothing loads. A polyfill may come later, from a module or a
-    // framework: look again once the document is parsed, and once it loaded.
-    this.#webmcp();
-    document.addEventListener("DOMContentLoaded", () => this.#webmcp());
-    addEventListener("load", () => this.#webmcp());
+    // tools (elements/page_tools.ts, which adds them to `actions`); without the API nothing
+    // loads. A polyfill may come later, from a module or a framework: look again at `load`.
+    const webmcp = () => {
+      if (this.#webmcp || !("modelContext" in document)) return;
+      this.#webmcp = import("./webmcp.ts").then((m) => m.startWebMcp(this));
+    };
+    webmcp();
+    addEventListener("load", webmcp);
   }
 
-  #webmcpStarted = false;
-  #webmcp(): void {
-    if (this.#webmcpStarted || !("modelContext" in document || "modelContext" in navigator)) return;
-    this.#webmcpStarted = true;
-    import("./webmcp.ts").then((m) => m.startWebMcp(this));
-  }
-
-  /** The action `actionId` the page offers now: an `<aim-action>`, else a tool of the page. */
-  source(actionId: string): Runnable | undefined {
-    const el = [...this.actions].find((a) => a.name === actionId && a.declaration());
-    if (el) return el;
-    return this.toolIds.has(actionId) ? this.tools.get(actionId) : undefined;
-  }
+  #webmcp?: Promise<unknown>;
 
   /**
    * Asks the tab that holds this session to let go, so that this waiting tab gets the lease:
@@ -484,7 +384,7 @@ export class AimClient extends EventTarget {
    * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done.
    */
   async run(actionId: string, input: InputValue): Promise<{ result: unknown; settled: boolean }> {
-    const el = this.source(actionId);
+    const el = [...this.actions].find((a) => a.name === actionId && a.declaration());
     if (!el) throw new Error(`No action "${actionId}" is on the page now.`);
     const work = new Work();
     const result = toJson(await el.run(input, work.waitUntil));
@@ -503,11 +403,8 @@ export class AimClient extends EventTarget {
     signal: AbortSignal,
     onAsk?: () => void,
   ): Promise<boolean> {
-    const el = this.source(request.actionId);
-    // Only the page's own <aim-action> may skip asking; a WebMCP tool never does.
-    const optOut = el instanceof Element
-      ? el.getAttribute("no-confirm")?.trim().toLowerCase()
-      : undefined;
+    const el = [...this.actions].find((a) => a.name === request.actionId && a.declaration());
+    const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
     if (optOut !== undefined && optOut !== "false") return true;
     onAsk?.();
     const turn = this.#prompts.then(async () => {
@@ -597,18 +494,6 @@ export class AimClient extends EventTarget {
     this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
     if (!actions) return;
     const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
-    // The page's WebMCP tools after its <aim-action>s: one of the same id (regardless of case)
-    // is the element's.
-    const taken = new Set(declarations.map((d) => d.id.toLowerCase()));
-    const toolIds = new Set<string>();
-    for (const [id, tool] of this.tools) {
-      const d = tool.declaration();
-      if (!d || taken.has(id.toLowerCase())) continue;
-      taken.add(id.toLowerCase());
-      toolIds.add(id);
-      declarations.push(d);
-    }
-    this.toolIds = toolIds;
     const text = JSON.stringify(declarations);
     if (text !== this.#declared) {
       this.#declared = text;

@@ -15,7 +15,7 @@
  * ```
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
-import type { InputValue } from "../bridge/protocol/schemas.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
 import { ApproveGate, cutNote, readable, REPLACED_NOTICE, shownInput } from "./prompt.ts";
 
 // The panel loads this chunk for the same rules (elements/client_controller.ts).

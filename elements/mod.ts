@@ -18,7 +18,8 @@
  */
 import { AimAction } from "./aim_action.ts";
 import { AimState } from "./aim_state.ts";
-import { client, warn } from "./client.ts";
+import { client } from "./client.ts";
+import { warn } from "./work.ts";
 import type { AimPanel } from "./aim_panel.ts";
 
 export { AimAction, AimState, client };

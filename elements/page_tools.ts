@@ -4,11 +4,11 @@
  * `getTools()` and offered to remote agents as the page's actions: the client registers them
  * with the bridge, follows `toolchange`, and runs one with `executeTool()` when an agent invokes
  * it (a consequential one once the person approved, as every action). The mapping is
- * bridge/protocol/webmcp_tools.ts; what is left out says why in the console.
+ * bridge/wire/webmcp_tools.ts; what is left out says why in the console.
  *
  * @module
  */
-import { READ_TOOL } from "../bridge/protocol/tools.ts";
+import { READ_TOOL } from "../bridge/wire/tools.ts";
 import {
   actionOfTool,
   MAX_PAGE_TOOLS,
@@ -16,8 +16,8 @@ import {
   type ToolAction,
   type ToolMarkup,
   type WebMcpToolInfo,
-} from "../bridge/protocol/webmcp_tools.ts";
-import type { InputValue } from "../bridge/protocol/schemas.ts";
+} from "../bridge/wire/webmcp_tools.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
 
 /** A tool as `getTools()` lists it: the spec's `RegisteredTool`. */
 export interface RegisteredTool extends WebMcpToolInfo {
@@ -38,17 +38,25 @@ export interface ReadableModelContext extends EventTarget {
   ): Promise<unknown>;
 }
 
-/** A tool of the page as the client runs it (elements/client.ts `Runnable`). */
+/**
+ * A tool of the page as the client runs it: one of its `actions`, as an `<aim-action>` is
+ * (elements/client.ts `ActionSource`), but no element.
+ */
 export interface PageTool {
   name: string;
   declaration(): { [key: string]: unknown; id: string } | null;
   run(input: InputValue, waitUntil?: (work: unknown) => void): Promise<unknown>;
+  /**
+   * No attribute: above all no `no-confirm`, which only the page's own `<aim-action>` may have
+   * (the client's `approve` reads it), so that a consequential tool always asks the person.
+   */
+  getAttribute(name: string): null;
 }
 
 /** What this module needs of the page's client (elements/client.ts `AimClient`). */
-export interface PageToolsClient {
-  /** The page's tools as actions: replaced whole at each change. */
-  readonly tools: Map<string, PageTool>;
+export interface PageToolsClient extends EventTarget {
+  /** The page's actions: its `<aim-action>`s, and the page's tools this module adds. */
+  readonly actions: Set<{ name: string; declaration(): { id: string } | null }>;
   /** Registers the page's actions again (within a frame). */
   changed(): void;
 }
@@ -163,6 +171,10 @@ export class PageTools {
   readonly #context: ReadableModelContext;
   readonly #own: () => ReadonlySet<string>;
   #running: Promise<void> = Promise.resolve();
+  /** The page's tools added to the client's actions now, by name. */
+  #mine = new Map<string, PageTool>();
+  /** The names of the page's tools offered now (aim does not offer them as its own tools). */
+  ids: ReadonlySet<string> = new Set();
   #again = false;
 
   constructor(
@@ -201,6 +213,12 @@ export class PageTools {
       listed.push({ ...tool, name });
     }
     const own = this.#own();
+    // An <aim-action> of the same id (regardless of case) is the page's action, not the tool.
+    const mine = new Set<unknown>(this.#mine.values());
+    const elements = new Set(
+      [...this.#client.actions].filter((a) => !mine.has(a))
+        .map((a) => a.declaration()?.id.toLowerCase()),
+    );
     const markup = toolMarkup();
     const found = new Map<string, PageTool>();
     // By name, as Chromium and polyfills list them: the same tools in the same order anywhere.
@@ -210,6 +228,7 @@ export class PageTools {
     for (const tool of sorted) {
       if (typeof tool?.name !== "string") continue;
       if (own.has(tool.name) || tool.name.toLowerCase() === READ_TOOL) continue;
+      if (elements.has(tool.name.toLowerCase())) continue;
       if (!isOwnTool(tool)) {
         warn(`tool "${tool.name}" was registered by another frame or origin: not this page's`);
         continue;
@@ -231,10 +250,12 @@ export class PageTools {
       }
       found.set(tool.name, this.#tool(tool.name, mapped.action, direct.has(tool.name)));
     }
-    const before = JSON.stringify([...this.#client.tools.values()].map((t) => t.declaration()));
+    const before = JSON.stringify([...this.#mine.values()].map((t) => t.declaration()));
     const after = JSON.stringify([...found.values()].map((t) => t.declaration()));
-    this.#client.tools.clear();
-    for (const [name, tool] of found) this.#client.tools.set(name, tool);
+    for (const tool of this.#mine.values()) this.#client.actions.delete(tool);
+    for (const tool of found.values()) this.#client.actions.add(tool);
+    this.#mine = found;
+    this.ids = new Set(found.keys());
     if (before !== after) this.#client.changed();
   }
 
@@ -259,6 +280,7 @@ export class PageTools {
   #tool(name: string, action: ToolAction, direct: boolean): PageTool {
     return {
       name,
+      getAttribute: () => null,
       declaration: () => ({ ...action }),
       run: direct ? (input, waitUntil) => this.#runDirect(name, input, waitUntil) : async (
         input,
@@ -303,6 +325,8 @@ export function startPageTools(
   const tools = new PageTools(client, context, own);
   const sync = () => void tools.sync();
   context.addEventListener?.("toolchange", sync);
+  // The page's <aim-action>s changed: one may now take a tool's id.
+  client.addEventListener("change", sync);
   registry()?.events.addEventListener("change", sync);
   if (document.readyState === "loading") document.addEventListener("DOMContentLoaded", sync);
   else sync();

@@ -31,7 +31,7 @@
  * @module
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
-import type { InputValue } from "../bridge/protocol/schemas.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
 
 /**
  * How long, in milliseconds, a prompt must have been on screen and unchanged before its Approve

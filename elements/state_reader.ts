@@ -3,12 +3,7 @@
  * arrays of objects. A chunk of its own, loaded the first time a page's state needs it.
  */
 // Nothing the entry imports at run time: a chunk with its own imports would split the shared one.
-import {
-  readStateSpec,
-  type StateField,
-  type StateSpec,
-  typed,
-} from "../bridge/protocol/state_markup.ts";
+import { readStateSpec, type StateField, type StateSpec, typed } from "../bridge/markup/state.ts";
 
 /** The client's console warning, once per message, given by the element. */
 let warn: (message: string, el?: Element) => void = () => {};

@@ -17,10 +17,16 @@
  * ```
  */
 // Types only: the chunk must not carry the client (the entry has it) nor zod.
-import type { BridgeMessage, TabMessage } from "../bridge/protocol/channel.ts";
-import { READ_TOOL, RUN_STATUS, type RunOutcome, titleOf } from "../bridge/protocol/tools.ts";
-import type { InputValue } from "../bridge/protocol/schemas.ts";
-import { type PageToolsClient, type ReadableModelContext, startPageTools } from "./page_tools.ts";
+import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
+import { READ_TOOL, titleOf } from "../bridge/wire/tools.ts";
+import { RUN_STATUS, type RunOutcome } from "../bridge/wire/run_status.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
+import {
+  type PageTools,
+  type PageToolsClient,
+  type ReadableModelContext,
+  startPageTools,
+} from "./page_tools.ts";
 
 /** An action as the page declares it (the client's `declarations`). */
 type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
@@ -32,9 +38,7 @@ type Activity = Extract<BridgeMessage, { type: "activity" }>;
  * What this module needs of the page's client (elements/client.ts `AimClient`, which hands
  * itself over): it is not imported, so that the client and this chunk do not know each other.
  */
-export interface WebMcpClient extends EventTarget, PageToolsClient {
-  /** The ids of `declarations` that are the page's own WebMCP tools: aim does not offer them. */
-  toolIds: ReadonlySet<string>;
+export interface WebMcpClient extends PageToolsClient {
   /** The page's path. */
   page: string;
   /** The actions the page declares now; `change` fires on the client when they change. */
@@ -203,7 +207,7 @@ function valueProblem(schema: Schema, value: unknown, where: string): string | u
 
 /**
  * Why `input` does not match an action's `input_schema`, in the words of the bridge's hints
- * (bridge/protocol/input.ts), or undefined when it matches. The bridge's validator (zod, RE2)
+ * (bridge/input/validate.ts), or undefined when it matches. The bridge's validator (zod, RE2)
  * is too large for the page; the wire schemas are small enough to check here.
  */
 export function inputProblem(schema: Schema, input: unknown): string | undefined {
@@ -260,16 +264,24 @@ export class WebMcpTools {
   /** The tools registered now: name → the declaration they were made from, and their signal. */
   readonly #registered = new Map<string, { key: string; controller: AbortController }>();
 
-  constructor(client: WebMcpClient, context: ModelContext) {
+  /** The ids of the page's own WebMCP tools among `declarations`: aim does not offer them. */
+  readonly #pageTools: () => ReadonlySet<string>;
+
+  constructor(
+    client: WebMcpClient,
+    context: ModelContext,
+    pageTools: () => ReadonlySet<string> = () => new Set(),
+  ) {
     this.#client = client;
     this.#context = context;
+    this.#pageTools = pageTools;
   }
 
   /** The declarations offered as tools now: a protected one only to a signed-in session. */
   declarations(): Declaration[] {
     const signedIn = this.#client.session?.authenticated === true;
     return this.#client.declarations.filter((d) =>
-      d.id.toLowerCase() !== READ_TOOL && !this.#client.toolIds.has(d.id) &&
+      d.id.toLowerCase() !== READ_TOOL && !this.#pageTools().has(d.id) &&
       (!(d as { protected?: boolean }).protected || signedIn)
     );
   }
@@ -370,7 +382,7 @@ export class WebMcpTools {
     checked: { input?: InputValue },
   ): Promise<RunAnswer> {
     const declaration = this.#client.declarations.find((d) =>
-      d.id === actionId && !this.#client.toolIds.has(d.id)
+      d.id === actionId && !this.#pageTools().has(d.id)
     );
     if (!declaration || actionId.toLowerCase() === READ_TOOL) {
       return failure("unknown_action", `No action "${actionId}" is on the page now.`, {
@@ -459,12 +471,17 @@ export function startWebMcp(client: WebMcpClient): WebMcpTools | null {
   const context = (document as unknown as { modelContext?: ModelContext }).modelContext ??
     (navigator as unknown as { modelContext?: ModelContext }).modelContext;
   if (!context) return null;
-  const tools = new WebMcpTools(client, context);
+  let pageTools: PageTools | null = null;
+  const tools = new WebMcpTools(client, context, () => pageTools?.ids ?? new Set());
   const sync = () => tools.sync();
   client.addEventListener("change", sync);
   document.addEventListener("aim-session", sync);
   tools.sync();
   // The page's own tools, for remote agents through the bridge.
-  startPageTools(client, context as unknown as ReadableModelContext, () => tools.names());
+  pageTools = startPageTools(
+    client,
+    context as unknown as ReadableModelContext,
+    () => tools.names(),
+  );
   return tools;
 }

@@ -5,7 +5,7 @@
  */
 import { AgentCard, type AgentInterface, type AgentSkill } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { ManifestAction } from "../protocol/schemas.ts";
+import type { ManifestAction } from "../wire/schemas.ts";
 import { manifestPath } from "../site/paths.ts";
 
 /** Where the card is served (A2A's well-known path). */

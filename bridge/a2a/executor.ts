@@ -21,17 +21,12 @@ import type {
 } from "@a2a-js/sdk";
 import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
-import { AimError } from "../protocol/errors.ts";
-import { redactSecrets } from "../protocol/markup.ts";
+import { AimError } from "../wire/errors.ts";
+import { redactSecrets } from "../markup/secrets.ts";
 import { manifestPath } from "../site/paths.ts";
-import {
-  type A2ATask,
-  type A2ATasks,
-  agentMessage,
-  callerOf,
-  dataPart,
-  textPart,
-} from "./tasks.ts";
+import type { A2ATask } from "./task.ts";
+import type { A2ATasks } from "./tasks.ts";
+import { agentMessage, callerOf, dataPart, textPart } from "./caller.ts";
 
 /** Where the request handler leaves the task it made for the executor. */
 const TASK_KEY = "aim.task";

@@ -18,7 +18,7 @@ import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
-import { AimError } from "../protocol/errors.ts";
+import { AimError } from "../wire/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
 import { methodNotAllowed } from "../http/responses.ts";
@@ -26,7 +26,8 @@ import { A2A_PATH, AGENT_CARD_PATH, agentCard, cardV03, cardV1 } from "./card.ts
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AgentCard } from "@a2a-js/sdk";
 import { AimExecutor, AimRequestHandler, REFUSAL_KEY } from "./executor.ts";
-import { A2ATasks, type A2ATasksOptions, SessionUser } from "./tasks.ts";
+import { A2ATasks, type A2ATasksOptions } from "./tasks.ts";
+import { SessionUser } from "./caller.ts";
 
 export { A2A_PATH, AGENT_CARD_PATH };
 

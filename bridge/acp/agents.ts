@@ -8,7 +8,7 @@ import { createHash } from "node:crypto";
 import { Parser } from "htmlparser2";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import type { Session } from "../core/sessions.ts";
+import type { Session } from "../core/session.ts";
 import { manifestPath } from "../site/paths.ts";
 import type { AgentManifest } from "./schemas.ts";
 import type { InvocationStats } from "./stats.ts";

@@ -2,7 +2,7 @@
  * @module ACP's errors: `{"code", "message", "data"}` with one of ACP's three codes, and how an
  * AIM error becomes one (AIM's own code and details kept in `data`).
  */
-import { AimError, type ErrorCode as AimErrorCode } from "../protocol/errors.ts";
+import { AimError, type ErrorCode as AimErrorCode } from "../wire/errors.ts";
 import { RunProblem } from "../runs/run.ts";
 import type { AcpError, ErrorCode } from "./schemas.ts";
 

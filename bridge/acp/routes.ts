@@ -4,13 +4,13 @@
  * instances sharing a store, `/runs/{id}`, its events, its cancel and `/sessions/{id}` answer on
  * any of them; a stream stays on the instance that runs it.
  */
-import { firstIssue } from "../protocol/issue.ts";
+import { firstIssue } from "../wire/issue.ts";
 import { type Context, Hono } from "hono";
 import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
+import type { Session } from "../core/session.ts";
+import { AimError } from "../wire/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";
 import { agentDirectory, agentManifest, PageFactsCache } from "./agents.ts";

@@ -2,7 +2,7 @@
  * @module `aim hash-password`: reads a password on stdin and prints its scrypt hash for a
  * users file.
  */
-import { hashPassword } from "../core/auth.ts";
+import { hashPassword } from "../core/login.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 
 export const HASH_USAGE = `Usage: aim hash-password < password.txt

@@ -4,7 +4,7 @@
 import { basename, dirname } from "node:path";
 import { encode } from "@toon-format/toon";
 import { BridgeCore } from "../core/bridge.ts";
-import { AimError } from "../protocol/errors.ts";
+import { AimError } from "../wire/errors.ts";
 import { scanPage } from "../site/catalog.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 

@@ -2,7 +2,7 @@
  * @module `aim serve [ROOT]`: the bridge over a site folder, with request logs and a
  * graceful shutdown on SIGINT and SIGTERM.
  */
-import { firstIssue } from "../protocol/issue.ts";
+import { firstIssue } from "../wire/issue.ts";
 import { join } from "node:path";
 import { z } from "zod";
 import {

@@ -2,11 +2,11 @@
  * @module ActionRegistry: the server actions of a bridge, and which actions a session offers
  * now (the server's, then those its tab registered).
  */
-import { AimError } from "../protocol/errors.ts";
-import { type ActionSpec, isActionIdAmong, parseActionSpec } from "../protocol/action_spec.ts";
+import { AimError } from "../wire/errors.ts";
+import { type ActionSpec, isActionIdAmong, parseActionSpec } from "../input/action_spec.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { isAvailable, type ServerAction } from "./server_actions.ts";
-import type { Session } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 const interned = new BoundedMap<string, ActionSpec>(2000);
 

@@ -13,25 +13,26 @@
  * core.close();
  * ```
  */
-import { AimError, invalidToken, missingToken, notFound } from "../protocol/errors.ts";
-import { NOT_SENT } from "./share.ts";
-import type { ActionSpec } from "../protocol/action_spec.ts";
-import type { InvokeResult, Manifest, Sitemap } from "../protocol/schemas.ts";
-import type { SessionMessage } from "../protocol/channel.ts";
+import { AimError, invalidToken, missingToken, notFound } from "../wire/errors.ts";
+import { NOT_SENT } from "../share/share.ts";
+import type { ActionSpec } from "../input/action_spec.ts";
+import type { InvokeResult, Manifest, Sitemap } from "../wire/schemas.ts";
+import type { SessionMessage } from "../wire/channel.ts";
 import { SiteCatalog } from "../site/catalog.ts";
 import { SiteRoot } from "../site/paths.ts";
 import { ActionRegistry } from "./actions.ts";
-import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./auth.ts";
+import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./login.ts";
 import { type InvocationRecord, Invocations, type InvokeOptions } from "./invocations.ts";
 import { DEFAULT_LIMITS, DEFAULTS, type Limits } from "./limits.ts";
 import { buildManifest, buildSitemap, sessionState } from "./manifests.ts";
 import { builtinActions, type ServerAction } from "./server_actions.ts";
-import { type Session, SessionStore } from "./sessions.ts";
-import { LocalShare } from "./local_share.ts";
-import type { SessionShare } from "./share.ts";
+import type { Session } from "./session.ts";
+import { SessionStore } from "./sessions.ts";
+import { LocalShare } from "../share/local.ts";
+import type { SessionShare } from "../share/share.ts";
 import { type StreamLimits, StreamSlots } from "./streams.ts";
 import { type ChannelState, sessionMessage, TabMessages } from "./tab_messages.ts";
-import type { TabConnection, TabPort } from "./tab.ts";
+import type { TabConnection, TabPort } from "./tab_connection.ts";
 
 export { DEFAULT_LIMITS, type InvocationRecord, type InvokeOptions, type Limits };
 

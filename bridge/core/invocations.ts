@@ -3,20 +3,21 @@
  * in-flight limit, login and input checks, dispatch to a server action or to the tab, and the
  * audit record of every outcome.
  */
-import { AimError, errorFromBody } from "../protocol/errors.ts";
-import type { ActionSpec } from "../protocol/action_spec.ts";
-import { firstIssue } from "../protocol/issue.ts";
-import { validateInput } from "../protocol/input.ts";
-import { redactSecrets } from "../protocol/markup.ts";
-import { InvokeRequest, type InvokeResult } from "../protocol/schemas.ts";
+import { AimError, errorFromBody } from "../wire/errors.ts";
+import type { ActionSpec } from "../input/action_spec.ts";
+import { firstIssue } from "../wire/issue.ts";
+import { validateInput } from "../input/validate.ts";
+import { redactSecrets } from "../markup/secrets.ts";
+import { InvokeRequest, type InvokeResult } from "../wire/schemas.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import type { ActionRegistry, FoundAction } from "./actions.ts";
 import type { Limits } from "./limits.ts";
 import { sessionState } from "./manifests.ts";
 import type { ServerAction, ServerActionContext } from "./server_actions.ts";
-import type { IdempotentEntry, Session, SessionStore } from "./sessions.ts";
-import type { KeptOutcome } from "./share.ts";
-import { IDENTITY_CHANGED, type TabOutcome } from "./tab.ts";
+import type { IdempotentEntry, Session } from "./session.ts";
+import type { SessionStore } from "./sessions.ts";
+import type { KeptOutcome } from "../share/share.ts";
+import { IDENTITY_CHANGED, type TabOutcome } from "./tab_connection.ts";
 
 /** One finished invocation, for an audit trail. */
 export interface InvocationRecord {

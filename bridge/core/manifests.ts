@@ -2,14 +2,14 @@
  * @module What agents read: a page's manifest (public, or a session's live view), the site map,
  * and a session's state as the server vouches for it.
  */
-import { AimError, notFound } from "../protocol/errors.ts";
-import { type ActionSpec, toManifestAction } from "../protocol/action_spec.ts";
-import { redactSecrets } from "../protocol/markup.ts";
-import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../protocol/schemas.ts";
+import { AimError, notFound } from "../wire/errors.ts";
+import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";
+import { redactSecrets } from "../markup/secrets.ts";
+import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire/schemas.ts";
 import type { PageInfo, SiteCatalog } from "../site/catalog.ts";
 import { manifestPath } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
-import type { Session } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 /** What manifests are made from. */
 export interface ManifestSources {

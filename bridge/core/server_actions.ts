@@ -2,11 +2,12 @@
  * @module Actions that run on the bridge, not in a tab: the built-in `login`, `logout` and
  * `disconnect`, and those an embedding app registers.
  */
-import { AimError } from "../protocol/errors.ts";
-import { noInput } from "../protocol/markup.ts";
-import type { InputSchema, InputValue } from "../protocol/schemas.ts";
-import type { AttemptLimiter, UserStore } from "./auth.ts";
-import type { Identity, Session } from "./sessions.ts";
+import { AimError } from "../wire/errors.ts";
+import { noInput } from "../markup/action.ts";
+import type { InputSchema, InputValue } from "../wire/schemas.ts";
+import type { AttemptLimiter, UserStore } from "./login.ts";
+import type { Identity } from "./sessions.ts";
+import type { Session } from "./session.ts";
 
 /** What a server action's handler may do with its session. */
 export interface ServerActionContext {

@@ -3,7 +3,7 @@
  * streams. Each holds a connection (a file descriptor) for as long as it lasts, so they are
  * counted per client address and in total, and refused (429) past either bound.
  */
-import { AimError } from "../protocol/errors.ts";
+import { AimError } from "../wire/errors.ts";
 import { DEFAULTS } from "./limits.ts";
 
 /** The bounds of {@linkcode StreamSlots}. */

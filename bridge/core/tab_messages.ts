@@ -2,22 +2,25 @@
  * @module TabMessages: what the bridge does with each message a tab sends over the channel,
  * one handler per message type. A message that breaks a rule closes that channel only.
  */
-import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
-import { firstIssue } from "../protocol/issue.ts";
-import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
-import { validateInput } from "../protocol/input.ts";
-import { MarkupError, redactSecrets } from "../protocol/markup.ts";
-import { fitState } from "../protocol/state_limit.ts";
-import { type SessionMessage, TabMessage } from "../protocol/channel.ts";
-import { RUN_STATUS } from "../protocol/tools.ts";
-import { CloseCode } from "../protocol/wire.ts";
+import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
+import { firstIssue } from "../wire/issue.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
+import { validateInput } from "../input/validate.ts";
+import { MarkupError } from "../markup/action.ts";
+import { redactSecrets } from "../markup/secrets.ts";
+import { fitState } from "../wire/state_limit.ts";
+import { type SessionMessage, TabMessage } from "../wire/channel.ts";
+import { RUN_STATUS } from "../wire/run_status.ts";
+import { CloseCode } from "../wire/names.ts";
 import type { SiteCatalog } from "../site/catalog.ts";
 import { normalizePage } from "../site/paths.ts";
 import { type ActionRegistry, intern } from "./actions.ts";
 import type { InvocationRecord } from "./invocations.ts";
 import { DEFAULTS, type Limits } from "./limits.ts";
-import type { Session, SessionStore } from "./sessions.ts";
-import { MAX_TABS, TabConnection, type TabPort } from "./tab.ts";
+import type { Session } from "./session.ts";
+import type { SessionStore } from "./sessions.ts";
+import { MAX_TABS } from "./tab.ts";
+import { TabConnection, type TabPort } from "./tab_connection.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {

@@ -14,10 +14,10 @@
  */
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import type { AuditEntry } from "../store/audit.ts";
-import { AimError, notFound } from "../protocol/errors.ts";
-import { publishedSchemas } from "../protocol/schemas.ts";
+import type { Session } from "../core/session.ts";
+import type { AuditEntry } from "../audit/log.ts";
+import { AimError, notFound } from "../wire/errors.ts";
+import { publishedSchemas } from "../wire/schemas.ts";
 import { mountAssets } from "./assets.ts";
 import type { AppEnv } from "./env.ts";
 import { accessLog, identify, type RequestLogEntry } from "./middleware.ts";
@@ -32,7 +32,12 @@ import { health } from "./health.ts";
 export type { AppEnv, RequestLogEntry };
 export { fastReads, type FastReadsOptions } from "./fast_reads.ts";
 export { PublicManifests, SessionManifests };
-export { readSession, requireSession, type RequireSessionOptions, TAB_KEY_HEADER } from "./auth.ts";
+export {
+  readSession,
+  requireSession,
+  type RequireSessionOptions,
+  TAB_KEY_HEADER,
+} from "./token.ts";
 
 /** Options of {@linkcode createApp}. */
 export interface AppOptions extends OriginOptions {

@@ -5,8 +5,8 @@
  * route, which answers every case, errors included.
  */
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
+import type { Session } from "../core/session.ts";
+import { AimError } from "../wire/errors.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "./middleware.ts";
 import { JSON_TYPE, MANIFEST_HEADERS, TOON_TYPE } from "./responses.ts";

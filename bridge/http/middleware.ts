@@ -4,7 +4,7 @@
  * against DNS rebinding, and `nosniff`.
  */
 import type { MiddlewareHandler } from "hono";
-import { AimError, badRequest } from "../protocol/errors.ts";
+import { AimError, badRequest } from "../wire/errors.ts";
 import type { AppEnv } from "./env.ts";
 import {
   clientAddress,

@@ -5,8 +5,8 @@
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { Context } from "hono";
 import { getCookie } from "hono/cookie";
-import { AimError, badRequest, invalidToken } from "../protocol/errors.ts";
-import { jsonProblemMessage, parseUntrustedJson } from "../protocol/json.ts";
+import { AimError, badRequest, invalidToken } from "../wire/errors.ts";
+import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
 
 /** The session cookie's name; over HTTPS it carries the `__Host-` prefix. */
 export const SESSION_COOKIE = "aim_session";

@@ -3,7 +3,7 @@
  * the headers every manifest answer carries.
  */
 import { encode as encodeToon } from "@toon-format/toon";
-import { AimError } from "../protocol/errors.ts";
+import { AimError } from "../wire/errors.ts";
 
 /** Headers of every manifest answer, success or error: never cached, varies with the token. */
 export const MANIFEST_HEADERS: Readonly<Record<string, string>> = {

@@ -6,12 +6,12 @@
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError, invalidToken } from "../protocol/errors.ts";
+import type { Session } from "../core/session.ts";
+import { AimError, invalidToken } from "../wire/errors.ts";
 import { DEFAULTS } from "../core/limits.ts";
-import { createJsonPatch, type JsonPatchOperation } from "../protocol/json_patch.ts";
-import { createMergePatch } from "../protocol/merge_patch.ts";
-import type { Manifest } from "../protocol/schemas.ts";
+import { createJsonPatch, type JsonPatchOperation } from "../wire/json_patch.ts";
+import { createMergePatch } from "../wire/merge_patch.ts";
+import type { Manifest } from "../wire/schemas.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
 import { encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";

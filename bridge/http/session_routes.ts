@@ -7,12 +7,12 @@ import { Hono } from "hono";
 import { setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError, badRequest } from "../protocol/errors.ts";
-import { SessionRequest } from "../protocol/schemas.ts";
-import type { AuditEntry } from "../store/audit.ts";
+import type { Session } from "../core/session.ts";
+import { AimError, badRequest } from "../wire/errors.ts";
+import { SessionRequest } from "../wire/schemas.ts";
+import type { AuditEntry } from "../audit/log.ts";
 import { normalizePage } from "../site/paths.ts";
-import { readSession } from "./auth.ts";
+import { readSession } from "./token.ts";
 import type { AppEnv } from "./env.ts";
 import { watchHangUp } from "./hang_up.ts";
 import {

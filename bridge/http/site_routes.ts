@@ -6,7 +6,7 @@ import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { notFound } from "../protocol/errors.ts";
+import { notFound } from "../wire/errors.ts";
 import { decodePath, normalizePage } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";

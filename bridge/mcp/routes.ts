@@ -24,16 +24,10 @@
  * ```
  */
 import { type Context, Hono } from "hono";
-import type {
-  isInitializeRequest,
-  Server,
-  WebStandardStreamableHTTPServerTransport,
-} from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
-import type { ActionSpec } from "../protocol/schemas.ts";
+import type { Session } from "../core/session.ts";
+import { AimError } from "../wire/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { watchHangUp } from "../http/hang_up.ts";
 import {
@@ -43,43 +37,35 @@ import {
   readJson,
   remoteAddress,
 } from "../http/request.ts";
-import { errorResponse } from "../http/responses.ts";
-import type { createSessionServer } from "./server.ts";
+import { loadRuntime, type McpRuntime } from "./runtime.ts";
+import { McpRebuilder } from "./rebuild.ts";
+import {
+  CALL_KIND,
+  callKey,
+  CANCEL_TOPIC,
+  type CancelMessage,
+  FOLLOW_MS,
+  MAX_INITIALIZE_BYTES,
+  type McpSession,
+  type SessionGroup,
+  SHARED_KIND,
+  type SharedMcpSession,
+} from "./session.ts";
+import {
+  aimError,
+  asksForProgress,
+  full,
+  initializeOf,
+  jsonSize,
+  opensSession,
+  rpcError,
+  sameActions,
+  sessionNotFound,
+  TRANSPORT_REFUSAL,
+} from "./replies.ts";
 
 /** Where the endpoint is. */
 export const MCP_PATH = "/__aim/mcp";
-
-/** What the endpoint uses of the MCP SDK, and the session server built on it. */
-interface McpRuntime {
-  readonly isInitializeRequest: typeof isInitializeRequest;
-  readonly Transport: typeof WebStandardStreamableHTTPServerTransport;
-  readonly createSessionServer: typeof createSessionServer;
-}
-
-let runtime: Promise<McpRuntime> | undefined;
-
-/**
- * The MCP SDK, loaded once, by the first request to the endpoint that is authenticated and
- * readable: it costs some 10 MB resident, which a bridge that no MCP client uses never pays
- * (the budget: 10,000 idle sessions with connected tabs under 300 MB). The specifiers are
- * static strings, so that `deno compile` embeds the SDK all the same; tests/mcp/lazy_sdk_test.ts
- * fails if a static import brings it back into the bridge's module graph.
- */
-function loadRuntime(): Promise<McpRuntime> {
-  runtime ??= Promise.all([import("@modelcontextprotocol/server"), import("./server.ts")]).then(
-    ([sdk, server]) => ({
-      isInitializeRequest: sdk.isInitializeRequest,
-      Transport: sdk.WebStandardStreamableHTTPServerTransport,
-      createSessionServer: server.createSessionServer,
-    }),
-    (error) => {
-      // Tried again by the next request.
-      runtime = undefined;
-      throw error;
-    },
-  );
-  return runtime;
-}
 
 /**
  * Options of {@linkcode McpEndpoint}. Behind a load balancer the bounds are per instance: each
@@ -103,178 +89,6 @@ export interface McpEndpointOptions {
   onError?: ((error: unknown) => void) | undefined;
 }
 
-/** One MCP session: its SDK server and transport, and the aim session it is bound to. */
-interface McpSession {
-  id?: string;
-  readonly session: Session;
-  readonly server: Server;
-  readonly transport: WebStandardStreamableHTTPServerTransport;
-  /** The origin and client address of its latest request. */
-  origin: string;
-  client: string;
-  /** The client address that opened it (or that rebuilt it here): what its bound counts. */
-  readonly openedBy: string;
-  /** When it was last used, ms since the epoch. */
-  usedAt: number;
-  /** Whether its GET stream (`list_changed`) is open. */
-  listening: boolean;
-  /** Calls that asked for progress, served on a stream of their own, by JSON-RPC id. */
-  readonly streamed: Map<string | number, AbortController>;
-  /** Requests handed to the session's transport and not answered yet, by JSON-RPC id. */
-  readonly pending: Set<string | number>;
-}
-
-/** The MCP sessions of one aim session, and the actions they last listed. */
-interface SessionGroup {
-  readonly members: Set<McpSession>;
-  actions: readonly ActionSpec[];
-  /** The session's `state_version` when its actions were last compared. */
-  version: number;
-  /** Stops following the session's changes once its last client is gone. */
-  readonly stop: AbortController;
-}
-
-/**
- * An MCP session as the shared store keeps it (`put("mcp", id, …)`), for the other instances
- * to rebuild it. Never the token: its hash is enough to tell whose session it is.
- */
-interface SharedMcpSession {
-  /** The token hash of the aim session it is bound to. */
-  tokenHash: string;
-  /** The `initialize` request that opened it, replayed to rebuild it. */
-  initialize: unknown;
-  /** When it was last written, ms since the epoch (renewed once a quarter of its life passed). */
-  touchedAt: number;
-}
-
-/** The shared documents' kind. */
-const SHARED_KIND = "mcp";
-
-/**
- * The kind of the shared documents that say which instance runs a `tools/call` (by MCP session
- * and JSON-RPC id), so that a `notifications/cancelled` sent to another instance reaches it.
- */
-const CALL_KIND = "mcp-call";
-
-/** The topic on which an instance tells another to cancel a call it runs. */
-const CANCEL_TOPIC = "mcp-cancel";
-
-/** What {@linkcode CANCEL_TOPIC} carries. */
-interface CancelMessage {
-  session: string;
-  tokenHash: string;
-  requestId: string | number;
-  reason?: string | undefined;
-}
-
-/** The id of a call's {@linkcode CALL_KIND} document; undefined for an id too long to keep. */
-function callKey(session: string, requestId: string | number): string | undefined {
-  const id = JSON.stringify(requestId);
-  return id.length > 256 ? undefined : `${session}:${id}`;
-}
-
-/** What an MCP session id looks like (`crypto.randomUUID()`): anything else is not looked up. */
-const SESSION_ID_REGEXP = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
-
-/** The headers of the requests replayed to a rebuilt session's transport. */
-const REPLAY_HEADERS = {
-  "Content-Type": "application/json",
-  Accept: "application/json, text/event-stream",
-} as const;
-
-/**
- * The largest `initialize` request an MCP session may open with, as JSON: it is kept as long as
- * the session (in the shared store too, for other instances to replay it). A client's is some
- * 300 bytes.
- */
-export const MAX_INITIALIZE_BYTES = 8 * 1024;
-
-/** What an `initialize` refused for want of room tells the client to wait, in seconds. */
-const FULL_RETRY_SECONDS = 10;
-
-/** The longest one wait for a session's next change lasts before it is renewed, ms. */
-const FOLLOW_MS = 60_000;
-
-const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
-
-/** An aim error as the bridge answers it everywhere (401, 403, 405). */
-function aimError(error: AimError): Response {
-  return errorResponse(error, NO_STORE);
-}
-
-/** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */
-function rpcError(status: number, code: number, message: string): Response {
-  return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, {
-    status,
-    headers: NO_STORE,
-  });
-}
-
-/** The answer to an MCP session id this bridge does not know, or that another token opened. */
-function sessionNotFound(): Response {
-  return rpcError(404, -32001, "Session not found: initialize a new MCP session.");
-}
-
-/** A shared document read back, if it has the shape {@linkcode SharedMcpSession} gives it. */
-function asShared(mcp: McpRuntime, value: unknown): SharedMcpSession | undefined {
-  if (typeof value !== "object" || value === null) return undefined;
-  const { tokenHash, initialize, touchedAt } = value as Partial<SharedMcpSession>;
-  if (typeof tokenHash !== "string" || !mcp.isInitializeRequest(initialize)) return undefined;
-  return { tokenHash, initialize, touchedAt: typeof touchedAt === "number" ? touchedAt : 0 };
-}
-
-/** The `initialize` request of a POST body that opens a session (alone, or in a batch of one). */
-function initializeOf(mcp: McpRuntime, body: unknown): unknown {
-  return Array.isArray(body) ? body.find(mcp.isInitializeRequest) : body;
-}
-
-/**
- * How the SDK's transport words a request it refused itself, with a 4xx it answered: the
- * client's mistake, not the bridge's, so not reported as an error (any agent could fill the log).
- */
-const TRANSPORT_REFUSAL =
-  /^(Not Acceptable|Unsupported Media Type|Conflict|Bad Request|Invalid Request|Session not found|Method not allowed|Parse error)\b/;
-
-/** The size of a value as JSON, in UTF-8 bytes. */
-function jsonSize(value: unknown): number {
-  return new TextEncoder().encode(JSON.stringify(value) ?? "").length;
-}
-
-/** The refusal of an `initialize` for which no MCP session is free to make room. */
-function full(message: string): Response {
-  return aimError(
-    new AimError(429, "too_many_requests", message, {
-      headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
-    }),
-  );
-}
-
-/** Whether two action lists are the same specs in the same order (specs are shared objects). */
-function sameActions(a: readonly ActionSpec[], b: readonly ActionSpec[]): boolean {
-  if (a.length !== b.length) return false;
-  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
-  return true;
-}
-
-/** The `tools/call` request of a body that is one and carries a progress token. */
-function asksForProgress(body: unknown): { id: string | number } | undefined {
-  if (typeof body !== "object" || body === null || Array.isArray(body)) return undefined;
-  const message = body as {
-    method?: unknown;
-    id?: unknown;
-    params?: { _meta?: { progressToken?: unknown } };
-  };
-  if (message.method !== "tools/call") return undefined;
-  if (typeof message.id !== "string" && typeof message.id !== "number") return undefined;
-  if (message.params?._meta?.progressToken === undefined) return undefined;
-  return { id: message.id };
-}
-
-/** Whether a POST body is (or holds) an `initialize` request. */
-function opensSession(mcp: McpRuntime, body: unknown): boolean {
-  return Array.isArray(body) ? body.some(mcp.isInitializeRequest) : mcp.isInitializeRequest(body);
-}
-
 /**
  * The MCP endpoint of a bridge: its routes, the MCP sessions they hold, and, per aim session
  * with clients, a follower of its changes that tells them when its tools change.
@@ -285,8 +99,8 @@ export class McpEndpoint {
   readonly #core: BridgeCore;
   readonly #byId = new Map<string, McpSession>();
   readonly #groups = new Map<Session, SessionGroup>();
-  /** Rebuilds under way of MCP sessions opened on other instances, by id. */
-  readonly #rebuilding = new Map<string, Promise<McpSession | undefined>>();
+  /** Finds MCP sessions across instances, rebuilding those opened elsewhere. */
+  readonly #rebuilder: McpRebuilder;
   readonly #maxPerSession: number;
   readonly #maxPerClient: number;
   readonly #maxSessions: number;
@@ -305,6 +119,14 @@ export class McpEndpoint {
     this.#maxSessions = options.maxSessions ?? 4096;
     this.#quietMs = options.quietMs ?? 300_000;
     this.#onError = options.onError;
+    this.#rebuilder = new McpRebuilder({
+      core,
+      byId: this.#byId,
+      drop: (entry, options) => this.#drop(entry, options),
+      entry: (mcp, c, session, options) => this.#entry(mcp, c, session, options),
+      add: (entry) => this.#add(entry),
+      onError: this.#onError,
+    });
     this.routes = new Hono<AppEnv>();
     this.routes.all(MCP_PATH, (c) => this.#handle(c));
     if (core.share.shared) {
@@ -369,7 +191,7 @@ export class McpEndpoint {
     if (id !== undefined) {
       let entry: McpSession | undefined;
       try {
-        entry = await this.#find(mcp, c, id, session);
+        entry = await this.#rebuilder.find(mcp, c, id, session);
       } catch (error) {
         if (error instanceof AimError) return aimError(error);
         throw error;
@@ -410,117 +232,6 @@ export class McpEndpoint {
       -32000,
       "Bad Request: no Mcp-Session-Id; send initialize first and then the session id it returns.",
     );
-  }
-
-  /**
-   * The MCP session `id` of `session`, or undefined when there is none (or it is another
-   * token's). Alone, only this instance's sessions exist. Behind a load balancer, the shared
-   * record is the truth: a session it no longer has is dropped here too, and one this instance
-   * does not hold is rebuilt from it.
-   *
-   * @throws {AimError} 503 `store_unavailable` when the shared store cannot be reached.
-   */
-  async #find(
-    mcp: McpRuntime,
-    c: Context<AppEnv>,
-    id: string,
-    session: Session,
-  ): Promise<McpSession | undefined> {
-    let entry = this.#byId.get(id);
-    const share = this.#core.share;
-    if (!share.shared) return entry?.session === session ? entry : undefined;
-    if (entry && entry.session !== session) {
-      // Another token's session stays as it is: that token's request cannot touch it.
-      if (entry.session.tokenHash !== session.tokenHash) return undefined;
-      // This instance's copy of the aim session was replaced (the old one was dropped while
-      // idle here): the MCP session is rebuilt on the new one.
-      await this.#drop(entry, { forget: false });
-      entry = undefined;
-    }
-    if (!SESSION_ID_REGEXP.test(id)) return undefined;
-    const shared = asShared(mcp, await share.get(SHARED_KIND, id));
-    if (!shared || shared.tokenHash !== session.tokenHash) {
-      // Closed on another instance, or expired: this instance's copy goes too.
-      if (entry) await this.#drop(entry, { forget: false });
-      return undefined;
-    }
-    // Renewed now and then while it is used, by whichever instance serves it.
-    const ttlMs = this.#core.sessions.idleMs;
-    const now = Date.now();
-    if (now - shared.touchedAt > ttlMs / 4) {
-      share.put(SHARED_KIND, id, { ...shared, touchedAt: now }, ttlMs)
-        .catch((error) => this.#onError?.(error));
-    }
-    if (entry) return entry;
-    // Requests that arrive together for a session not held here share one rebuild.
-    let rebuilt = this.#rebuilding.get(id);
-    if (!rebuilt) {
-      rebuilt = this.#rebuild(mcp, c, id, session, shared).finally(() =>
-        this.#rebuilding.delete(id)
-      );
-      this.#rebuilding.set(id, rebuilt);
-    }
-    entry = await rebuilt;
-    return entry?.session === session ? entry : undefined;
-  }
-
-  /**
-   * Rebuilds here the MCP session `id` opened on another instance: a new server on a transport
-   * that gives the same id, brought to the initialized state through its public API by
-   * replaying the `initialize` request and the `notifications/initialized` notification
-   * (their answers went to the client long ago, and are dropped).
-   */
-  async #rebuild(
-    mcp: McpRuntime,
-    c: Context<AppEnv>,
-    id: string,
-    session: Session,
-    shared: SharedMcpSession,
-  ): Promise<McpSession | undefined> {
-    // Held only once rebuilt: until then, no request can reach it half initialized.
-    const entry = this.#entry(mcp, c, session, { id: () => id, onOpened: () => {} });
-    const { transport, server } = entry;
-    try {
-      await server.connect(transport);
-      const url = c.req.url;
-      const opened = await transport.handleRequest(
-        new Request(url, { method: "POST", headers: REPLAY_HEADERS }),
-        { parsedBody: shared.initialize },
-      );
-      const answer = await opened.json().catch(() => undefined) as { result?: unknown };
-      if (opened.status !== 200 || answer?.result === undefined || entry.id !== id) {
-        throw new Error(
-          `The MCP session could not be rebuilt: initialize was answered ${opened.status} ${
-            JSON.stringify(answer)
-          }`,
-        );
-      }
-      const initialized = await transport.handleRequest(
-        new Request(url, {
-          method: "POST",
-          headers: { ...REPLAY_HEADERS, "Mcp-Session-Id": id },
-        }),
-        { parsedBody: { jsonrpc: "2.0", method: "notifications/initialized" } },
-      );
-      await initialized.body?.cancel();
-      if (initialized.status !== 202) {
-        throw new Error(
-          `The MCP session could not be rebuilt: notifications/initialized was answered ${initialized.status}`,
-        );
-      }
-    } catch (error) {
-      this.#onError?.(error);
-      await server.close().catch(() => {});
-      return undefined;
-    }
-    // Another rebuild of it may have finished first (the aim session's copy was replaced).
-    const held = this.#byId.get(id);
-    if (held) {
-      await server.close().catch(() => {});
-      return held;
-    }
-    this.#add(entry);
-    return entry;
   }
 
   /**

@@ -20,9 +20,9 @@ import {
   type ServerContext,
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
-import type { ActionSpec } from "../protocol/schemas.ts";
+import type { Session } from "../core/session.ts";
+import { AimError } from "../wire/errors.ts";
+import type { ActionSpec } from "../wire/schemas.ts";
 import {
   errorResult,
   type McpToolResult,

@@ -21,8 +21,8 @@
  * ```
  */
 import { encode as encodeToon } from "@toon-format/toon";
-import type { ActionSpec, InvokeResult, Manifest } from "../protocol/schemas.ts";
-import { READ_TOOL, titleOf } from "../protocol/tools.ts";
+import type { ActionSpec, InvokeResult, Manifest } from "../wire/schemas.ts";
+import { READ_TOOL, titleOf } from "../wire/tools.ts";
 
 /** The name of the read tool, and a tool's title: one definition for MCP and WebMCP. */
 export { READ_TOOL, titleOf };

@@ -3,8 +3,8 @@
  * created it: bounded per session, per client address and in all, in number, age and bytes.
  * ACP's run store and A2A's task store are each one registry.
  */
-import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
+import type { Session } from "../core/session.ts";
+import { AimError } from "../wire/errors.ts";
 import type { TrackedRun } from "./run.ts";
 
 /** The bounds of a registry; {@linkcode RUN_LIMITS} holds the defaults. */

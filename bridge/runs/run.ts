@@ -1,13 +1,13 @@
 /**
  * @module One run without a protocol: one invocation of one action for one AIM session, with a
  * deadline, a cancellation, the person's confirmation awaited, and what it keeps counted in
- * bytes. ACP runs (`acp/runs.ts`) and A2A tasks (`a2a/tasks.ts`) are both made of it; each
+ * bytes. ACP runs (`acp/run.ts`) and A2A tasks (`a2a/task.ts`) are both made of it; each
  * records the run's changes in its own protocol's terms through the hooks.
  */
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { redactSecrets } from "../protocol/markup.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import type { Session } from "../core/session.ts";
+import { redactSecrets } from "../markup/secrets.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 
 /** Where a run is. `cancelling` lasts until the next microtask. */
 export type RunPhase =

@@ -1,5 +1,5 @@
 /**
- * @module Runs seen from every bridge instance sharing a store (`core/share.ts`). The instance
+ * @module Runs seen from every bridge instance sharing a store (`share/share.ts`). The instance
  * running a run keeps it in its registry, as alone, and mirrors what the others need to answer
  * reads into a shared document, rewritten after each change. Another instance reads that
  * document, for the AIM session that owns the run only, and asks the running instance to
@@ -10,8 +10,8 @@
  * each registry counts the runs it holds, so a cluster of N instances admits up to N times as
  * many. Alone (`share.shared` false) nothing here is used.
  */
-import type { SessionShare } from "../core/share.ts";
-import { AimError } from "../protocol/errors.ts";
+import type { SessionShare } from "../share/share.ts";
+import { AimError } from "../wire/errors.ts";
 import { RunProblem } from "./run.ts";
 
 /** What the shared document of a run holds besides the protocol's own fields. */

@@ -12,8 +12,8 @@ import {
   type MarkupElement,
   MarkupError,
   readAction,
-} from "../protocol/markup.ts";
-import { type ActionSpec, parseActionSpec } from "../protocol/action_spec.ts";
+} from "../markup/action.ts";
+import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { normalizePage, type SiteRoot } from "./paths.ts";
 
 /** A declaration that could not be read, with where it is. */

@@ -25,7 +25,7 @@ function computePage(path: string): string | null {
   return segments(page) ? page : null;
 }
 
-export { manifestPath } from "../protocol/wire.ts";
+export { manifestPath } from "../wire/names.ts";
 
 /** The safe segments of a decoded path, or null when a segment is not allowed. */
 export function segments(path: string): string[] | null {

@@ -3,9 +3,10 @@ import assert from "node:assert/strict";
 import { join } from "node:path";
 import { BridgeCore } from "../../bridge/core/bridge.ts";
 import type { ServerAction } from "../../bridge/core/server_actions.ts";
-import type { Session } from "../../bridge/core/sessions.ts";
+import type { Session } from "../../bridge/core/session.ts";
 import { AcpHttpError } from "../../bridge/acp/errors.ts";
-import { type AcpRun, RunStore, type RunStoreOptions } from "../../bridge/acp/runs.ts";
+import type { AcpRun } from "../../bridge/acp/run.ts";
+import { RunStore, type RunStoreOptions } from "../../bridge/acp/runs.ts";
 import { BASIC_SITE } from "../helpers/bridge.ts";
 
 /** Server actions for runs that wait until released, and answers of a chosen size. */

@@ -106,7 +106,7 @@ const LIT: AppParts = {
 
 /**
  * In the page, `deepAll(root, selector)`: every element the selector matches, `>>>` crossing
- * into open shadow roots as bridge/protocol/deep_selector.ts does (the test's own copy).
+ * into open shadow roots as bridge/markup/deep_selector.ts does (the test's own copy).
  */
 const DEEP_ALL = `(root, selector) => {
   let found = [root];

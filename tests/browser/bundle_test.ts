@@ -62,7 +62,7 @@ Deno.test("the build is the same bytes wherever the checkout is", async () => {
   // deno bundle names its chunks by a hash of the absolute path; CI checks out elsewhere.
   await using temp = await tempDir("aim-checkout-");
   const copy = `${temp.path}/a/deeper/checkout/`;
-  for (const path of ["deno.json", "deno.lock", "elements/", "bridge/protocol/"]) {
+  for (const path of ["deno.json", "deno.lock", "elements/", "bridge/wire/", "bridge/markup/"]) {
     await copyTree(new URL(path, ROOT), `${copy}${path}`);
   }
   const built = await new Deno.Command(Deno.execPath(), {
@@ -123,7 +123,7 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
   const upFront = (await Promise.all(size.upFront.map((m) => read(m.file)))).join("\n");
   // Booleans, not 20 KB of code in a failure.
   assert.ok(!/zod/i.test(upFront), "zod is up front");
-  // Messages that only bridge/protocol/markup.ts's readAction produces.
+  // Messages that only bridge/markup/action.ts's readAction produces.
   for (const text of ["is not a whole number", "needs an input-example", "no named fields"]) {
     assert.ok(upFront.includes(text), `readAction's "${text}" is missing`);
   }

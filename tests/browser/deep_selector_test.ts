@@ -19,7 +19,7 @@ async function deepModule(): Promise<string> {
         "--platform=browser",
         "--output",
         out,
-        fileURLToPath(new URL("../../bridge/protocol/deep_selector.ts", import.meta.url)),
+        fileURLToPath(new URL("../../bridge/markup/deep_selector.ts", import.meta.url)),
       ],
       stderr: "piped",
     }).output();

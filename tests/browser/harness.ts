@@ -23,6 +23,12 @@ if (NO_CHROMIUM) {
 /** Screenshots of the panel go here. */
 export const OUTPUT_DIR = new URL("../../test-output/", import.meta.url);
 
+/** Where Debian installs Firefox ESR. */
+export const FIREFOX = "/usr/bin/firefox-esr";
+
+/** True when there is no Firefox ESR: the Firefox tests are then skipped, saying why. */
+export const NO_FIREFOX: boolean = !existsSync(FIREFOX);
+
 /** The `<script>` that loads the elements. */
 export const ELEMENTS = '<script type="module" src="/__aim/elements.js"></script>';
 
@@ -40,25 +46,35 @@ export interface LaunchOptions {
    * get `document.modelContext`, and the DevTools protocol its `WebMCP` domain. @default {false}
    */
   webmcp?: boolean;
+  /** Which browser: Chromium over the DevTools protocol, or Firefox ESR over WebDriver BiDi. */
+  browser?: "chromium" | "firefox";
 }
 
-/** Launches Chromium headless with a temporary profile. */
+/** Launches Chromium (or Firefox ESR) headless with a temporary profile. */
 export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBrowser> {
-  const profile = await Deno.makeTempDir({ prefix: "aim-chromium-" });
-  const browser = await puppeteer.launch({
-    executablePath: CHROMIUM,
-    userDataDir: profile,
-    args: [
-      "--headless",
-      "--no-sandbox",
-      "--disable-gpu",
-      "--disable-background-networking",
-      "--disable-component-update",
-      "--disable-sync",
-      "--no-first-run",
-      ...(options.webmcp ? ["--enable-features=WebMCP"] : []),
-    ],
-  });
+  const firefox = options.browser === "firefox";
+  const profile = await Deno.makeTempDir({ prefix: firefox ? "aim-firefox-" : "aim-chromium-" });
+  const browser = firefox
+    ? await puppeteer.launch({
+      browser: "firefox",
+      executablePath: FIREFOX,
+      userDataDir: profile,
+      headless: true,
+    })
+    : await puppeteer.launch({
+      executablePath: CHROMIUM,
+      userDataDir: profile,
+      args: [
+        "--headless",
+        "--no-sandbox",
+        "--disable-gpu",
+        "--disable-background-networking",
+        "--disable-component-update",
+        "--disable-sync",
+        "--no-first-run",
+        ...(options.webmcp ? ["--enable-features=WebMCP"] : []),
+      ],
+    });
   return {
     browser,
     async context() {

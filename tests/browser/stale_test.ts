@@ -7,8 +7,8 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { startDemo } from "../../demo/app.ts";
-import { toManifestAction } from "../../bridge/protocol/action_spec.ts";
-import type { ActionSpec } from "../../bridge/protocol/schemas.ts";
+import { toManifestAction } from "../../bridge/input/action_spec.ts";
+import type { ActionSpec } from "../../bridge/wire/schemas.ts";
 import { panelActions, panelRows } from "../../bench/demo_tab.ts";
 import { clickPanelButton, launchBrowser, NO_CHROMIUM, panelToken } from "./harness.ts";
 

@@ -20,7 +20,7 @@ import {
   shapes,
 } from "../a2a/helpers.ts";
 import { TaskState } from "@a2a-js/sdk";
-import { MAX_PAGE_TOOLS } from "../../bridge/protocol/webmcp_tools.ts";
+import { MAX_PAGE_TOOLS } from "../../bridge/wire/webmcp_tools.ts";
 import { call, jsonPart, message, postRun } from "../acp/helpers.ts";
 import {
   clickPanelButton,

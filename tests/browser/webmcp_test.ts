@@ -10,11 +10,11 @@ import { DatabaseSync } from "node:sqlite";
 import fc from "fast-check";
 import type { ElementHandle, Page } from "puppeteer-core";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
-import { READ_TOOL } from "../../bridge/protocol/tools.ts";
-import { RESERVED_TOOL_IDS } from "../../bridge/protocol/action_spec.ts";
-import { validateInput } from "../../bridge/protocol/input.ts";
-import type { ActionSpec, InputSchema } from "../../bridge/protocol/schemas.ts";
-import { AuditLog } from "../../bridge/store/audit.ts";
+import { READ_TOOL } from "../../bridge/wire/tools.ts";
+import { RESERVED_TOOL_IDS } from "../../bridge/input/action_spec.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
+import type { ActionSpec, InputSchema } from "../../bridge/wire/schemas.ts";
+import { AuditLog } from "../../bridge/audit/log.ts";
 import { ELEMENTS_CHUNKS, ELEMENTS_JS } from "../../bridge/http/assets.ts";
 import { inputProblem, type Schema } from "../../elements/webmcp.ts";
 import { RUN_REPORTS } from "../../bridge/core/tab_messages.ts";
@@ -518,7 +518,7 @@ Deno.test({
 // ------------------------------------------------------------------------------------------
 // The in-page input check and the names the page and the bridge share.
 
-Deno.test("the read tool's name, which WebMCP and MCP share from bridge/protocol/wire.ts, is reserved", () => {
+Deno.test("the read tool's name, which WebMCP and MCP share from bridge/wire/names.ts, is reserved", () => {
   assert.ok(RESERVED_TOOL_IDS.includes(READ_TOOL));
 });
 

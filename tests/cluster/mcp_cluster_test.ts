@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { READ_TOOL, type ServedBridge } from "../../bridge/mod.ts";
-import { hashToken } from "../../bridge/core/sessions.ts";
+import { hashToken } from "../../bridge/core/tokens.ts";
 import { writeSite } from "../helpers/bridge.ts";
 import { startPair } from "../helpers/pair.ts";
 import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";

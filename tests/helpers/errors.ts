@@ -4,8 +4,8 @@
  * wrong status or code.
  */
 import assert from "node:assert/strict";
-import { firstIssue } from "../../bridge/protocol/issue.ts";
-import { ErrorBody } from "../../bridge/protocol/schemas.ts";
+import { firstIssue } from "../../bridge/wire/issue.ts";
+import { ErrorBody } from "../../bridge/wire/schemas.ts";
 
 /**
  * An error body as the schema reads it: `error`, `message`, and the error's details, which

@@ -3,9 +3,9 @@
  * benchmark. It answers invocations through handlers, like a page would, and reads what the
  * bridge sends with the channel's zod schemas: a message that breaks them fails the test.
  */
-import { BridgeMessage } from "../../bridge/protocol/channel.ts";
-import { firstIssue } from "../../bridge/protocol/issue.ts";
-import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../../bridge/protocol/wire.ts";
+import { BridgeMessage } from "../../bridge/wire/channel.ts";
+import { firstIssue } from "../../bridge/wire/issue.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../../bridge/wire/names.ts";
 
 /**
  * Tab credentials by token, as pages receive them from `POST /__aim/session`: the test

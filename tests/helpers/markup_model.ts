@@ -10,8 +10,8 @@ import {
   type MarkupElement,
   MarkupError,
   readAction,
-} from "../../bridge/protocol/markup.ts";
-import { type ActionSpec, parseActionSpec } from "../../bridge/protocol/action_spec.ts";
+} from "../../bridge/markup/action.ts";
+import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 
 // ---------------------------------------------------------------------------------------------
 // A markup model, rendered two ways: as HTML text for scanPage, and as a DOM-like tree of

@@ -58,7 +58,7 @@ for (const entry of ["bridge/mod.ts", "bridge/cli/serve.ts", "main.ts"]) {
       loaded,
       [],
       `${entry} loads ${loaded.join(", ")} as it starts: import the SDK's values with a ` +
-        "dynamic import() where they are first needed (see loadRuntime in bridge/mcp/routes.ts), " +
+        "dynamic import() where they are first needed (see loadRuntime in bridge/mcp/runtime.ts), " +
         "and its types with `import type`",
     );
   });

@@ -4,8 +4,8 @@
  * attribute of `<aim-action>`.
  */
 import assert from "node:assert/strict";
-import { parseActionSpec } from "../../bridge/protocol/action_spec.ts";
-import { type MarkupElement, readAction } from "../../bridge/protocol/markup.ts";
+import { parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { type MarkupElement, readAction } from "../../bridge/markup/action.ts";
 import {
   errorResult,
   READ_TOOL,
@@ -15,7 +15,7 @@ import {
   toolOf,
   unwrapArguments,
 } from "../../bridge/mcp/tools.ts";
-import type { ActionSpec } from "../../bridge/protocol/schemas.ts";
+import type { ActionSpec } from "../../bridge/wire/schemas.ts";
 
 const APPROVE: ActionSpec = parseActionSpec({
   id: "approve_request",

@@ -78,7 +78,7 @@ export const mutants: Mutant[] = [
   {
     name: "audit-refusals-unbounded",
     guarantee: "Refused calls are written one by one only up to a rate; the rest are counted.",
-    file: "bridge/store/audit.ts",
+    file: "bridge/audit/log.ts",
     find: "if (entry.status >= 400 && !this.#admitRefusal(entry)) {",
     replace: "if (false) {",
     tests: ["tests/security/sessions_test.ts"],

@@ -69,7 +69,7 @@ export const mutants: Mutant[] = [
   {
     name: "json-patch-replace-encoded-again",
     guarantee: "createJsonPatch() never encodes a node whole to weigh replacing it.",
-    file: "bridge/protocol/json_patch.ts",
+    file: "bridge/wire/json_patch.ts",
     find: `const value = "value" in op ? encodedLength(op.value, lengths) : undefined;`,
     replace: `const value = "value" in op ? JSON.stringify(op.value)?.length : undefined;`,
     tests: [JSON_PATCH],
@@ -77,7 +77,7 @@ export const mutants: Mutant[] = [
   {
     name: "json-patch-lengths-forgotten",
     guarantee: "createJsonPatch() computes the length of each node of the new value once.",
-    file: "bridge/protocol/json_patch.ts",
+    file: "bridge/wire/json_patch.ts",
     find: "  lengths.set(value, length);\n",
     replace: "",
     tests: [JSON_PATCH],

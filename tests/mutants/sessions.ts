@@ -118,7 +118,7 @@ export const mutants: Mutant[] = [
   {
     name: "redis-claim-once",
     guarantee: "Across bridges on Redis, an Idempotency-Key runs its action once.",
-    file: "bridge/store/redis.ts",
+    file: "bridge/share/redis.ts",
     find: '    if (seen === null) return { state: "new" };',
     replace: '    if (seen === null || true) return { state: "new" };',
     tests: ["tests/protocol/invoke_test.ts"],
@@ -127,7 +127,7 @@ export const mutants: Mutant[] = [
   {
     name: "login-throttle",
     guarantee: "Failed logins are slowed down per account and client.",
-    file: "bridge/core/auth.ts",
+    file: "bridge/core/login.ts",
     find: "    if (count < this.max) return 0;",
     replace: "    return 0;",
     tests: ["tests/security/login_throttle_test.ts"],
@@ -167,7 +167,7 @@ export const mutants: Mutant[] = [
   {
     name: "secret-keys-published",
     guarantee: "State keys that look like secrets are never published.",
-    file: "bridge/protocol/markup.ts",
+    file: "bridge/markup/secrets.ts",
     find: '    if (SECRET_KEY.test(key) || key === "__proto__") continue;',
     replace: '    if (key === "__proto__") continue;',
     tests: ["tests/security/secrets_test.ts"],

@@ -16,7 +16,7 @@ export const mutants: Mutant[] = [
     name: "webmcp-tool-without-hints-reads-only",
     guarantee: "A tool that does not say it only reads (no readOnlyHint) is consequential: the " +
       "person confirms each run.",
-    file: "bridge/protocol/webmcp_tools.ts",
+    file: "bridge/wire/webmcp_tools.ts",
     find: "return hints.readOnlyHint !== true ||",
     replace: "return hints.readOnlyHint === false ||",
     tests: [UNIT_TEST, PAGES_TEST],
@@ -25,9 +25,9 @@ export const mutants: Mutant[] = [
     name: "webmcp-tool-skips-confirmation",
     guarantee: "A consequential WebMCP tool runs only once the person approved it in the page, " +
       "whichever protocol called it: only an <aim-action no-confirm> skips asking.",
-    file: "elements/client.ts",
-    find: '? el.getAttribute("no-confirm")?.trim().toLowerCase()\n      : undefined;',
-    replace: '? el.getAttribute("no-confirm")?.trim().toLowerCase()\n      : "";',
+    file: "elements/page_tools.ts",
+    find: "getAttribute: () => null,",
+    replace: 'getAttribute: (() => "") as () => null,',
     tests: [PAGES_TEST],
   },
   {
@@ -59,7 +59,7 @@ export const mutants: Mutant[] = [
   {
     name: "webmcp-tool-unbounded-size",
     guarantee: "A WebMCP tool larger than MAX_TOOL_BYTES as an action is left out.",
-    file: "bridge/protocol/webmcp_tools.ts",
+    file: "bridge/wire/webmcp_tools.ts",
     find: "if (JSON.stringify(action).length > MAX_TOOL_BYTES) {",
     replace: "if (false) {",
     tests: [UNIT_TEST, PAGES_TEST],
@@ -77,7 +77,7 @@ export const mutants: Mutant[] = [
   {
     name: "webmcp-tool-hidden-ignored",
     guarantee: "<aim-tool name=… hidden> keeps a tool from remote agents.",
-    file: "bridge/protocol/webmcp_tools.ts",
+    file: "bridge/wire/webmcp_tools.ts",
     find: 'if (markup.hidden) return fail("hidden from remote agents by <aim-tool hidden>");',
     replace: "",
     tests: [UNIT_TEST, PAGES_TEST],
@@ -86,7 +86,7 @@ export const mutants: Mutant[] = [
     name: "webmcp-tool-unenforced-keyword-dropped",
     guarantee: "A schema keyword aim cannot enforce (multipleOf, exclusiveMinimum…) refuses the " +
       "tool instead of being dropped, so that no input the tool's schema forbids is forwarded.",
-    file: "bridge/protocol/webmcp_tools.ts",
+    file: "bridge/wire/webmcp_tools.ts",
     find: 'return `${where} uses "${key}", which aim cannot enforce`;',
     replace: "continue;",
     tests: [UNIT_TEST],
@@ -94,7 +94,7 @@ export const mutants: Mutant[] = [
   {
     name: "webmcp-tool-markup-consequential-ignored",
     guarantee: "<aim-tool name=… consequential> makes a read-only tool ask the person.",
-    file: "bridge/protocol/webmcp_tools.ts",
+    file: "bridge/wire/webmcp_tools.ts",
     find: "hints.consequentialHint === true || markup.consequential === true;",
     replace: "hints.consequentialHint === true;",
     tests: [UNIT_TEST, PAGES_TEST],

@@ -5,7 +5,7 @@
  * of a change document.
  */
 import assert from "node:assert/strict";
-import { applyJsonPatch } from "../../bridge/protocol/json_patch.ts";
+import { applyJsonPatch } from "../../bridge/wire/json_patch.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 

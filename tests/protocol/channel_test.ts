@@ -1,5 +1,5 @@
 import assert from "node:assert/strict";
-import { CloseCode } from "../../bridge/protocol/channel.ts";
+import { CloseCode } from "../../bridge/wire/channel.ts";
 import { ONE_PROCESS, startBridge, tabHandshake } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";

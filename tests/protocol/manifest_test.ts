@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { decode } from "@toon-format/toon";
-import { Manifest, Sitemap } from "../../bridge/protocol/schemas.ts";
+import { Manifest, Sitemap } from "../../bridge/wire/schemas.ts";
 import { BASIC_SITE, startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 

@@ -4,7 +4,7 @@
  * changed, and `If-Match` on an invocation refuses to act on a stale view (409 `stale_state`).
  */
 import assert from "node:assert/strict";
-import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
+import { createUserStore, hashPassword } from "../../bridge/core/login.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { expectError } from "../helpers/errors.ts";
@@ -156,7 +156,7 @@ Deno.test(
   "a change document (merge patch) from a held version gives the new manifest when applied",
   ONE_PROCESS,
   async () => {
-    const { applyMergePatch } = await import("../../bridge/protocol/merge_patch.ts");
+    const { applyMergePatch } = await import("../../bridge/wire/merge_patch.ts");
     await using bridge = await startBridge();
     const token = await bridge.openSession("/control-panel");
     await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
@@ -195,7 +195,7 @@ Deno.test(
   "a change document (JSON Patch) from a held version says each change at its path and gives the new manifest when applied",
   ONE_PROCESS,
   async () => {
-    const { applyJsonPatch } = await import("../../bridge/protocol/json_patch.ts");
+    const { applyJsonPatch } = await import("../../bridge/wire/json_patch.ts");
     await using bridge = await startBridge();
     const token = await bridge.openSession("/control-panel");
     await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });

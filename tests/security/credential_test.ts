@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { encode as encodeToon } from "@toon-format/toon";
 import { requireSession } from "../../bridge/mod.ts";
-import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
+import { createUserStore, hashPassword } from "../../bridge/core/login.ts";
 import { startBridge, tabHandshake, type TestBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { credentials, FakeTab } from "../helpers/fake_tab.ts";

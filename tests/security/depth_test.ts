@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { CloseCode } from "../../bridge/protocol/channel.ts";
-import { jsonDepth, MAX_JSON_DEPTH, parseUntrustedJson } from "../../bridge/protocol/json.ts";
+import { CloseCode } from "../../bridge/wire/channel.ts";
+import { jsonDepth, MAX_JSON_DEPTH, parseUntrustedJson } from "../../bridge/wire/json.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";

@@ -8,7 +8,7 @@
  * surface without a row fails the test.
  */
 import assert from "node:assert/strict";
-import { createUserStore, hashPassword } from "../../bridge/core/auth.ts";
+import { createUserStore, hashPassword } from "../../bridge/core/login.ts";
 import { A2A_PATH } from "../../bridge/mod.ts";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { runAim } from "../helpers/cli.ts";

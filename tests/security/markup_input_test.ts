@@ -5,7 +5,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MarkupError, readAction } from "../../bridge/protocol/markup.ts";
+import { MarkupError, readAction } from "../../bridge/markup/action.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
 import { startBridge } from "../helpers/bridge.ts";
 

@@ -7,22 +7,24 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { AimError } from "../../bridge/protocol/errors.ts";
-import { MarkupError } from "../../bridge/protocol/markup.ts";
-import { type ActionSpec, parseActionSpec } from "../../bridge/protocol/action_spec.ts";
+import { AimError } from "../../bridge/wire/errors.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
+import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 import {
   compilePattern,
-  MAX_ACTION_PATTERN_SIZE,
-  MAX_PATTERN_INPUT,
-  PATTERN_BUDGET,
   PATTERN_CACHE_INSTRUCTIONS,
   patternCacheSize,
   patternDfa,
+} from "../../bridge/input/pattern_cache.ts";
+import {
+  MAX_ACTION_PATTERN_SIZE,
+  MAX_PATTERN_INPUT,
+  PATTERN_BUDGET,
   PatternError,
-  validateInput,
-} from "../../bridge/protocol/input.ts";
+} from "../../bridge/input/pattern.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { backtrackingRisk } from "../../bridge/site/check.ts";
+import { backtrackingRisk } from "../../bridge/site/backtracking.ts";
 import { startAim } from "../helpers/cli.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";

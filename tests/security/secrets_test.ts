@@ -6,12 +6,13 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MarkupError, redactSecrets, SECRET_KEY } from "../../bridge/protocol/markup.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
+import { redactSecrets, SECRET_KEY } from "../../bridge/markup/secrets.ts";
 import {
   BUILTIN_ACTION_IDS,
   isActionIdAmong,
   parseActionSpec,
-} from "../../bridge/protocol/action_spec.ts";
+} from "../../bridge/input/action_spec.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { fitState, TRUNCATED_KEY } from "../../bridge/protocol/state_limit.ts";
+import { fitState, TRUNCATED_KEY } from "../../bridge/wire/state_limit.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 

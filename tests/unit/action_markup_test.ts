@@ -12,8 +12,8 @@ import {
   MarkupError,
   readAction,
   type ReadActionOptions,
-} from "../../bridge/protocol/markup.ts";
-import { parseActionSpec } from "../../bridge/protocol/action_spec.ts";
+} from "../../bridge/markup/action.ts";
+import { parseActionSpec } from "../../bridge/input/action_spec.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
 import { escapeAttr, escapeText } from "../helpers/markup_model.ts";
 

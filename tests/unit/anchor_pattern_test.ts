@@ -4,8 +4,8 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { anchorPattern } from "../../bridge/protocol/markup.ts";
-import { compilePattern } from "../../bridge/protocol/input.ts";
+import { anchorPattern } from "../../bridge/markup/form.ts";
+import { compilePattern } from "../../bridge/input/pattern_cache.ts";
 
 Deno.test("anchorPattern() leaves the group out of a whole pattern without alternatives", () => {
   const bare: [string, string][] = [

@@ -4,7 +4,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { AttemptLimiter, hashPassword, verifyPassword } from "../../bridge/core/auth.ts";
+import { AttemptLimiter, hashPassword, verifyPassword } from "../../bridge/core/login.ts";
 import { FairGate } from "../../bridge/core/server_actions.ts";
 
 // A small cost keeps the round trips fast; the format and checks are the same at any N.

@@ -11,8 +11,8 @@ import {
   deepFirst,
   type DeepRoot,
   splitDeep,
-} from "../../bridge/protocol/deep_selector.ts";
-import { actionItems, readAction } from "../../bridge/protocol/markup.ts";
+} from "../../bridge/markup/deep_selector.ts";
+import { actionItems, readAction } from "../../bridge/markup/action.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
 
 const RUNS = { numRuns: 300 };

@@ -4,10 +4,10 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { validateInput } from "../../bridge/protocol/input.ts";
-import { type ActionSpec, parseActionSpec } from "../../bridge/protocol/action_spec.ts";
-import { AimError } from "../../bridge/protocol/errors.ts";
-import type { InputSchema, StringSchema } from "../../bridge/protocol/schemas.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
+import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { AimError } from "../../bridge/wire/errors.ts";
+import type { InputSchema, StringSchema } from "../../bridge/wire/schemas.ts";
 
 const WRAPPED_HINT = "input must be the string itself, not an object";
 

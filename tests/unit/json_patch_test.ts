@@ -5,7 +5,7 @@ import {
   applyJsonPatch,
   createJsonPatch,
   encodedLength,
-} from "../../bridge/protocol/json_patch.ts";
+} from "../../bridge/wire/json_patch.ts";
 
 /** As values come off the wire: plain objects, no `-0`. */
 function wire<T>(value: T): T {

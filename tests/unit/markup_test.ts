@@ -4,10 +4,11 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { MarkupError, redactSecrets, SECRET_KEY } from "../../bridge/protocol/markup.ts";
-import { validateInput } from "../../bridge/protocol/input.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
+import { redactSecrets, SECRET_KEY } from "../../bridge/markup/secrets.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { OBJECT_NAMES } from "../../bridge/protocol/wire.ts";
+import { OBJECT_NAMES } from "../../bridge/wire/names.ts";
 import {
   actionId,
   type ActionModel,

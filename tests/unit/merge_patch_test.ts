@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { applyMergePatch, createMergePatch } from "../../bridge/protocol/merge_patch.ts";
+import { applyMergePatch, createMergePatch } from "../../bridge/wire/merge_patch.ts";
 
 Deno.test("createMergePatch(): applying the patch to the old value always gives the new one", () => {
   fc.assert(

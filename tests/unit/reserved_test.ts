@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
-import { parseActionSpec } from "../../bridge/protocol/action_spec.ts";
-import { MarkupError } from "../../bridge/protocol/markup.ts";
+import { parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
 
 const spec = (id: string) => ({
   id,

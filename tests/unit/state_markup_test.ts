@@ -8,13 +8,13 @@ import fc from "fast-check";
 import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Element, isTag } from "domhandler";
 import { textContent } from "domutils";
-import type { MarkupElement } from "../../bridge/protocol/markup.ts";
+import type { MarkupElement } from "../../bridge/markup/action.ts";
 import {
   readStateSpec,
   type StateSpec,
   type StateSpecResult,
   typed,
-} from "../../bridge/protocol/state_markup.ts";
+} from "../../bridge/markup/state.ts";
 import { el, maybe, text, toFake, toHtml } from "../helpers/markup_model.ts";
 
 const RUNS = { numRuns: 300 };

@@ -1,19 +1,19 @@
 /**
  * @module Property tests of typed inputs: number, integer and boolean fields in the wire schema
- * (bridge/protocol/schemas.ts) and their exact validation (bridge/protocol/input.ts).
+ * (bridge/wire/schemas.ts) and their exact validation (bridge/input/validate.ts).
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { validateInput } from "../../bridge/protocol/input.ts";
-import { type ActionSpec, parseActionSpec } from "../../bridge/protocol/action_spec.ts";
-import { MarkupError } from "../../bridge/protocol/markup.ts";
-import { AimError } from "../../bridge/protocol/errors.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
+import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { MarkupError } from "../../bridge/markup/action.ts";
+import { AimError } from "../../bridge/wire/errors.ts";
 import {
   type FieldSchema,
   InputSchema,
   type NumberSchema,
   publishedSchemas,
-} from "../../bridge/protocol/schemas.ts";
+} from "../../bridge/wire/schemas.ts";
 
 function action(input_schema: unknown, input_example: unknown): ActionSpec {
   return parseActionSpec({

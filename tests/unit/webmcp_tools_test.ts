@@ -1,5 +1,5 @@
 /**
- * Unit tests of bridge/protocol/webmcp_tools.ts, how a page's WebMCP tool becomes an aim action:
+ * Unit tests of bridge/wire/webmcp_tools.ts, how a page's WebMCP tool becomes an aim action:
  * what it maps, what the bridge then accepts, what it refuses and says why, the consent rule,
  * and what a run's answer becomes.
  *
@@ -7,15 +7,15 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { parseActionSpec } from "../../bridge/protocol/action_spec.ts";
-import { validateInput } from "../../bridge/protocol/input.ts";
+import { parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
 import {
   actionOfTool,
   inputSchemaOfTool,
   isConsequentialTool,
   MAX_TOOL_BYTES,
   resultOfTool,
-} from "../../bridge/protocol/webmcp_tools.ts";
+} from "../../bridge/wire/webmcp_tools.ts";
 
 /** Whether the bridge's validator takes `input` for the action. */
 function accepts(spec: ReturnType<typeof parseActionSpec>, input: unknown): boolean {

@@ -3,10 +3,10 @@
  * and what the bridge sends. See docs/channel.md.
  */
 import { z } from "zod";
-import { RUN_STATUS, type RunOutcome } from "./tools.ts";
+import { RUN_STATUS, type RunOutcome } from "./run_status.ts";
 import { ActionId, InputValue } from "./schemas.ts";
 
-export { CloseCode, CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "./wire.ts";
+export { CloseCode, CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "./names.ts";
 
 /** An action as a tab registers it: checked again by the bridge before it is listed. */
 export const TabAction = z.looseObject({ id: z.string().max(200) });

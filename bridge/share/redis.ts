@@ -10,11 +10,10 @@
  * a session's signals, `q:{instance}` calls to an instance, `r:{instance}` its answers.
  */
 import type { EventEmitter } from "node:events";
-import { createHash } from "node:crypto";
 import { createClient } from "@redis/client";
-import type { EndReason } from "../protocol/channel.ts";
-import { AimError, errorFromBody } from "../protocol/errors.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import type { EndReason } from "../wire/channel.ts";
+import { AimError } from "../wire/errors.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 import type {
   AttemptPolicy,
   Attempts,
@@ -27,8 +26,23 @@ import type {
   SessionRecord,
   SessionShare,
   SessionSignal,
-} from "../core/share.ts";
-import { NOT_SENT } from "../core/share.ts";
+} from "./share.ts";
+import {
+  ACQUIRE,
+  CLAIM,
+  CLAIM_ATTEMPTS,
+  CREATE,
+  FAIL,
+  FORGIVE,
+  LOAD,
+  RELEASE,
+  RENEW,
+  SETTLE,
+  SHAS,
+  UPDATE,
+} from "./redis_scripts.ts";
+import { fieldsOf, record } from "./redis_messages.ts";
+import { BEAT_MS, RedisRouter } from "./redis_routing.ts";
 
 type Client = ReturnType<typeof createClient>;
 
@@ -51,7 +65,6 @@ export interface RedisShareOptions {
 
 /** How long an instance counts as alive after its last beat, and how often it beats. */
 const ALIVE_MS = 3000;
-const BEAT_MS = 1000;
 
 /** 503 `store_unavailable`: Redis cannot be reached; the bridge recovers when it is back. */
 export function storeUnavailable(cause?: unknown): AimError {
@@ -61,193 +74,6 @@ export function storeUnavailable(cause?: unknown): AimError {
     "The session store cannot be reached; retry in a few seconds.",
     { headers: { "Retry-After": "2" }, cause },
   );
-}
-
-const CREATE = `
-local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
-local max, maxFresh = tonumber(ARGV[4]), tonumber(ARGV[5])
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[5], '-inf', now)
-redis.call('ZREMRANGEBYSCORE', KEYS[6], '-inf', now)
-local ended = {}
-if redis.call('ZCARD', KEYS[6]) >= maxFresh then
-  local old = redis.call('ZRANGE', KEYS[6], 0, 0)[1]
-  if old then table.insert(ended, old) end
-end
-if #ended == 0 and redis.call('ZCARD', KEYS[4]) >= max then
-  local old = redis.call('ZRANGE', KEYS[5], 0, 0)[1]
-  if not old then return -1 end
-  table.insert(ended, old)
-end
-for i = 6, #ARGV, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-redis.call('PEXPIRE', KEYS[1], ttl)
-redis.call('SET', KEYS[2], ARGV[1], 'PX', ttl)
-redis.call('SET', KEYS[3], ARGV[1], 'PX', ttl)
-redis.call('ZADD', KEYS[4], now + ttl, ARGV[1])
-redis.call('ZADD', KEYS[5], now + ttl, ARGV[1])
-redis.call('ZADD', KEYS[6], now + ttl, ARGV[1])
-return ended`;
-
-const UPDATE = `
-if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
-for i = 2, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
-local ttl = redis.call('PTTL', KEYS[1])
-if KEYS[2] then
-  redis.call('DEL', KEYS[2])
-  if ttl > 0 then redis.call('SET', KEYS[3], ARGV[1], 'PX', ttl) end
-end
-if KEYS[4] then
-  redis.call('DEL', KEYS[4])
-  if ttl > 0 then redis.call('SET', KEYS[5], ARGV[1], 'PX', ttl) end
-end
-if ARGV[#ARGV] == 'bump' then return redis.call('HINCRBY', KEYS[1], 'version', 1) end
-return 1`;
-
-const LOAD = `
-local fields = redis.call('HGETALL', KEYS[1])
-if #fields == 0 then return fields end
-local holder = redis.call('GET', KEYS[2])
-if holder and redis.call('EXISTS', ARGV[1] .. holder) == 1 then
-  table.insert(fields, 'holder')
-  table.insert(fields, holder)
-end
-return fields`;
-
-const ACQUIRE = `
-local holder = redis.call('GET', KEYS[1])
-if holder and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. holder) == 1 then
-  return math.max(1, redis.call('PTTL', KEYS[1]))
-end
-redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
-return 0`;
-
-const RENEW = `
-if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
-redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
-
-const RELEASE = `
-if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
-return 0`;
-
-const FAIL = `
-local count, last = tonumber(redis.call('HGET', KEYS[1], 'count') or '0'), tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
-local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
-if now - last >= window then count = 0 end
-count = count + 1
-redis.call('HSET', KEYS[1], 'count', count, 'last', now)
-redis.call('PEXPIRE', KEYS[1], window)
-return count`;
-
-const CLAIM_ATTEMPTS = `
-local now, window, max = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
-local base, top = tonumber(ARGV[4]), tonumber(ARGV[5])
-local wait = 0
-for i = 1, #KEYS do
-  local count = tonumber(redis.call('HGET', KEYS[i], 'count') or '0')
-  local last = tonumber(redis.call('HGET', KEYS[i], 'last') or '0')
-  if now - last < window and count >= max then
-    local delay = math.min(top, base * 2 ^ math.min(count - max, 30))
-    local left = last + delay - now
-    if left > 0 then wait = math.max(wait, math.ceil(left / 1000)) end
-  end
-end
-if wait > 0 then return wait end
-for i = 1, #KEYS do
-  local count = tonumber(redis.call('HGET', KEYS[i], 'count') or '0')
-  local last = tonumber(redis.call('HGET', KEYS[i], 'last') or '0')
-  if now - last >= window then count = 0 end
-  redis.call('HSET', KEYS[i], 'count', count + 1, 'last', now)
-  redis.call('PEXPIRE', KEYS[i], window)
-end
-return 0`;
-
-const CLAIM = `
-if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
-  redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[2])
-  local extra = redis.call('ZCARD', KEYS[2]) - tonumber(ARGV[5])
-  if extra > 0 then
-    local old = redis.call('ZPOPMIN', KEYS[2], extra)
-    for i = 1, #old, 2 do redis.call('DEL', ARGV[6] .. old[i]) end
-  end
-  return false
-end
-return redis.call('GET', KEYS[1])`;
-
-const SETTLE = `
-local value = ARGV[2]
-if ARGV[1] ~= '' then
-  local total = redis.call('INCRBY', KEYS[2], ARGV[4])
-  redis.call('PEXPIRE', KEYS[2], ARGV[3])
-  if total <= tonumber(ARGV[5]) then value = ARGV[1]
-  else redis.call('DECRBY', KEYS[2], ARGV[4]) end
-end
-if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('SET', KEYS[1], value, 'PX', ARGV[3]) end
-return 1`;
-
-const FORGIVE = `
-local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
-if count <= 0 then redis.call('DEL', KEYS[1]) end
-return count`;
-
-/** Every script, by its SHA-1, as EVALSHA names it. */
-const SHAS = new Map(
-  [CREATE, UPDATE, LOAD, ACQUIRE, RENEW, RELEASE, FAIL, CLAIM_ATTEMPTS, CLAIM, SETTLE, FORGIVE]
-    .map((script) => [script, createHash("sha1").update(script).digest("hex")]),
-);
-
-/** A reply to a forwarded call, or a note that it waits for the person. */
-type Reply =
-  | { id: string; type: "awaiting"; message: string }
-  | { id: string; type: "answer"; ok: true; result: InvokeResult }
-  | {
-    id: string;
-    type: "answer";
-    ok: false;
-    status: number;
-    body: Record<string, unknown>;
-    headers: Record<string, string>;
-  };
-
-interface Waiting {
-  resolve: (result: InvokeResult) => void;
-  reject: (error: unknown) => void;
-  onAwaiting?: ((message: string) => void) | undefined;
-  restart: (ms: number) => void;
-  /** How long to wait once the person is asked. */
-  confirmMs: number;
-}
-
-function record(fields: Record<string, string>): SessionRecord | null {
-  if (!fields.id) return null;
-  return {
-    id: fields.id,
-    page: fields.page ?? "/",
-    client: fields.client ?? "unknown",
-    createdAt: Number(fields.createdAt ?? 0),
-    identity: fields.identity ? JSON.parse(fields.identity) : null,
-    credentialHash: fields.credentialHash ?? "",
-    tabKeyHash: fields.tabKeyHash ?? "",
-    version: Number(fields.version ?? 1),
-    state: fields.state ? JSON.parse(fields.state) : {},
-    actions: fields.actions ? JSON.parse(fields.actions) : [],
-    holder: fields.holder ?? "",
-    inUse: fields.inUse === "1",
-  };
-}
-
-/** The hash fields of (part of) a session record. */
-function fieldsOf(part: Partial<SessionRecord>): string[] {
-  const out: string[] = [];
-  for (const [name, value] of Object.entries(part)) {
-    if (value === undefined) continue;
-    if (name === "identity" || name === "state" || name === "actions") {
-      out.push(name, JSON.stringify(value));
-    } else if (name === "inUse") out.push(name, value ? "1" : "0");
-    else out.push(name, String(value));
-  }
-  return out;
 }
 
 /** A {@linkcode SessionShare} on Redis. */
@@ -262,10 +88,7 @@ export class RedisShare implements SessionShare {
   readonly #status: (message: string) => void;
   readonly #ready: Promise<void>;
   readonly #watchers = new Map<string, Set<(signal: SessionSignal) => void>>();
-  readonly #waiting = new Map<string, Waiting>();
-  readonly #running = new Map<string, AbortController>();
-  readonly #topics = new Map<string, (message: unknown) => void>();
-  #handler: ForwardHandler | undefined;
+  readonly #router: RedisRouter;
   #beat: ReturnType<typeof setInterval> | undefined;
   #down = false;
   #closed = false;
@@ -274,6 +97,14 @@ export class RedisShare implements SessionShare {
     this.#p = options.prefix ?? "aim:";
     this.#timeoutMs = options.commandTimeoutMs ?? 2000;
     this.#onError = options.onError;
+    this.#router = new RedisRouter({
+      instance: this.instance,
+      key: (kind, id) => this.#key(kind, id),
+      publish: (channel, message) => this.#client.publish(channel, message),
+      run: (command) => this.#run(command),
+      alive: (instance) => this.alive(instance),
+      onError: this.#onError,
+    });
     this.#status = options.onStatus ??
       ((message: string) => this.#onError?.(new Error(message)));
     const socket = {
@@ -316,8 +147,14 @@ export class RedisShare implements SessionShare {
   async #start(): Promise<void> {
     await Promise.all([this.#client.connect(), this.#sub.connect()]);
     await this.#loadScripts();
-    await this.#sub.subscribe(this.#p + "q:" + this.instance, (m: string) => this.#onCall(m));
-    await this.#sub.subscribe(this.#p + "r:" + this.instance, (m: string) => this.#onReply(m));
+    await this.#sub.subscribe(
+      this.#p + "q:" + this.instance,
+      (m: string) => this.#router.onCall(m),
+    );
+    await this.#sub.subscribe(
+      this.#p + "r:" + this.instance,
+      (m: string) => this.#router.onReply(m),
+    );
     const beat = () => {
       this.#client.set(this.#p + "i:" + this.instance, "1", { PX: ALIVE_MS }).catch(() => {});
     };
@@ -340,10 +177,7 @@ export class RedisShare implements SessionShare {
     if (this.#closed) return;
     this.#closed = true;
     clearInterval(this.#beat);
-    for (const waiting of this.#waiting.values()) {
-      waiting.reject(notConnected("The bridge is stopping; retry."));
-    }
-    this.#waiting.clear();
+    this.#router.close();
     await this.#client.del(this.#p + "i:" + this.instance).catch(() => {});
     await Promise.allSettled([this.#client.close(), this.#sub.close()]);
   }
@@ -565,148 +399,17 @@ export class RedisShare implements SessionShare {
     };
   }
 
-  async forward(
+  forward(
     instance: string,
     tokenHash: string,
     call: ForwardedCall,
     options: ForwardOptions,
   ): Promise<InvokeResult> {
-    const id = crypto.randomUUID();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    let check: ReturnType<typeof setInterval> | undefined;
-    const answer = new Promise<InvokeResult>((resolve, reject) => {
-      const restart = (ms: number) => {
-        clearTimeout(timer);
-        timer = setTimeout(() => {
-          this.#cancel(instance, id);
-          reject(
-            new AimError(
-              504,
-              "tab_timeout",
-              `The tab did not answer within ${ms} ms; the action may still run.`,
-            ),
-          );
-        }, ms);
-      };
-      // Answers come on this instance's reply channel, subscribed before any call is sent.
-      this.#waiting.set(id, {
-        resolve,
-        reject,
-        onAwaiting: options.onAwaiting,
-        restart,
-        confirmMs: options.confirmMs,
-      });
-      restart(options.timeoutMs);
-      // The instance running it may die: then no answer comes, and the agent is told at once.
-      check = setInterval(() => {
-        this.alive(instance).then((alive) => {
-          if (!alive) {
-            reject(notConnected(
-              "The bridge instance holding the tab stopped before answering; the action may or may not have run.",
-            ));
-          }
-        }, () => {});
-      }, BEAT_MS);
-      options.signal?.addEventListener("abort", () => {
-        this.#cancel(instance, id);
-        reject(
-          new AimError(409, "cancelled", "The invocation was cancelled before the page answered."),
-        );
-      }, { once: true });
-    });
-    try {
-      const message = JSON.stringify({ id, from: this.instance, tokenHash, call });
-      const receivers = await this.#run(() =>
-        this.#client.publish(this.#key("q", instance), message)
-      );
-      if (receivers === 0) {
-        throw new AimError(
-          409,
-          "browser_not_connected",
-          "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
-          { cause: NOT_SENT },
-        );
-      }
-      return await answer;
-    } finally {
-      clearTimeout(timer);
-      clearInterval(check);
-      this.#waiting.delete(id);
-    }
-  }
-
-  #cancel(instance: string, id: string): void {
-    const message = JSON.stringify({ id, from: this.instance, cancel: true });
-    this.#client.publish(this.#key("q", instance), message).catch(() => {});
+    return this.#router.forward(instance, tokenHash, call, options);
   }
 
   serve(handler: ForwardHandler): void {
-    this.#handler = handler;
-  }
-
-  #reply(to: string, reply: Reply): void {
-    this.#client.publish(this.#key("r", to), JSON.stringify(reply)).catch(() => {});
-  }
-
-  async #onCall(message: string): Promise<void> {
-    const request = JSON.parse(message) as {
-      topic?: string;
-      message?: unknown;
-      id: string;
-      from: string;
-      tokenHash: string;
-      call: ForwardedCall;
-      cancel?: boolean;
-    };
-    if (request.topic !== undefined) {
-      try {
-        this.#topics.get(request.topic)?.(request.message);
-      } catch (error) {
-        this.#onError?.(error);
-      }
-      return;
-    }
-    if (request.cancel) return this.#running.get(request.id)?.abort();
-    const handler = this.#handler;
-    if (!handler) return;
-    const abort = new AbortController();
-    this.#running.set(request.id, abort);
-    try {
-      const result = await handler(request.tokenHash, request.call, {
-        onAwaiting: (text) =>
-          this.#reply(request.from, { id: request.id, type: "awaiting", message: text }),
-        signal: abort.signal,
-      });
-      this.#reply(request.from, { id: request.id, type: "answer", ok: true, result });
-    } catch (error) {
-      const failure = error instanceof AimError
-        ? error
-        : new AimError(500, "server_error", "The bridge failed unexpectedly.");
-      this.#reply(request.from, {
-        id: request.id,
-        type: "answer",
-        ok: false,
-        status: failure.status,
-        body: failure.toJSON(),
-        headers: failure.headers,
-      });
-    } finally {
-      this.#running.delete(request.id);
-    }
-  }
-
-  #onReply(message: string): void {
-    const reply = JSON.parse(message) as Reply;
-    const waiting = this.#waiting.get(reply.id);
-    if (!waiting) return;
-    if (reply.type === "awaiting") {
-      // The person is asked: the holder now waits the confirmation time, and so does this one.
-      waiting.restart(waiting.confirmMs);
-      waiting.onAwaiting?.(reply.message);
-      return;
-    }
-    if (reply.ok) waiting.resolve(reply.result);
-    else waiting.reject(errorFromBody(reply.status, reply.body, reply.headers));
+    this.#router.serve(handler);
   }
 
   async claim(
@@ -851,13 +554,12 @@ export class RedisShare implements SessionShare {
     await this.#run(() => this.#client.del(this.#key("o:" + kind, id)));
   }
 
-  async tell(instance: string, topic: string, message: unknown): Promise<boolean> {
-    const text = JSON.stringify({ topic, message });
-    return await this.#run(() => this.#client.publish(this.#key("q", instance), text)) > 0;
+  tell(instance: string, topic: string, message: unknown): Promise<boolean> {
+    return this.#router.tell(instance, topic, message);
   }
 
   listen(topic: string, handler: (message: unknown) => void): void {
-    this.#topics.set(topic, handler);
+    this.#router.listen(topic, handler);
   }
 
   async record(
@@ -881,8 +583,4 @@ export class RedisShare implements SessionShare {
     );
     return items.map((item: string) => JSON.parse(item));
   }
-}
-
-function notConnected(message: string): AimError {
-  return new AimError(409, "browser_not_connected", message);
 }

@@ -4,7 +4,7 @@
  *
  * @example
  * ```ts
- * import { requireSession } from "./auth.ts";
+ * import { requireSession } from "./token.ts";
  *
  * // In an embedding app's routes (see `routes` of createBridge):
  * app.post("/api/orders/:id/cancel", async (c) => {
@@ -15,8 +15,8 @@
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
-import type { Session } from "../core/sessions.ts";
-import { AimError } from "../protocol/errors.ts";
+import type { Session } from "../core/session.ts";
+import { AimError } from "../wire/errors.ts";
 import type { AppEnv } from "./env.ts";
 import { forbiddenOrigin, isCrossOrigin, readToken } from "./request.ts";
 

@@ -2,7 +2,7 @@
  * @module LocalShare: the {@linkcode SessionShare} of a bridge that runs alone. Its own memory
  * holds every session, so there is nothing to read or write elsewhere and nobody to tell.
  */
-import { AimError } from "../protocol/errors.ts";
+import { AimError } from "../wire/errors.ts";
 import type { SessionShare } from "./share.ts";
 
 function unshared(): never {

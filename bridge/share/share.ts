@@ -2,11 +2,11 @@
  * @module SessionShare: what several bridge instances share (sessions, leases, idempotent
  * answers, login throttling, activity) and how an invocation reaches the instance whose socket
  * holds a session's tab. The core talks only to this interface; `LocalShare` keeps everything
- * in this process (the default), `RedisShare` (bridge/store/redis.ts) keeps it in Redis.
+ * in this process (the default), `RedisShare` (bridge/share/redis.ts) keeps it in Redis.
  */
-import type { EndReason } from "../protocol/channel.ts";
-import type { ActionSpec } from "../protocol/action_spec.ts";
-import type { InvokeResult } from "../protocol/schemas.ts";
+import type { EndReason } from "../wire/channel.ts";
+import type { ActionSpec } from "../input/action_spec.ts";
+import type { InvokeResult } from "../wire/schemas.ts";
 
 /** The `cause` of the 409 `forward` rejects with when no instance received the call. */
 export const NOT_SENT = "not_sent";

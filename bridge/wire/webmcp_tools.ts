@@ -27,10 +27,10 @@ export const MAX_TOOL_BYTES = 16 * 1024;
 /** The longest description kept (the wire's limit); a longer one is cut. */
 const MAX_DESCRIPTION = 2000;
 
-/** An action id, as bridge/protocol/schemas.ts `ActionId` takes it. */
+/** An action id, as bridge/wire/schemas.ts `ActionId` takes it. */
 const ACTION_ID = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-/** A field name, as bridge/protocol/schemas.ts `FieldName` takes it. */
+/** A field name, as bridge/wire/schemas.ts `FieldName` takes it. */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
 /** Names that would reach an object's prototype. */
@@ -59,7 +59,7 @@ export interface ToolMarkup {
 /** A flat JSON Schema as aim's `input_schema` takes it. */
 export type FlatSchema = Record<string, unknown>;
 
-/** The action a tool becomes: the fields a tab registers (bridge/protocol/schemas.ts). */
+/** The action a tool becomes: the fields a tab registers (bridge/wire/schemas.ts). */
 export interface ToolAction {
   id: string;
   description: string;

@@ -3,7 +3,7 @@
  * failed attempts.
  */
 import { scrypt, timingSafeEqual } from "node:crypto";
-import type { Attempts, Identity, SessionShare } from "./share.ts";
+import type { Attempts, Identity, SessionShare } from "../share/share.ts";
 
 /** Verifies credentials; an app embedding the bridge may bring its own. */
 export interface UserStore {

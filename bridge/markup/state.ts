@@ -3,7 +3,7 @@
  * spec, shared by the element and `aim check`. Import-free (types only), so that the browser's
  * state chunk carries nothing of the rest.
  */
-import type { MarkupElement } from "./markup.ts";
+import type { MarkupElement } from "./action.ts";
 
 /** One `<aim-field>` of an `<aim-state>`: a property of each item (or a table column's type). */
 export interface StateField {

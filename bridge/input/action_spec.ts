@@ -3,20 +3,22 @@
  * including that its `input_example` is valid input, that its patterns can run on the
  * bridge's linear-time matcher, and that its id is not reserved.
  */
-import { OBJECT_NAMES } from "./wire.ts";
-import { READ_TOOL } from "./tools.ts";
-import { firstIssue } from "./issue.ts";
+import { OBJECT_NAMES } from "../wire/names.ts";
+import { READ_TOOL } from "../wire/tools.ts";
+import { firstIssue } from "../wire/issue.ts";
 import type { z } from "zod";
 import {
   ActionSpec as ActionSpecSchema,
   type InputSchema,
   type ManifestAction,
   type StringSchema,
-} from "./schemas.ts";
-import { compilePattern, inputValidator, MAX_ACTION_PATTERN_SIZE, PatternError } from "./input.ts";
-import { MarkupError } from "./markup.ts";
+} from "../wire/schemas.ts";
+import { compilePattern } from "./pattern_cache.ts";
+import { inputValidator } from "./validate.ts";
+import { MAX_ACTION_PATTERN_SIZE, PatternError } from "./pattern.ts";
+import { MarkupError } from "../markup/action.ts";
 
-export type { ActionSpec } from "./schemas.ts";
+export type { ActionSpec } from "../wire/schemas.ts";
 type ActionSpec = z.infer<typeof ActionSpecSchema>;
 
 /** The ids of the bridge's built-in server actions, which no page action may take. */

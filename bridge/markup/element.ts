@@ -1,0 +1,82 @@
+/**
+ * Reading one declaration element: its flags, integers and text, its JSON child and its
+ * `<aim-field>` children.
+ *
+ * @module
+ */
+import { parseUntrustedJson } from "../wire/json.ts";
+import { type MarkupElement, MarkupError } from "./action.ts";
+
+export const FIELD_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
+export const SKIPPED_INPUT_TYPES = new Set([
+  "submit",
+  "button",
+  "reset",
+  "image",
+  "file",
+  "hidden",
+]);
+/** The most keys an `items=` action lists as its key's enum, and the longest key listed. */
+export const MAX_KEYS = 100;
+export const MAX_KEY_LENGTH = 200;
+
+export function flag(el: MarkupElement, name: string): boolean {
+  const value = el.getAttribute(name);
+  return value !== null && value.trim().toLowerCase() !== "false";
+}
+
+/** An element's text, whitespace collapsed: what a key, a label or an item reads as. */
+export function textOf(el: MarkupElement | null): string {
+  return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
+}
+
+export function integer(el: MarkupElement, name: string): number | undefined {
+  const raw = el.getAttribute(name);
+  if (raw === null) return undefined;
+  if (!/^\s*\d{1,7}\s*$/.test(raw)) {
+    throw new MarkupError(`${name}="${raw}" is not a whole number`);
+  }
+  return Number(raw);
+}
+
+export function tagOf(el: MarkupElement): string {
+  return el.tagName.toUpperCase();
+}
+
+export function* descendants(el: MarkupElement): Generator<MarkupElement> {
+  const children = Array.from(el.children);
+  for (const child of children) {
+    yield child;
+    yield* descendants(child);
+  }
+}
+
+/** The child JSON script of an element, when it has one. */
+export function jsonScript(el: MarkupElement): MarkupElement | undefined {
+  return Array.from(el.children).find((child) =>
+    tagOf(child) === "SCRIPT" &&
+    (child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"
+  );
+}
+
+/** The child `<script type="application/json">` of an element, parsed, or undefined. */
+export function readJsonChild(el: MarkupElement): unknown {
+  const child = jsonScript(el);
+  if (!child) return undefined;
+  const parsed = parseUntrustedJson(child.textContent ?? "");
+  if (parsed.ok) return parsed.value;
+  // A "__proto__" key would silently vanish from the schema; say so instead.
+  if (parsed.problem === "proto") {
+    throw new MarkupError('the child JSON may not use the key "__proto__"');
+  }
+  throw new MarkupError(
+    parsed.problem === "depth"
+      ? 'the child <script type="application/json"> nests too deep'
+      : 'the child <script type="application/json"> is not valid JSON',
+  );
+}
+
+/** The `<aim-field>` children of an element. */
+export function fieldsOf(el: MarkupElement): MarkupElement[] {
+  return Array.from(el.children).filter((child) => tagOf(child) === "AIM-FIELD");
+}

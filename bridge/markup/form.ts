@@ -1,0 +1,183 @@
+/**
+ * A form's controls read as an action's input schema: their types, constraints, labels and
+ * options.
+ *
+ * @module
+ */
+import { OBJECT_NAMES } from "../wire/names.ts";
+import {
+  type FieldInput,
+  type MarkupDocument,
+  type MarkupElement,
+  MarkupError,
+  type ObjectInput,
+  type StringInput,
+} from "./action.ts";
+import { descendants, FIELD_TAGS, integer, SKIPPED_INPUT_TYPES, tagOf, textOf } from "./element.ts";
+
+function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput, "type"> {
+  const out: Omit<StringInput, "type"> = {};
+  const minLength = integer(el, `${prefix}minlength`) ?? integer(el, `${prefix}min-length`);
+  const maxLength = integer(el, `${prefix}maxlength`) ?? integer(el, `${prefix}max-length`);
+  const pattern = el.getAttribute(`${prefix}pattern`);
+  if (minLength !== undefined) out.minLength = minLength;
+  if (maxLength !== undefined) out.maxLength = maxLength;
+  if (pattern !== null && pattern !== "") out.pattern = anchorPattern(pattern);
+  return out;
+}
+
+/**
+ * A pattern attribute's source as JSON Schema's `pattern`: as HTML's `pattern`, `pattern` and
+ * `input-pattern` match the whole value, whereas JSON Schema's matches anywhere, so it is
+ * anchored, `^(?:source)$`. The group is left out (`^source$`, the same language) only when it
+ * cannot change what the pattern means: the source has no `|` at all (escaped, in a class or
+ * not), does not start with a quantifier, and its groups and classes are all closed within it,
+ * never closing the group around it, with no `\` left to escape the `)` after it.
+ */
+export function anchorPattern(source: string): string {
+  return groupNeeded(source) ? `^(?:${source})$` : `^${source}$`;
+}
+
+/** Whether `^source$` might not mean what `^(?:source)$` means (see anchorPattern). */
+function groupNeeded(source: string): boolean {
+  if (source.includes("|") || /^[*+?{]/.test(source)) return true;
+  let depth = 0;
+  let inClass = false;
+  for (let i = 0; i < source.length; i++) {
+    const c = source[i];
+    if (c === "\\") {
+      // A `\` at the end would escape the `)` (or the `$`) after it.
+      if (++i === source.length) return true;
+    } else if (inClass) inClass = c !== "]";
+    else if (c === "[") inClass = true;
+    else if (c === "(") depth++;
+    else if (c === ")" && --depth < 0) return true;
+  }
+  return depth !== 0 || inClass;
+}
+
+function labelOf(field: MarkupElement, doc: MarkupDocument, form: MarkupElement): string {
+  const id = field.getAttribute("id");
+  if (id) {
+    for (const el of descendants(doc.documentElement ?? form)) {
+      if (tagOf(el) === "LABEL" && el.getAttribute("for") === id) return textOf(el);
+    }
+  }
+  // A label that wraps the field.
+  for (const el of descendants(form)) {
+    if (tagOf(el) !== "LABEL") continue;
+    for (const inner of descendants(el)) if (inner === field) return textOf(el);
+  }
+  return field.getAttribute("aria-label") ?? field.getAttribute("placeholder") ?? "";
+}
+
+/** The values a `<select>` offers. */
+function optionValues(select: MarkupElement): string[] {
+  return [...descendants(select)]
+    .filter((o) => tagOf(o) === "OPTION")
+    .map((o) => o.getAttribute("value") ?? textOf(o));
+}
+
+/** The type of an `<input>` (`text` when it has none), in lower case. */
+export function controlType(control: MarkupElement): string {
+  return (control.getAttribute("type") ?? "text").toLowerCase();
+}
+
+/**
+ * The schema of one field (`<aim-field>`, prefix "") or of an action's single input
+ * (`<aim-action>`, prefix "input-"): the declared `type` (a string by default, a boolean for a
+ * checkbox), with the lengths and pattern of a string or the bounds of a number, and the
+ * values of a `<select>` or radio buttons it is filled into. `aim check` reports what does not
+ * fit (a number filled into a checkbox, `minimum` on a string).
+ */
+export function fieldSchema(
+  el: MarkupElement,
+  prefix: string,
+  controls: MarkupElement[],
+): FieldInput {
+  const control = controls[0];
+  const kind = control ? tagOf(control) === "SELECT" ? "select" : controlType(control) : "";
+  const attr = (name: string) => el.getAttribute(prefix + name);
+  const type = attr("type")?.trim().toLowerCase() || (kind === "checkbox" ? "boolean" : "string");
+  const schema = { type } as FieldInput;
+  if (schema.type === "string") {
+    Object.assign(schema, stringConstraints(el, prefix));
+    const choices = kind === "select"
+      ? optionValues(control!)
+      : kind === "radio"
+      ? controls.map((c) => c.getAttribute("value") ?? "on")
+      : [];
+    if (choices.length) schema.enum = [...new Set(choices)];
+  } else if (schema.type !== "boolean") {
+    // Not a number (NaN) is refused by the wire schema, and `aim check` names the attribute.
+    for (const bound of ["minimum", "maximum"] as const) {
+      const raw = attr(bound);
+      if (raw !== null) schema[bound] = Number(raw);
+    }
+  }
+  // The control's own words where the markup has none (a label would cost a walk of the page).
+  const description = attr("description") ?? control?.getAttribute("aria-label") ??
+    control?.getAttribute("placeholder");
+  if (description) schema.description = description;
+  return schema;
+}
+
+/** A field name that code might look up on a plain object is never one. */
+export function checkName(name: string, what: string): string {
+  if (OBJECT_NAMES.has(name.toLowerCase())) {
+    throw new MarkupError(`the ${what} name "${name}" is not allowed`);
+  }
+  return name;
+}
+
+/**
+ * The flat object of fields that a form's named controls make: strings, unless an
+ * `<aim-field name type>` of `types` (the action's) gives a field of the form another type.
+ */
+export function readFormInput(
+  form: MarkupElement,
+  doc: MarkupDocument,
+  types: MarkupElement[] = [],
+): ObjectInput {
+  const properties: Record<string, FieldInput> = {};
+  const controls: Record<string, MarkupElement[]> = {};
+  const required: string[] = [];
+  for (const field of descendants(form)) {
+    const tag = tagOf(field);
+    const name = field.getAttribute("name");
+    if (!FIELD_TAGS.has(tag) || !name) continue;
+    const type = controlType(field);
+    if (tag === "INPUT" && SKIPPED_INPUT_TYPES.has(type)) continue;
+    checkName(name, "form field");
+    (controls[name] ??= []).push(field);
+    const label = labelOf(field, doc, form);
+    const schema: StringInput = { type: "string" };
+    if (label) schema.description = label;
+    if (tag === "SELECT") {
+      const values = optionValues(field);
+      if (values.length) schema.enum = [...new Set(values)];
+    } else if (type === "radio" || type === "checkbox") {
+      const value = field.getAttribute("value") ?? "on";
+      const previous = (properties[name] as StringInput | undefined)?.enum ??
+        (type === "checkbox" ? [""] : []);
+      schema.enum = [...new Set([...previous, value])];
+    } else {
+      Object.assign(schema, stringConstraints(field, ""));
+    }
+    properties[name] = { ...properties[name], ...schema };
+    if (field.getAttribute("required") !== null && !required.includes(name)) required.push(name);
+  }
+  if (Object.keys(properties).length === 0) {
+    throw new MarkupError("the form has no named fields to fill");
+  }
+  // A name the form lacks changes nothing here; `aim check` reports it.
+  for (const field of types) {
+    const name = field.getAttribute("name") ?? "";
+    const own = controls[name];
+    if (!own) continue;
+    const label = properties[name]!.description;
+    const schema = properties[name] = fieldSchema(field, "", own);
+    if (label && !schema.description) schema.description = label;
+  }
+  return { type: "object", properties, required, additionalProperties: false };
+}

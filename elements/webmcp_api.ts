@@ -25,6 +25,111 @@
   }
 
   const doc = document as unknown as { modelContext?: unknown };
+
+  /** The fields of a form as a tool's input schema, as Chromium reads a `<form toolname>`. */
+  function formSchema(form: HTMLFormElement): Record<string, unknown> {
+    const properties: Record<string, Record<string, unknown>> = {};
+    const required: string[] = [];
+    for (const control of form.elements) {
+      if (
+        !(control instanceof HTMLInputElement || control instanceof HTMLSelectElement ||
+          control instanceof HTMLTextAreaElement)
+      ) continue;
+      const el = control as HTMLInputElement;
+      const type = control instanceof HTMLSelectElement ? "select" : el.type;
+      if (!el.name || /^(submit|button|reset|image|file|hidden)$/.test(type)) continue;
+      const field: Record<string, unknown> = { type: "string" };
+      if (type === "checkbox") field.type = "boolean";
+      else if (type === "number" || type === "range") {
+        field.type = "number";
+        if ((el as HTMLInputElement).step !== "any") field.multipleOf = 1;
+      } else if (type === "select" || type === "radio") {
+        const values = control instanceof HTMLSelectElement
+          ? [...control.options].map((o) => o.value)
+          : [...form.querySelectorAll<HTMLInputElement>(`input[type=radio]`)]
+            .filter((r) => r.name === el.name).map((r) => r.value);
+        field.enum = [...new Set(values)];
+      }
+      const label = el.labels?.[0];
+      const words = el.getAttribute("toolparamdescription") ??
+        (label
+          ? [...label.childNodes].filter((n) =>
+            !n.contains(el) && !(n as Element).matches?.(
+              "input, select, textarea",
+            )
+          ).map((n) => n.textContent).join(" ")
+          : "");
+      const description = words.replace(/\s+/g, " ").trim();
+      if (description) field.description = description;
+      properties[el.name] = field;
+      if (el.required && !required.includes(el.name)) required.push(el.name);
+    }
+    return { type: "object", properties, ...(required.length ? { required } : {}) };
+  }
+
+  /** A submit an agent caused, and what the page answered it with (`respondWith`). */
+  const agentSubmits = new WeakSet<Event>();
+  const responses = new WeakMap<Event, Promise<unknown>>();
+  const waiting = new Map<HTMLFormElement, (event: Event) => void>();
+  if (typeof SubmitEvent !== "undefined" && !("agentInvoked" in SubmitEvent.prototype)) {
+    Object.defineProperty(SubmitEvent.prototype, "agentInvoked", {
+      configurable: true,
+      get(this: Event) {
+        return agentSubmits.has(this);
+      },
+    });
+    Object.defineProperty(SubmitEvent.prototype, "respondWith", {
+      configurable: true,
+      writable: true,
+      value(this: Event, answer: unknown) {
+        if (agentSubmits.has(this)) responses.set(this, Promise.resolve(answer));
+      },
+    });
+  }
+  addEventListener("submit", (event) => {
+    const form = event.target as HTMLFormElement;
+    const done = waiting.get(form);
+    if (!done) return;
+    waiting.delete(form);
+    agentSubmits.add(event);
+    // Once every listener of this submit ran.
+    setTimeout(() => done(event));
+  }, true);
+
+  /**
+   * Each `<form toolname>` in the document as a tool: filling its fields, then submitting it
+   * with `toolautosubmit`, else waiting for the person to submit it; the answer is what the
+   * page's `submit` listener gives `event.respondWith()`.
+   */
+  function formTools(context: ModelContext): void {
+    for (const form of document.querySelectorAll<HTMLFormElement>("form[toolname]")) {
+      const name = form.getAttribute("toolname")!.trim();
+      void context.registerTool({
+        name,
+        description: form.getAttribute("tooldescription") ?? "",
+        inputSchema: formSchema(form),
+        execute: async (input) => {
+          for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
+            for (
+              const el of form.querySelectorAll<HTMLInputElement>(`[name="${CSS.escape(key)}"]`)
+            ) {
+              if (el.type === "checkbox") el.checked = value === true;
+              else if (el.type === "radio") el.checked = el.value === String(value);
+              else el.value = String(value);
+              el.dispatchEvent(new Event("input", { bubbles: true }));
+              el.dispatchEvent(new Event("change", { bubbles: true }));
+            }
+          }
+          const submitted = new Promise<Event>((resolve) => waiting.set(form, resolve));
+          if (form.hasAttribute("toolautosubmit")) form.requestSubmit();
+          const event = await submitted;
+          const answer = responses.get(event);
+          if (answer) return await answer;
+          return { submitted: true, navigating: !event.defaultPrevented };
+        },
+      }).catch(() => {});
+    }
+  }
   const nav = navigator as unknown as { modelContext?: unknown };
 
   class ModelContext extends EventTarget {
@@ -241,6 +346,12 @@
   // The older drafts' navigator.modelContext, for pages written for them: the same API.
   if (nav.modelContext) watch(nav.modelContext);
   else follow(navigator, context);
+  // Declarative tools, where the API is aim's own (the browser's and polyfills have theirs).
+  if (context instanceof ModelContext) {
+    if (document.readyState === "loading") {
+      document.addEventListener("DOMContentLoaded", () => formTools(context));
+    } else formTools(context);
+  }
   const script = document.currentScript as HTMLScriptElement | null;
   const module = document.createElement("script");
   module.type = "module";

@@ -519,59 +519,62 @@ ${AIM_BODY}
 </script>
 </body></html>`;
 
-Deno.test({
-  name:
-    "declarative forms (toolname) of Chromium's WebMCP are actions, with and without toolautosubmit",
-  ignore: NO_CHROMIUM,
-  async fn(t) {
-    await using browser = await launchBrowser({ webmcp: true });
-    await using bridge = await startBridge({ site: { "forms.html": FORMS_PAGE } });
-    const { context, page, token } = await openTodos(browser, bridge, "/forms");
-    await using _context = context;
-    const actions = await waitForActions(bridge, "/forms.json", token, [
-      "login",
-      "disconnect",
-      "leave_note",
-      "order_tea",
-    ]);
-    assert.equal(actions.order_tea!.consequential, true, "a form has no readOnlyHint");
-    assert.deepEqual(actions.order_tea!.input_schema, {
-      type: "object",
-      properties: {
-        tea: { type: "string", description: "Tea", enum: ["green", "black"] },
-        cups: { type: "integer", description: "How many cups" },
-      },
-      additionalProperties: false,
-    });
-    await using mcp = await connectMcp("v2", bridge.origin, token);
-
-    await t.step("toolautosubmit: the form is filled and submitted once approved", async () => {
-      const call = mcp.callTool("order_tea", { tea: "black", cups: 2 });
-      await clickPanelButton(page, "Approve");
-      const ordered = await call;
-      assert.equal(ordered.isError, undefined, JSON.stringify(ordered));
-      assert.deepEqual(ordered.structuredContent.result, {
-        done: "order",
-        fields: { tea: "black", cups: "2" },
+for (const webmcp of [true, false]) {
+  const flag = webmcp ? "Chromium's WebMCP" : "aim's API (no WebMCP flag)";
+  Deno.test({
+    name:
+      `declarative forms (toolname) are actions through ${flag}, with and without toolautosubmit`,
+    ignore: NO_CHROMIUM,
+    async fn(t) {
+      await using browser = await launchBrowser({ webmcp });
+      await using bridge = await startBridge({ site: { "forms.html": FORMS_PAGE } });
+      const { context, page, token } = await openTodos(browser, bridge, "/forms");
+      await using _context = context;
+      const actions = await waitForActions(bridge, "/forms.json", token, [
+        "login",
+        "disconnect",
+        "leave_note",
+        "order_tea",
+      ]);
+      assert.equal(actions.order_tea!.consequential, true, "a form has no readOnlyHint");
+      assert.deepEqual(actions.order_tea!.input_schema, {
+        type: "object",
+        properties: {
+          tea: { type: "string", description: "Tea", enum: ["green", "black"] },
+          cups: { type: "integer", description: "How many cups" },
+        },
+        additionalProperties: false,
       });
-    });
+      await using mcp = await connectMcp("v2", bridge.origin, token);
 
-    await t.step("without it, the form is filled and the person submits it", async () => {
-      const call = mcp.callTool("leave_note", { text: "thanks" });
-      await clickPanelButton(page, "Approve");
-      await page.waitForFunction(() =>
-        document.querySelector<HTMLInputElement>("#note input")?.value === "thanks"
-      );
-      await page.click("#send");
-      const left = await call;
-      assert.equal(left.isError, undefined, JSON.stringify(left));
-      assert.deepEqual(left.structuredContent.result, {
-        done: "note",
-        fields: { text: "thanks" },
+      await t.step("toolautosubmit: the form is filled and submitted once approved", async () => {
+        const call = mcp.callTool("order_tea", { tea: "black", cups: 2 });
+        await clickPanelButton(page, "Approve");
+        const ordered = await call;
+        assert.equal(ordered.isError, undefined, JSON.stringify(ordered));
+        assert.deepEqual(ordered.structuredContent.result, {
+          done: "order",
+          fields: { tea: "black", cups: "2" },
+        });
       });
-    });
-  },
-});
+
+      await t.step("without it, the form is filled and the person submits it", async () => {
+        const call = mcp.callTool("leave_note", { text: "thanks" });
+        await clickPanelButton(page, "Approve");
+        await page.waitForFunction(() =>
+          document.querySelector<HTMLInputElement>("#note input")?.value === "thanks"
+        );
+        await page.click("#send");
+        const left = await call;
+        assert.equal(left.isError, undefined, JSON.stringify(left));
+        assert.deepEqual(left.structuredContent.result, {
+          done: "note",
+          fields: { text: "thanks" },
+        });
+      });
+    },
+  });
+}
 
 const ROOT = new URL("../../", import.meta.url);
 const APP = new URL("tests/apps/webmcp/", ROOT);

@@ -7,11 +7,14 @@
  * the elements. The API is the WebMCP draft's core: `registerTool(tool, {signal})`,
  * `unregisterTool(name)` (the older draft's), `getTools()`, `executeTool(tool, input)` (an
  * object, or JSON text, as polyfills take it; it answers JSON text as Chromium does) and
- * `toolchange`. Built by elements/build.ts as `elements.webmcp-api.js`, a script with no
- * imports.
+ * `toolchange`; and `<form toolname>` as tools (bridge/markup/form_tool.ts). Built by
+ * elements/build.ts as `elements.webmcp-api.js`, one script with no imports.
  *
  * @module
  */
+
+import { formToolOf } from "../bridge/markup/form_tool.ts";
+import type { MarkupElement } from "../bridge/markup/action.ts";
 
 (() => {
   /** A registered tool, as the page gave it. */
@@ -25,47 +28,6 @@
   }
 
   const doc = document as unknown as { modelContext?: unknown };
-
-  /** The fields of a form as a tool's input schema, as Chromium reads a `<form toolname>`. */
-  function formSchema(form: HTMLFormElement): Record<string, unknown> {
-    const properties: Record<string, Record<string, unknown>> = {};
-    const required: string[] = [];
-    for (const control of form.elements) {
-      if (
-        !(control instanceof HTMLInputElement || control instanceof HTMLSelectElement ||
-          control instanceof HTMLTextAreaElement)
-      ) continue;
-      const el = control as HTMLInputElement;
-      const type = control instanceof HTMLSelectElement ? "select" : el.type;
-      if (!el.name || /^(submit|button|reset|image|file|hidden)$/.test(type)) continue;
-      const field: Record<string, unknown> = { type: "string" };
-      if (type === "checkbox") field.type = "boolean";
-      else if (type === "number" || type === "range") {
-        field.type = "number";
-        if ((el as HTMLInputElement).step !== "any") field.multipleOf = 1;
-      } else if (type === "select" || type === "radio") {
-        const values = control instanceof HTMLSelectElement
-          ? [...control.options].map((o) => o.value)
-          : [...form.querySelectorAll<HTMLInputElement>(`input[type=radio]`)]
-            .filter((r) => r.name === el.name).map((r) => r.value);
-        field.enum = [...new Set(values)];
-      }
-      const label = el.labels?.[0];
-      const words = el.getAttribute("toolparamdescription") ??
-        (label
-          ? [...label.childNodes].filter((n) =>
-            !n.contains(el) && !(n as Element).matches?.(
-              "input, select, textarea",
-            )
-          ).map((n) => n.textContent).join(" ")
-          : "");
-      const description = words.replace(/\s+/g, " ").trim();
-      if (description) field.description = description;
-      properties[el.name] = field;
-      if (el.required && !required.includes(el.name)) required.push(el.name);
-    }
-    return { type: "object", properties, ...(required.length ? { required } : {}) };
-  }
 
   /** A submit an agent caused, and what the page answered it with (`respondWith`). */
   const agentSubmits = new WeakSet<Event>();
@@ -103,11 +65,11 @@
    */
   function formTools(context: ModelContext): void {
     for (const form of document.querySelectorAll<HTMLFormElement>("form[toolname]")) {
-      const name = form.getAttribute("toolname")!.trim();
+      const tool = formToolOf(form as unknown as MarkupElement);
       void context.registerTool({
-        name,
-        description: form.getAttribute("tooldescription") ?? "",
-        inputSchema: formSchema(form),
+        name: tool.name as string,
+        description: tool.description as string,
+        inputSchema: tool.inputSchema,
         execute: async (input) => {
           for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
             for (

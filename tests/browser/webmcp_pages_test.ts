@@ -528,6 +528,29 @@ for (const webmcp of [true, false]) {
     async fn(t) {
       await using browser = await launchBrowser({ webmcp });
       await using bridge = await startBridge({ site: { "forms.html": FORMS_PAGE } });
+      // The bridge reads the forms from the HTML: the public catalog lists them, no tab needed.
+      const published = await bridge.fetch("/forms.json");
+      assert.equal(published.status, 200);
+      const manifest = await published.json();
+      assert.deepEqual(manifest.actions.map((a: { id: string }) => a.id), [
+        "order_tea",
+        "leave_note",
+        "login",
+        "disconnect",
+      ]);
+      assert.deepEqual(manifest.actions[1].input_schema, {
+        type: "object",
+        properties: { text: { type: "string" } },
+        required: ["text"],
+        additionalProperties: false,
+      });
+      const map = await (await bridge.fetch("/sitemap.json")).json();
+      assert.deepEqual(map.pages.map((p: { actions: string[] }) => p.actions), [[
+        "order_tea",
+        "leave_note",
+        "login",
+        "disconnect",
+      ]]);
       const { context, page, token } = await openTodos(browser, bridge, "/forms");
       await using _context = context;
       const actions = await waitForActions(bridge, "/forms.json", token, [
@@ -537,6 +560,8 @@ for (const webmcp of [true, false]) {
         "order_tea",
       ]);
       assert.equal(actions.order_tea!.consequential, true, "a form has no readOnlyHint");
+      // The bridge's reading of the form is the browser's.
+      assert.deepEqual(manifest.actions[0].input_schema, actions.order_tea!.input_schema);
       assert.deepEqual(actions.order_tea!.input_schema, {
         type: "object",
         properties: {

@@ -7,6 +7,7 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
+import { scanPage } from "../../bridge/site/catalog.ts";
 import { parseActionSpec } from "../../bridge/input/action_spec.ts";
 import { validateInput } from "../../bridge/input/validate.ts";
 import {
@@ -282,4 +283,37 @@ Deno.test("a run's answer is the JSON it holds, its text, or a failure with the 
       ),
     /Error: no/,
   );
+});
+
+Deno.test("the bridge reads a <form toolname> as an action, as the browser reads it", () => {
+  const info = scanPage(
+    `<!doctype html><title>Shop</title>
+<form toolname="book" tooldescription="Book a table">
+  <label for="who">Your name</label><input id="who" name="who" required>
+  <label>Guests <input type="number" name="guests"></label>
+  <label><input type="checkbox" name="terrace"> Terrace</label>
+  <input type="radio" name="time" value="noon"><input type="radio" name="time" value="eve">
+  <select name="menu" toolparamdescription="Which menu"><option value="a">A</option><option>B</option></select>
+  <input type="hidden" name="csrf" value="x"><button>Book</button>
+</form>
+<form toolname="bad name" tooldescription="x"></form>`,
+    "/shop",
+    "shop.html",
+  );
+  assert.equal(info.agentEnabled, true);
+  assert.deepEqual(info.actions.map((a) => a.id), ["book"]);
+  assert.deepEqual(info.actions[0]!.input_schema, {
+    type: "object",
+    properties: {
+      who: { type: "string", description: "Your name" },
+      guests: { type: "integer", description: "Guests" },
+      terrace: { type: "boolean", description: "Terrace" },
+      time: { type: "string", enum: ["noon", "eve"] },
+      menu: { type: "string", description: "Which menu", enum: ["a", "B"] },
+    },
+    required: ["who"],
+    additionalProperties: false,
+  });
+  assert.equal(info.actions[0]!.consequential, true);
+  assert.match(info.problems[0]!.message, /tool "bad name": its name is not an action id/);
 });

@@ -34,7 +34,7 @@ export interface PageInfo {
   actions: ActionSpec[];
   stateKeys: string[];
   problems: CatalogProblem[];
-  /** Whether the page holds at least one `<aim-action>` or `<aim-state>`. */
+  /** Whether the page holds at least one `<aim-action>`, `<aim-state>` or `<form toolname>`. */
   agentEnabled: boolean;
   /**
    * Whether a session may live on the page: it holds an aim element (`<aim-panel>` alone is

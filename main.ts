@@ -1,6 +1,8 @@
 /**
- * @module The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
+ * The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
  * and `hash-password`.
+ *
+ * @module
  */
 import { CliError, type CliIO, Exit, processIO } from "./bridge/cli/common.ts";
 
@@ -62,7 +64,9 @@ export async function main(args: string[], io: CliIO = processIO): Promise<numbe
     return await command(named ? rest : args, io);
   } catch (error) {
     if (!(error instanceof CliError)) throw error;
-    io.stderr(`aim: ${error.message}\n`);
+    // `aim --bogus` implied serve: the general usage says what aim takes.
+    const usage = error.usage === undefined ? "" : `\n${named ? error.usage : USAGE}`;
+    io.stderr(`aim: ${error.message}\n${usage}`);
     return error.exitCode;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * @module A bounded abuse benchmark (issue 9, finding 8): `deno task bench:abuse`.
+ * A bounded abuse benchmark: `deno task bench:abuse`.
  *
  * Starts `aim serve --demo --trust-proxy` on loopback as a child process and floods it in turn
  * with session mints, logins (wrong passwords and unknown users) and ACP runs that never finish
@@ -16,6 +16,8 @@
  * flooder is 203.0.113.7, the real user 198.51.100.2. Options: `--seconds N` (per flood, at most
  * 20), `--concurrency N` (the flood's requests at once, default 64), `--probes N` (the real
  * user's tries per flood, default 3), `--only mint,login,runs`.
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { fileURLToPath } from "node:url";

@@ -1,9 +1,11 @@
 /**
- * @module Benchmark child: the baseline, a bare `Deno.serve` answering every request with the
+ * Benchmark child: the baseline, a bare `Deno.serve` answering every request with the
  * same status, bytes and headers the bridge sent for a manifest (a 304 with no body, too).
  * `bare_server.ts RESPONSE.json [HEADER...]` reads `{"status"?, "body", "headers"}`; with
  * HEADER names, each request's URL and those headers are read first (what any server that
  * checks a token must at least do). Prints `{"url"}`; stops when stdin closes.
+ *
+ * @module
  */
 import { lines } from "./lib.ts";
 

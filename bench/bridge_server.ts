@@ -1,8 +1,10 @@
 /**
- * @module Benchmark child: a bridge over a site folder on 127.0.0.1 (sharing sessions through
+ * Benchmark child: a bridge over a site folder on 127.0.0.1 (sharing sessions through
  * Redis when a second argument gives its URL), in its own process so the load and the tabs are
  * not in its isolate. Prints `{"url"}`; on the stdin line `mem` prints its memory after a full
  * GC; stops when stdin closes.
+ *
+ * @module
  */
 import { serve } from "../bridge/mod.ts";
 import { lines } from "./lib.ts";

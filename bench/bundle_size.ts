@@ -1,6 +1,6 @@
 /**
- * @module Prints the size of the elements, raw and gzip: what a page loads up front (the entry
- * and the chunks it imports statically) against its budget of 12,000 bytes gzip (DESIGN §8),
+ * Prints the size of the elements, raw and gzip: what a page loads up front (the entry
+ * and the chunks it imports statically) against its budget of 12,000 bytes gzip,
  * and each chunk loaded on demand. `deno run --allow-read bench/bundle_size.ts [--json]`
  *
  * @example
@@ -10,6 +10,8 @@
  * const size = await bundleSize();
  * console.log(size.gzipBytes <= size.budgetGzipBytes ? "ok" : "over");
  * ```
+ *
+ * @module
  */
 import { gzipSync } from "node:zlib";
 

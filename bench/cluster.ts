@@ -1,9 +1,11 @@
 /**
- * @module `deno task bench:cluster` (and the last part of `deno task bench`): what sharing
+ * `deno task bench:cluster` (and the last part of `deno task bench`): what sharing
  * sessions through Redis costs. The invoke round trip when the tab is on another instance
  * against the same instance (goal: under 1 ms added, median); session manifest reads per second
  * with Redis against in memory; and the memory a session takes in Redis. Both bridges, the fake
  * tab and the client run in this process, against one `redis-server` on 127.0.0.1.
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import process from "node:process";

@@ -1,5 +1,5 @@
 /**
- * @module A bounded flood of connections and streams (issue 25, findings 4 and 7):
+ * A bounded flood of connections and streams:
  * `deno run -A bench/connections.ts`.
  *
  * Starts `aim serve` on loopback as a child process twice:
@@ -13,6 +13,8 @@
  * idle flood: 997 connections opened (refused from 997) in 114 ms; accepting again 61 ms after it ended; health {…}
  * streams: 300 sessions x 4 from one client: {"200":64,"429":1136}; RSS 91 → 115 MiB; health {…}
  * ```
+ *
+ * @module
  */
 import { fileURLToPath } from "node:url";
 

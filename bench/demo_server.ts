@@ -1,8 +1,10 @@
 /**
- * @module Benchmark child: the demo (`startDemo`) over a fresh data folder, with one session
+ * Benchmark child: the demo (`startDemo`) over a fresh data folder, with one session
  * signed in as alice on the control panel, held by the fake control panel of bench/demo_tab.ts
  * (the demo's requests, loaded through its API, in the page's rows). Prints
  * `{"url", "pid", "token"}` once the session's state is in; stops when stdin closes.
+ *
+ * @module
  */
 import { startDemo } from "../demo/app.ts";
 import { openDemoTab } from "./demo_tab.ts";

@@ -1,5 +1,5 @@
 /**
- * @module The demo's control panel without a browser, for the benchmarks: a fake tab that does
+ * The demo's control panel without a browser, for the benchmarks: a fake tab that does
  * what `demo/site/control-panel.html` does. It registers the page's own `<aim-action>`
  * declarations (read from the page's markup, as the elements read them), loads the requests from
  * the demo's real API with its tab key when someone signs in, publishes them in the rows the
@@ -8,6 +8,8 @@
  * sign-out. Consequential actions run at once: the fake person always confirms.
  *
  * tests/browser/stale_test.ts checks that the real page publishes the same state.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { DEMO_SITE } from "../demo/app.ts";

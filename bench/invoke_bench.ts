@@ -1,5 +1,5 @@
 /**
- * @module The invocation budget of DESIGN §8: what a round trip agent → bridge → real Chromium
+ * The invocation budget: what a round trip agent → bridge → real Chromium
  * tab → agent adds to the tab handler's own time, settling included, on loopback. It runs the
  * demo (a fresh data folder), opens its control panel in Chromium, signs in as alice through
  * `POST /__aim/invoke` `login`, then invokes `filter_requests` with "pending" and "all" in turn,
@@ -25,6 +25,8 @@
  * ```
  *
  * The last line, `summary: …`, is what `deno task bench` (bench/run.ts) lists.
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { startDemo } from "../demo/app.ts";
@@ -41,7 +43,7 @@ const { values: flags } = parseArgs({
 const CALLS = Number(flags.calls);
 if (!Number.isInteger(CALLS) || CALLS < 2) throw new Error("--calls must be a whole number ≥ 2");
 const WARMUP = Math.min(200, CALLS);
-/** DESIGN §8: what the round trip adds to the handler's own time, ms. */
+/** The budget: what the round trip adds to the handler's own time, ms. */
 const BUDGET = { median: 1.5, p95: 4 };
 const ACTION = "filter_requests";
 const INPUTS = ["pending", "all"] as const;

@@ -1,6 +1,8 @@
 /**
- * @module Shared pieces of the benchmarks: child processes that talk in JSON lines, and the
+ * Shared pieces of the benchmarks: child processes that talk in JSON lines, and the
  * resident memory and CPU time of a process read from /proc.
+ *
+ * @module
  */
 
 /**

@@ -1,5 +1,5 @@
 /**
- * @module Benchmark child: an HTTP/1.1 keep-alive load client. `load.ts URL CONNECTIONS
+ * Benchmark child: an HTTP/1.1 keep-alive load client. `load.ts URL CONNECTIONS
  * SECONDS WARMUP [STATUS] [HEADER...]` keeps CONNECTIONS connections busy with one GET each in
  * flight, and prints `{"requests", "seconds", "rate", "errors"}` counted after WARMUP seconds:
  * `requests` are the answers with STATUS (default 200), `errors` the others. Each HEADER
@@ -8,6 +8,8 @@
  * It speaks HTTP over `Deno.connect` rather than `fetch`: on a two-core machine the client
  * shares the CPU with the server, and a lighter client leaves more of it to the server under
  * test. Both servers are loaded by this same client, so their rates compare.
+ *
+ * @module
  */
 
 const [target, connectionsArg = "32", secondsArg = "5", warmupArg = "1", statusArg = "200"] =

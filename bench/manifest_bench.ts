@@ -1,7 +1,9 @@
 /**
- * @module Micro benchmarks of the manifest path (`deno bench --allow-all bench/`): scanning a
+ * Micro benchmarks of the manifest path (`deno bench --allow-all bench/`): scanning a
  * page's HTML, building a public manifest, encoding it as TOON. Each group has a baseline, so
  * `deno bench` prints how many times slower each step is than the plain operation under it.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { parseDocument } from "htmlparser2";

@@ -1,5 +1,5 @@
 /**
- * @module The MCP budget of DESIGN §8: a `tools/call` round trip through a real Chromium tab
+ * The MCP budget: a `tools/call` round trip through a real Chromium tab
  * against the same action through `POST /__aim/invoke`, in the same run, interleaved call by
  * call. Prints the medians, the 95th percentiles and their ratio (the budget: MCP adds under
  * 30 %, a ratio under 1.30).
@@ -8,6 +8,8 @@
  * deno run -A bench/mcp_bench.ts            # 2,000 calls of each
  * deno run -A bench/mcp_bench.ts --calls 500 --strict   # exit 1 when over budget
  * ```
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { startBridge } from "../tests/helpers/bridge.ts";
@@ -30,7 +32,7 @@ const { values: flags } = parseArgs({
 });
 const CALLS = Number(flags.calls);
 const WARMUP = Math.min(200, CALLS);
-/** DESIGN §8: an MCP `tools/call` adds under 30 % to the same invocation over HTTP. */
+/** The budget: an MCP `tools/call` adds under 30 % to the same invocation over HTTP. */
 const BUDGET = 1.3;
 
 const SITE = {

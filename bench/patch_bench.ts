@@ -1,5 +1,5 @@
 /**
- * @module The CPU a change document costs (issue 25, finding 6): `deno run --allow-all
+ * The CPU a change document costs: `deno run --allow-all
  * bench/patch_bench.ts [--seconds N] [--readers N]`.
  *
  * 1. Computing one: `createJsonPatch` and `createMergePatch` between two versions of a maximal
@@ -16,6 +16,8 @@
  *    (p50, p95) is printed next to the same loop with nobody reading.
  *
  * Printed, never failed on timing.
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { createJsonPatch } from "../bridge/wire/json_patch.ts";

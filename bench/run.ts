@@ -1,9 +1,9 @@
 /**
- * @module `deno task bench`: measures the performance budgets of DESIGN §8 that a benchmark
+ * `deno task bench`: measures aim's performance budgets that a benchmark
  * can measure here: public manifest rate against a bare `Deno.serve`, resident memory per
  * session with connected tabs, and (when bench/bundle_size.ts exists) the elements bundle; and
  * what several instances on Redis cost (bench/cluster.ts, `deno task bench:cluster`); and
- * the goals of issue 11: session manifest reads (JSON, TOON) and the `304` of a signed-in demo
+ * the goals of session reads: session manifest reads (JSON, TOON) and the `304` of a signed-in demo
  * session against a bare `Deno.serve` (bench/session_reads.ts), and the tokens an agent spends
  * on the demo (bench/tokens.ts, `deno task bench:tokens`); and what an invocation's round trip
  * through a real Chromium tab adds to the page's handler (bench/invoke_bench.ts; skipped where
@@ -12,7 +12,9 @@
  * Every server, load client and tab client runs in its own process, all on 127.0.0.1. Then
  * `deno bench` runs the micro benchmarks (bench/manifest_bench.ts, bench/session_bench.ts).
  * Options: `--quick` (shorter runs, 1,000 sessions only, no micro benchmarks), `--strict` (exit
- * 1 when a budget of DESIGN §8 is missed; the goals of issue 11 are printed, never failed on).
+ * 1 when a budget is missed; the goals of session reads are printed, never failed on).
+ *
+ * @module
  */
 import { parseArgs } from "node:util";
 import { join } from "node:path";
@@ -30,7 +32,10 @@ const { values: flags } = parseArgs({
   },
 });
 
-/** Budgets of DESIGN §8. */
+/**
+ * The budgets: public manifests per second as a ratio to a bare server, and the resident memory
+ * of 10,000 tabs.
+ */
 const BUDGET = { ratio: 0.85, rss10k: 300 * 1024 * 1024 };
 const CONNECTIONS = 32;
 const SECONDS = flags.quick ? 2 : 5;

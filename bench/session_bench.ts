@@ -1,9 +1,11 @@
 /**
- * @module Micro benchmarks of a session's manifest reads (`deno bench --allow-all
+ * Micro benchmarks of a session's manifest reads (`deno bench --allow-all
  * bench/session_bench.ts`), in process, without sockets: the bridge's own request handler
  * answering the signed-in demo control panel (bench/demo_tab.ts) as JSON, as TOON and as a
  * `304`, against the public manifest and a bare `Response` of the same size. What the HTTP
  * benchmark (bench/session_reads.ts) measures with the server's socket work on top.
+ *
+ * @module
  */
 import { startDemo } from "../demo/app.ts";
 import { DEMO_PAGE, openDemoTab } from "./demo_tab.ts";

@@ -1,14 +1,16 @@
 /**
- * @module The session manifest paths of `deno task bench` (issue 11): a signed-in demo control
+ * The session manifest paths of `deno task bench`: a signed-in demo control
  * panel read as JSON and as TOON, and the `304` an agent gets with `If-None-Match` when nothing
  * changed, each against a bare `Deno.serve` answering the same status, bytes and headers in the
  * same run. Goals: at least 0.8× the bare rate for session reads, 0.9× for the `304`. Printed,
  * never failed on timing.
+ *
+ * @module
  */
 import { BRIDGE_V8_FLAGS, Child, compareRates, type Comparison } from "./lib.ts";
 import { DEMO_PAGE } from "./demo_tab.ts";
 
-/** Goals of issue 11, as ratios to the bare server. */
+/** Goals of session reads, as ratios to the bare server. */
 export const SESSION_GOALS = { read: 0.8, notModified: 0.9 } as const;
 
 /** How {@linkcode sessionReads} loads the servers. */

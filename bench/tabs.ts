@@ -1,8 +1,10 @@
 /**
- * @module Benchmark child: `tabs.ts ORIGIN PAGE N` opens N sessions on a bridge, each with a
+ * Benchmark child: `tabs.ts ORIGIN PAGE N` opens N sessions on a bridge, each with a
  * connected tab (a FakeTab: hello, registered actions, a state snapshot), keeps every lease
  * alive with heartbeats, prints `{"tabs", "failed", "ms"}` once all are open, and holds them
  * until stdin closes. It runs apart from the bridge so its memory is not counted.
+ *
+ * @module
  */
 import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
 import { lines } from "./lib.ts";

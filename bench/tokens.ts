@@ -1,5 +1,5 @@
 /**
- * @module `deno task bench:tokens`: what the demo costs an agent in tokens (o200k_base, the
+ * `deno task bench:tokens`: what the demo costs an agent in tokens (o200k_base, the
  * encoding of GPT-4o and later, by gpt-tokenizer), over real HTTP against the demo
  * (`startDemo`) whose control panel is the fake one of bench/demo_tab.ts (the demo's requests
  * through its API, in the page's rows; the person always confirms):
@@ -17,13 +17,15 @@
  * (the URL, the token, an `If-None-Match`) and the status lines it reads are the same few tokens
  * whichever way it reads, and are counted apart. Lines starting `summary: ` are for
  * `deno task bench`, which runs this and repeats them in its summary.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { countTokens } from "gpt-tokenizer";
 import { decode as decodeToon, encode as encodeToon } from "@toon-format/toon";
 import { startDemo } from "../demo/app.ts";
-import { applyMergePatch } from "../bridge/wire/merge_patch.ts";
-import { applyJsonPatch, type JsonPatchOperation } from "../bridge/wire/json_patch.ts";
+import type { JsonPatchOperation } from "../bridge/wire/json_patch.ts";
+import { applyJsonPatch, applyMergePatch } from "../tests/helpers/patches.ts";
 
 /** A JSON value, as the change documents hold them. */
 type Json = unknown;

@@ -1,6 +1,8 @@
 /**
- * @module The public API of the bridge: create one over a site folder, serve it, and embed
+ * The public API of the bridge: create one over a site folder, serve it, and embed
  * it in an app with its own user store and server actions.
+ *
+ * @module
  */
 import { BridgeCore, type BridgeCoreOptions } from "./core/bridge.ts";
 import { DEFAULTS } from "./core/limits.ts";

@@ -1,7 +1,9 @@
 /**
- * @module The demo: an approvals control panel. It embeds the bridge through its public API,
+ * The demo: an approvals control panel. It embeds the bridge through its public API,
  * with the demo users, its own HTTP API guarded by the session's server-side identity, and its
  * data and audit trail in SQLite under `--data`.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -48,7 +50,7 @@ const NewRequest = z.strictObject({
 });
 
 function demoError(error: unknown): never {
-  if (error instanceof DemoError) throw new AimError(error.status, error.code, error.message);
+  if (error instanceof DemoError) throw new AimError(error.code, error.message);
   throw error;
 }
 
@@ -57,14 +59,14 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
   return (app, core) => {
     const requestId = (raw: string) => {
       const parsed = RequestId.safeParse(raw);
-      if (!parsed.success) throw new AimError(404, "not_found", `There is no request "${raw}".`);
+      if (!parsed.success) throw new AimError("not_found", `There is no request "${raw}".`);
       return parsed.data;
     };
     app.get("/api/requests", async (c) => {
       await requireSession(c, core, { signedIn: true, tab: true });
       const status = c.req.query("status");
       if (status !== undefined && !Status.safeParse(status).success) {
-        throw new AimError(400, "bad_request", "status must be pending, approved or rejected.");
+        throw new AimError("bad_request", "status must be pending, approved or rejected.");
       }
       c.header("Cache-Control", "private, no-store");
       return c.json({ requests: store.list(status as RequestStatus | undefined) });
@@ -74,7 +76,6 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       const body = NewRequest.safeParse(await readJson(c, 8 * 1024));
       if (!body.success) {
         throw new AimError(
-          400,
           "bad_request",
           'The body must be {"amount": "250" or "99.50", "currency": "EUR", "USD" or "GBP", "purpose": "<1 to 200 characters>"}.',
         );
@@ -100,7 +101,6 @@ export function demoRoutes(store: DemoStore): (app: Hono<AppEnv>, core: BridgeCo
       const body = CommentBody.safeParse(await readJson(c, 8 * 1024));
       if (!body.success) {
         throw new AimError(
-          400,
           "bad_request",
           'The body must be {"text": "<1 to 1000 characters>"}.',
         );

@@ -1,6 +1,8 @@
 /**
- * @module The demo's data in SQLite (`node:sqlite`): expense requests, their comments and the
+ * The demo's data in SQLite (`node:sqlite`): expense requests, their comments and the
  * demo users, created and seeded on first run.
+ *
+ * @module
  */
 import { DatabaseSync } from "node:sqlite";
 import {

@@ -1,7 +1,9 @@
 /**
- * @module `<aim-action>`: one action of the page, declared in markup and run by a handler,
+ * `<aim-action>`: one action of the page, declared in markup and run by a handler,
  * an `aim-invoke` event, or a declarative binding (`click=`, `check=`, `fill=`, `form=`, on
  * the item an agent names with `items=`; see elements/bindings.ts). Renders nothing.
+ *
+ * @module
  */
 import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
 import { actionItems, readAction } from "../bridge/markup/action.ts";

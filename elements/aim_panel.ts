@@ -1,6 +1,8 @@
 /**
- * @module `<aim-panel>`: the "agent instructions" panel a person uses to hand the tab to an
+ * `<aim-panel>`: the "agent instructions" panel a person uses to hand the tab to an
  * agent, watch what it does, confirm consequential actions, and disconnect it.
+ *
+ * @module
  */
 import { css, html, LitElement, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";

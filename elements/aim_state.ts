@@ -1,7 +1,9 @@
 /**
- * @module `<aim-state>`: one key of the page's published state, from a property, a `value`
+ * `<aim-state>`: one key of the page's published state, from a property, a `value`
  * attribute, a child JSON script or a source element (`from="#id"`, `items=`, `<aim-field>`).
  * Renders nothing.
+ *
+ * @module
  */
 import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
 import { readJsonChild } from "../bridge/markup/element.ts";

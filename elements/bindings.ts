@@ -1,8 +1,10 @@
 /**
- * @module The declarative bindings of `<aim-action>`: `click=`, `check=`, `uncheck=`, `fill=`
+ * The declarative bindings of `<aim-action>`: `click=`, `check=`, `uncheck=`, `fill=`
  * (with `commit=`) and `<aim-field fill>`, on the item an agent names (`items=`) or the page,
  * and `form=`. Loaded the first time one runs, so that pages pay for them only then; it imports
  * nothing, so that it shares no code with the chunks loaded up front (which would split them).
+ *
+ * @module
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { FieldValue, InputValue } from "../bridge/wire/schemas.ts";
@@ -220,8 +222,39 @@ export async function runBinding(
   const later = items();
   const now = later.find(([, k]) => k === key)?.[0] ??
     later.find(([el, k]) => el === item && !before.has(k))?.[0];
-  // What a person sees of it: innerText leaves out what is not shown (a button revealed on
-  // hover) and separates its blocks; across shadow roots, the text they show.
-  const shown = now && (now.shadowRoot ? deep.text(now) : (now as HTMLElement).innerText ?? "");
+  // What a person sees of it, across shadow roots and slots.
+  const shown = now && seenText(now);
   return { item: key, ...result, after: now ? shown!.replace(/\s+/g, " ").trim() : null };
+}
+
+/**
+ * Whether a person cannot see `el`: not rendered, `visibility: hidden`, transparent, or
+ * visually hidden for screen readers (positioned out of the flow at 1px or less, or clipped
+ * away: the `sr-only` and `visually-hidden` classes of CSS frameworks).
+ */
+function unseen(el: Element): boolean {
+  const style = getComputedStyle(el);
+  if (style.display === "contents") return false;
+  if (!el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true })) return true;
+  if (style.position !== "absolute" && style.position !== "fixed") return false;
+  const box = el.getBoundingClientRect();
+  return box.width <= 1 || box.height <= 1 ||
+    /^rect\(0(px)?,? 0(px)?,? 0(px)?,? 0(px)?\)$/.test(style.clip) ||
+    style.clipPath === "inset(50%)";
+}
+
+/**
+ * The text a person sees of a node: what is not rendered or is visually hidden (a button shown
+ * on hover, a "Mark as complete" label for screen readers only) is left out; blocks are kept
+ * apart by a space; shadow roots and slots show what they render.
+ */
+function seenText(node: Node): string {
+  if (node.nodeType === Node.TEXT_NODE) return (node as Text).data;
+  if (node.nodeType !== Node.ELEMENT_NODE) return "";
+  const el = node as Element;
+  if (/^(style|script|template)$/.test(el.localName) || unseen(el)) return "";
+  const slotted = el instanceof HTMLSlotElement ? el.assignedNodes({ flatten: true }) : [];
+  const kids = slotted.length ? slotted : (el.shadowRoot ?? el).childNodes;
+  const text = Array.from(kids, seenText).join("");
+  return getComputedStyle(el).display.startsWith("inline") ? text : ` ${text} `;
 }

@@ -1,5 +1,5 @@
 /**
- * @module Builds the elements: `deno bundle --code-splitting` makes ES modules of
+ * Builds the elements: `deno bundle --code-splitting` makes ES modules of
  * elements/mod.ts and the chunks it imports, terser squeezes each, and every import names the
  * chunk's content. `deno task bundle` runs it; the one argument is the entry's path, and the
  * chunks are written beside it:
@@ -31,6 +31,8 @@
  * ```sh
  * deno run --allow-read --allow-write --allow-run --allow-env elements/build.ts elements/elements.bundle.js
  * ```
+ *
+ * @module
  */
 import { createHash } from "node:crypto";
 import { basename, dirname, join, resolve } from "node:path";

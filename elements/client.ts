@@ -1,8 +1,10 @@
 /**
- * @module The tab client, one per page: opens the session, holds the tab channel, registers
+ * The tab client, one per page: opens the session, holds the tab channel, registers
  * the page's actions and state, runs invocations, and tells the page and the panel how it is.
  * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
  * offers the same actions to agents in the browser.
+ *
+ * @module
  */
 import { redactSecrets } from "../bridge/markup/secrets.ts";
 import { fitState } from "../bridge/wire/state_limit.ts";

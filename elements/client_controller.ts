@@ -1,5 +1,5 @@
 /**
- * @module A Lit `ReactiveController` that wires an element to the page's client: it updates the
+ * A Lit `ReactiveController` that wires an element to the page's client: it updates the
  * element when the client's status or actions change, keeps the agent's activity log, ticks
  * while a countdown runs, and, while the element is connected, is where the person confirms
  * consequential actions. Only the panel uses it, so it loads with the panel's chunk.
@@ -25,6 +25,8 @@
  *   }
  * }
  * ```
+ *
+ * @module
  */
 import type { ReactiveController, ReactiveElement } from "@lit/reactive-element";
 import { type Activity, type AimClient, client, type ConfirmRequest } from "./client.ts";

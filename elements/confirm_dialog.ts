@@ -1,5 +1,5 @@
 /**
- * @module The confirmation the elements show themselves when the page has no `<aim-panel>`: a
+ * The confirmation the elements show themselves when the page has no `<aim-panel>`: a
  * native modal `<dialog>` with the action's description and its exact input, shown and armed
  * by the rules of elements/prompt.ts. The client loads this module (its own chunk) the first
  * time a consequential action needs it; the panel loads it for those rules.
@@ -13,6 +13,8 @@
  *   "Pay one bill now",
  * );
  * ```
+ *
+ * @module
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";

@@ -1,6 +1,8 @@
 /**
- * @module The base of `<aim-action>` and `<aim-state>`: a light-DOM element that renders
+ * The base of `<aim-action>` and `<aim-state>`: a light-DOM element that renders
  * nothing, joins the client while connected, and reports any change inside it.
+ *
+ * @module
  */
 // Lit's base class alone: importing `lit` would load lit-html and LitElement up front, which
 // only the panel (loaded on demand) needs.

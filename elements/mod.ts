@@ -1,5 +1,5 @@
 /**
- * @module The browser entry point, served as `/__aim/elements.js`: defines `<aim-action>` and
+ * The browser entry point, served as `/__aim/elements.js`: defines `<aim-action>` and
  * `<aim-state>`, starts the page's one tab client, and defines `<aim-panel>` once one is in the
  * document. What only some pages need loads on demand, as chunks of its own: the panel (with
  * LitElement and lit-html) when an `<aim-panel>` appears, the confirmation dialog (with the
@@ -15,6 +15,8 @@
  *   document.querySelector("aim-action[name=pay]").handler = (bill) => ({ paid: bill });
  * </script>
  * ```
+ *
+ * @module
  */
 import { AimAction } from "./aim_action.ts";
 import { AimState } from "./aim_state.ts";

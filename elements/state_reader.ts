@@ -1,6 +1,8 @@
 /**
- * @module Structured state: `<aim-state>`'s tables, `items=` and `<aim-field>`s read into
+ * Structured state: `<aim-state>`'s tables, `items=` and `<aim-field>`s read into
  * arrays of objects. A chunk of its own, loaded the first time a page's state needs it.
+ *
+ * @module
  */
 // Nothing the entry imports at run time: a chunk with its own imports would split the shared one.
 import { readStateSpec, type StateField, type StateSpec, typed } from "../bridge/markup/state.ts";

@@ -1,5 +1,5 @@
 /**
- * @module WebMCP: the page's actions as tools of the browser's own agent API,
+ * WebMCP: the page's actions as tools of the browser's own agent API,
  * `document.modelContext`. The client loads this module (its own chunk) only where the browser
  * has that API; it imports types alone, so the chunk carries no copy of the client. Each action
  * the page declares now is a tool named by its id, a string (or other single-value) input
@@ -15,6 +15,8 @@
  * const answer = JSON.parse(await document.modelContext.executeTool(approve, { input: "req-3" }));
  * answer.ok; // true once the person approved it in the page
  * ```
+ *
+ * @module
  */
 // Types only: the chunk must not carry the client (the entry has it) nor zod.
 import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";

@@ -1,12 +1,14 @@
 /**
- * @module The site as one A2A agent: its Agent Card, with one skill per agent-enabled page (its
+ * The site as one A2A agent: its Agent Card, with one skill per agent-enabled page (its
  * actions as examples) and the session token as an HTTP bearer scheme; in A2A v1's JSON, and
  * in v0.3's for clients that ask for no version (as the SDK's own card handler answers them).
+ *
+ * @module
  */
 import { AgentCard, type AgentInterface, type AgentSkill } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { ManifestAction } from "../wire/schemas.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 
 /** Where the card is served (A2A's well-known path). */
 export const AGENT_CARD_PATH = "/.well-known/agent-card.json";
@@ -60,7 +62,7 @@ export async function agentCard(core: BridgeCore, origin = ""): Promise<AgentCar
       description: [
         sentence(about),
         `Each task runs one action of ${
-          origin + info.page
+          origin + pageLocation(info.page, info.file)
         } in the session of a token that page shows.`,
         `The page's actions, their descriptions and input schemas: ${
           origin + manifestPath(info.page, "json")

@@ -1,7 +1,9 @@
 /**
- * @module What the SDK's request handler runs: the executor that turns a message's data part
+ * What the SDK's request handler runs: the executor that turns a message's data part
  * `{"actionId", "input"}` into a task (and any other message into an answer saying so), and
  * the request handler that refuses what aim does not do before the SDK starts a task.
+ *
+ * @module
  */
 import {
   AgentEvent,

@@ -1,5 +1,5 @@
 /**
- * @module A2A's HTTP routes: the Agent Card at `/.well-known/agent-card.json` and the JSON-RPC
+ * A2A's HTTP routes: the Agent Card at `/.well-known/agent-card.json` and the JSON-RPC
  * endpoint at `/__aim/a2a`, a thin hono adapter over the official SDK's transport handlers (v1
  * and v0.3 methods), with aim's Origin check, Bearer session, and bounded bodies in front.
  *
@@ -10,6 +10,8 @@
  * // core: a BridgeCore; app: the bridge's hono app (AppEnv)
  * app.route("/", a2aRoutes(core));
  * ```
+ *
+ * @module
  */
 import { Hono } from "hono";
 import { JsonRpcTransportHandler, ServerCallContext, validateVersion } from "@a2a-js/sdk/server";

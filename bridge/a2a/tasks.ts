@@ -1,10 +1,12 @@
 /**
- * @module A2A tasks: each is one shared run (`bridge/runs/`) that invokes one action through
+ * A2A tasks: each is one shared run (`bridge/runs/`) that invokes one action through
  * `BridgeCore.invoke`, and the SDK's `TaskStore` over them. The run is the task's one source of
  * truth: its changes are published on the SDK's event bus as they happen and read back by
  * `tasks/get`, also after the SDK stopped listening (at `input-required`). With several bridge
  * instances sharing a store, the instance running a task mirrors it there (`runs/shared.ts`),
  * so that `tasks/get` and `tasks/cancel` answer on any of them.
+ *
+ * @module
  */
 import type { ExecutionEventBus, ServerCallContext, TaskStore } from "@a2a-js/sdk/server";
 import {

@@ -1,6 +1,8 @@
 /**
- * @module Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
+ * Pages as ACP agents: each agent-enabled page's name (its path as an RFC 1123 label)
  * and its Agent Manifest, built from the page's catalog, its public AIM manifest and its file.
+ *
+ * @module
  */
 import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
@@ -9,7 +11,7 @@ import { Parser } from "htmlparser2";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
 import type { Session } from "../core/session.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { AgentManifest } from "./schemas.ts";
 import type { InvocationStats } from "./stats.ts";
 
@@ -205,7 +207,7 @@ export async function agentManifest(
   const { info, name } = entry;
   const aim = await core.manifest(info.page, entry.session ?? null, origin);
   const { facts, created, updated } = await options.facts.read(info.file);
-  const pageUrl = origin + info.page;
+  const pageUrl = origin + pageLocation(info.page, info.file);
   const manifestJson = origin + manifestPath(info.page, "json");
   const description = info.description || info.title ||
     `The page ${info.page} of this site, operated through its actions.`;

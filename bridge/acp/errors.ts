@@ -1,6 +1,8 @@
 /**
- * @module ACP's errors: `{"code", "message", "data"}` with one of ACP's three codes, and how an
+ * ACP's errors: `{"code", "message", "data"}` with one of ACP's three codes, and how an
  * AIM error becomes one (AIM's own code and details kept in `data`).
+ *
+ * @module
  */
 import { AimError, type ErrorCode as AimErrorCode } from "../wire/errors.ts";
 import { RunProblem } from "../runs/run.ts";

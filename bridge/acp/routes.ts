@@ -1,8 +1,10 @@
 /**
- * @module ACP's HTTP routes (`/ping`, `/agents`, `/runs`, `/sessions`): thin hono handlers over
+ * ACP's HTTP routes (`/ping`, `/agents`, `/runs`, `/sessions`): thin hono handlers over
  * the agent directory and the run store, answering errors in ACP's shape. With several bridge
  * instances sharing a store, `/runs/{id}`, its events, its cancel and `/sessions/{id}` answer on
  * any of them; a stream stays on the instance that runs it.
+ *
+ * @module
  */
 import { firstIssue } from "../wire/issue.ts";
 import { type Context, Hono } from "hono";

@@ -1,9 +1,11 @@
 /**
- * @module ACP runs without HTTP: each invokes one action through `BridgeCore.invoke` and records
+ * ACP runs without HTTP: each invokes one action through `BridgeCore.invoke` and records
  * the reference server's events. The run machinery (deadline, cancel, awaiting, bytes) and the
  * bounds per session, client and bridge are shared with A2A (`bridge/runs/`). With several
  * bridge instances sharing a store, a run is read and cancelled from any of them: the instance
  * running it mirrors its view and events (`runs/shared.ts`).
+ *
+ * @module
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";

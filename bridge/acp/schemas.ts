@@ -1,6 +1,8 @@
 /**
- * @module ACP's wire types as zod schemas, from its OpenAPI 0.2.0 and reference server: defined
+ * ACP's wire types as zod schemas, from its OpenAPI 0.2.0 and reference server: defined
  * once, used by the routes, the run store and the tests.
+ *
+ * @module
  */
 import { z } from "zod";
 

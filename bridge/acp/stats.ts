@@ -1,6 +1,8 @@
 /**
- * @module Per-page invocation figures for ACP's agent `status`: how many invocations reached a
+ * Per-page invocation figures for ACP's agent `status`: how many invocations reached a
  * page's actions (through ACP or `/__aim/invoke`), how many succeeded, and how long they took.
+ *
+ * @module
  */
 import type { InvocationRecord } from "../core/bridge.ts";
 import type { Status } from "./schemas.ts";

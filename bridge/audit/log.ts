@@ -1,8 +1,10 @@
 /**
- * @module AuditLog: every invocation recorded in SQLite (`node:sqlite`), kept across restarts
+ * AuditLog: every invocation recorded in SQLite (`node:sqlite`), kept across restarts
  * when on disk, and read back per session only. Refused calls are written one by one up to a
  * rate per session and per client address; past it they are counted, and one entry says how
  * many were left out.
+ *
+ * @module
  */
 import { DatabaseSync, type StatementSync } from "node:sqlite";
 import type { InvocationRecord } from "../core/bridge.ts";

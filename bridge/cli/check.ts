@@ -1,5 +1,7 @@
 /**
- * @module `aim check [ROOT|FILE…]`: validates a site's declarations as a linter would.
+ * `aim check [ROOT|FILE…]`: validates a site's declarations as a linter would.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { checkPage, type CheckProblem } from "../site/check.ts";

@@ -1,19 +1,32 @@
 /**
- * @module What every command shares: exit codes, a usage error, and parsing flags with
+ * What every command shares: exit codes, a usage error, and parsing flags with
  * `node:util` parseArgs into a clear message.
+ *
+ * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
 
 /** Exit codes of every command. */
 export const Exit = { Ok: 0, Failure: 1, Usage: 2 } as const;
 
-/** A failure a command reports as `aim: <message>` with its exit code. */
+/** Options of {@linkcode CliError}. */
+export interface CliErrorOptions {
+  /** The command's usage, printed after the message (a usage error). */
+  usage?: string;
+}
+
+/**
+ * A failure a command reports as `aim: <message>` with its exit code, followed by `usage` when
+ * there is one (`aim` alone prints its general usage instead when the command was implied).
+ */
 export class CliError extends Error {
   readonly exitCode: number;
-  constructor(message: string, exitCode: number = Exit.Failure) {
+  readonly usage: string | undefined;
+  constructor(message: string, exitCode: number = Exit.Failure, options: CliErrorOptions = {}) {
     super(message);
     this.name = "CliError";
     this.exitCode = exitCode;
+    this.usage = options.usage;
   }
 }
 
@@ -61,6 +74,22 @@ function joinDashValues(
   return out;
 }
 
+/**
+ * What `parseArgs` refused, in aim's own words (`unknown option --bogus`): its own messages leave
+ * a quote open and give advice about `--` that fits no aim command.
+ */
+export function flagProblem(error: unknown): string {
+  const message = error instanceof Error ? error.message : String(error);
+  const code = (error as { code?: unknown } | null)?.code;
+  const named = /^(?:Unknown option|Option) '([^' ]+)/.exec(message)?.[1];
+  if (named !== undefined) {
+    if (code === "ERR_PARSE_ARGS_UNKNOWN_OPTION") return `unknown option ${named}`;
+    if (/argument missing|ambiguous/.test(message)) return `${named} needs a value`;
+    if (/does not take an argument/.test(message)) return `${named} takes no value`;
+  }
+  return message.split("\n")[0]!;
+}
+
 /** Parses a command's flags; an unknown flag or a missing value is a usage error. */
 export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
@@ -75,6 +104,44 @@ export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
       strict: true,
     });
   } catch (error) {
-    throw new CliError(`${error instanceof Error ? error.message : error}\n\n${usage}`, Exit.Usage);
+    throw new CliError(flagProblem(error), Exit.Usage, { usage });
   }
+}
+
+/** Options of {@linkcode sessionToken}. */
+export interface SessionTokenOptions {
+  /** What the command does without a token, said when `AIM_TOKEN` is set but empty. */
+  withoutToken?: string;
+}
+
+/**
+ * The session token of `aim invoke` and `aim mcp`, read the same way by both: `--token` when
+ * given, else `AIM_TOKEN`; trimmed (a token pasted with the line break after it is still the
+ * token); refused when empty or when it holds characters a token never has, before it reaches
+ * an HTTP library that could echo it. Undefined when neither is set.
+ */
+export function sessionToken(
+  flag: string | undefined,
+  io: CliIO,
+  options: SessionTokenOptions = {},
+): string | undefined {
+  const from = flag !== undefined ? "--token" : "AIM_TOKEN";
+  const token = (flag ?? io.env("AIM_TOKEN"))?.trim();
+  if (token === "") {
+    throw new CliError(
+      from === "--token"
+        ? "--token is empty: give the token the page shows in its Agent access panel"
+        : "AIM_TOKEN is empty: set it to the token the page shows in its Agent access panel " +
+          "(export AIM_TOKEN=<token>)" +
+          (options.withoutToken ? `, or unset it to ${options.withoutToken}` : ""),
+      Exit.Usage,
+    );
+  }
+  if (token !== undefined && !/^[\x21-\x7e]{1,4096}$/.test(token)) {
+    throw new CliError(
+      `${from} holds characters a token never has: copy it again from the page`,
+      Exit.Usage,
+    );
+  }
+  return token;
 }

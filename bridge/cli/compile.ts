@@ -1,5 +1,5 @@
 /**
- * @module `deno task compile`: `deno compile` of main.ts into dist/aim, with the demo site and
+ * `deno task compile`: `deno compile` of main.ts into dist/aim, with the demo site and
  * the elements bundle embedded. `deno compile` downloads Deno's runtime (`denort`) on first use;
  * where it cannot, this says so in one line and names `DENORT_BIN`, the way to give it one.
  *
@@ -8,6 +8,8 @@
  * deno task compile
  * DENORT_BIN=/opt/denort deno task compile   # offline, with a denort of the same Deno version
  * ```
+ *
+ * @module
  */
 
 /** `deno compile`'s arguments; the output is `dist/aim`. */

@@ -1,15 +1,18 @@
 /**
- * @module `aim invoke URL [ACTION] [INPUT]`: a minimal agent. Without ACTION it prints the
+ * `aim invoke URL [ACTION] [INPUT]`: a minimal agent. Without ACTION it prints the
  * page's manifest; with ACTION it invokes it and prints the result.
+ *
+ * @module
  */
-import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { CliError, type CliIO, Exit, parseFlags, sessionToken } from "./common.ts";
 
 export const INVOKE_USAGE = `Usage: aim invoke URL [ACTION] [INPUT] [--token TOKEN] [--json]
 
 URL is a page (http://127.0.0.1:8000/control-panel) or its manifest URL. Without ACTION, prints
 the page's manifest (TOON; JSON with --json). With ACTION, invokes it and prints the result as
 JSON. INPUT is the string itself, or a JSON object for object inputs ('{"username":"alice"}').
-The token is the one the page shows: --token, or the AIM_TOKEN environment variable.
+The token is the one the page shows: the AIM_TOKEN environment variable, or --token (which
+every user of the machine can see in the process list while the command runs).
 
 Options:
   --token TOKEN  the session token (default: $AIM_TOKEN)
@@ -69,9 +72,35 @@ async function failure(res: Response): Promise<CliError> {
     const hint = body.hint && !String(body.message).includes(body.hint)
       ? `\nhint: ${body.hint}`
       : "";
-    return new CliError(`${res.status} ${body.error}: ${body.message}${hint}`);
+    const available = Array.isArray(body.available_actions)
+      ? `\navailable actions: ${body.available_actions.join(", ") || "none"}`
+      : "";
+    return new CliError(`${res.status} ${body.error}: ${body.message}${hint}${available}`);
   } catch {
     return new CliError(`${res.status}: ${text.slice(0, 200)}`);
+  }
+}
+
+/**
+ * Whether the session's manifest says `action` is consequential, so that the command says it is
+ * waiting for the person rather than seem to hang. Any failure here says no: the invocation
+ * itself reports what is wrong.
+ */
+async function isConsequential(
+  url: string,
+  auth: Record<string, string>,
+  action: string,
+): Promise<boolean> {
+  try {
+    const res = await fetch(url, { headers: auth });
+    if (!res.ok) {
+      await res.body?.cancel();
+      return false;
+    }
+    const manifest = await res.json() as { actions?: { id?: unknown; consequential?: unknown }[] };
+    return manifest.actions?.some((a) => a.id === action && a.consequential === true) ?? false;
+  } catch {
+    return false;
   }
 }
 
@@ -87,27 +116,14 @@ export async function invokeCommand(args: string[], io: CliIO): Promise<number> 
     return Exit.Ok;
   }
   if (positionals.length < 1 || positionals.length > 3) {
-    throw new CliError(`give URL, then optionally ACTION and INPUT\n\n${INVOKE_USAGE}`, Exit.Usage);
+    throw new CliError("give URL, then optionally ACTION and INPUT", Exit.Usage, {
+      usage: INVOKE_USAGE,
+    });
   }
   // The length check above leaves at least the URL.
   const [raw, action, rawInput] = positionals as [string, string?, string?];
   const page = pageUrl(raw);
-  const from = values.token !== undefined ? "--token" : "AIM_TOKEN";
-  // A token pasted with the spaces or line break around it is still the token.
-  const token = (values.token ?? io.env("AIM_TOKEN"))?.trim();
-  if (token === "") {
-    throw new CliError(
-      from === "--token"
-        ? "--token is empty: give the token the page shows in its Agent access panel"
-        : "AIM_TOKEN is empty: set it to the token the page shows in its Agent access panel " +
-          "(export AIM_TOKEN=<token>), or unset it to read the public manifest",
-      Exit.Usage,
-    );
-  }
-  // Checked here, so that a bad token is never echoed in an HTTP library's error.
-  if (token !== undefined && !/^[\x21-\x7e]{1,4096}$/.test(token)) {
-    throw new CliError("the token holds characters a token never has: copy it again", Exit.Usage);
-  }
+  const token = sessionToken(values.token, io, { withoutToken: "read the public manifest" });
   const auth: Record<string, string> = token ? { Authorization: `Bearer ${token}` } : {};
   if (action === undefined) {
     const url = manifestUrl(page, values.json ? "json" : "toon");
@@ -121,6 +137,9 @@ export async function invokeCommand(args: string[], io: CliIO): Promise<number> 
     throw new CliError("invoking needs the session token: --token or AIM_TOKEN", Exit.Usage);
   }
   const input = parseInput(rawInput, values.text ?? false);
+  if (await isConsequential(manifestUrl(page, "json"), auth, action)) {
+    io.stderr(`aim: ${action} waits for the person to confirm it in the page; waiting…\n`);
+  }
   const res = await request(`${page.origin}/__aim/invoke`, {
     method: "POST",
     headers: { ...auth, "Content-Type": "application/json" },

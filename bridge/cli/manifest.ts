@@ -1,5 +1,7 @@
 /**
- * @module `aim manifest FILE.html`: the public manifest of one page, offline.
+ * `aim manifest FILE.html`: the public manifest of one page, offline.
+ *
+ * @module
  */
 import { basename, dirname } from "node:path";
 import { encode } from "@toon-format/toon";
@@ -31,7 +33,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
     return Exit.Ok;
   }
   if (positionals.length !== 1) {
-    throw new CliError(`give one FILE.html\n\n${MANIFEST_USAGE}`, Exit.Usage);
+    throw new CliError("give one FILE.html", Exit.Usage, { usage: MANIFEST_USAGE });
   }
   const file = positionals[0]!;
   if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);

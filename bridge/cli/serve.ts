@@ -1,6 +1,8 @@
 /**
- * @module `aim serve [ROOT]`: the bridge over a site folder, with request logs and a
+ * `aim serve [ROOT]`: the bridge over a site folder, with request logs and a
  * graceful shutdown on SIGINT and SIGTERM.
+ *
+ * @module
  */
 import { firstIssue } from "../wire/issue.ts";
 import { join } from "node:path";

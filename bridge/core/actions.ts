@@ -1,9 +1,16 @@
 /**
- * @module ActionRegistry: the server actions of a bridge, and which actions a session offers
+ * ActionRegistry: the server actions of a bridge, and which actions a session offers
  * now (the server's, then those its tab registered).
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
-import { type ActionSpec, isActionIdAmong, parseActionSpec } from "../input/action_spec.ts";
+import {
+  type ActionSpec,
+  BUILTIN_ACTION_IDS,
+  isActionIdAmong,
+  parseActionSpec,
+} from "../input/action_spec.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { isAvailable, type ServerAction } from "./server_actions.ts";
 import type { Session } from "./session.ts";
@@ -51,7 +58,8 @@ export class ActionRegistry {
   /** Whether `id` is a server action's id, which a page may not reuse. */
   has(id: string): boolean {
     // Case-insensitively: a page's `Login` or `APPROVE` must not pass for a server action.
-    return isActionIdAmong(id, this.#actions.keys());
+    // The built-in ids stay reserved on a site without users, which offers no login.
+    return isActionIdAmong(id, this.#actions.keys()) || isActionIdAmong(id, BUILTIN_ACTION_IDS);
   }
 
   /** The server actions listed for a session in this login state. */
@@ -63,11 +71,12 @@ export class ActionRegistry {
     return out;
   }
 
-  /** The server actions of the public catalog: those a visitor can reach, and protected ones. */
+  /**
+   * The server actions of the public catalog: every one the page can offer, those that need
+   * signing in (`logout`, protected ones) too, as the page's own actions are listed.
+   */
   public(): ActionSpec[] {
-    return [...this.#actions.values()]
-      .filter((a) => a.protected || isAvailable(a, false))
-      .map((a) => this.#specs.get(a.id)!);
+    return [...this.#specs.values()];
   }
 
   /** The actions a session offers now: the server's, then its tab's (protected ones signed in). */
@@ -95,7 +104,6 @@ export class ActionRegistry {
       .find((a) => a.id === actionId);
     if (spec) return { spec };
     throw new AimError(
-      404,
       "unknown_action",
       `No action "${actionId}" is registered for this session now.`,
       { details: { available_actions: this.forSession(session).map((a) => a.id) } },

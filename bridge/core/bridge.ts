@@ -1,5 +1,5 @@
 /**
- * @module BridgeCore: the protocol without HTTP. It holds a bridge's sessions, site catalog
+ * BridgeCore: the protocol without HTTP. It holds a bridge's sessions, site catalog
  * and server actions, and hands the work to one module per concern: manifests
  * (`manifests.ts`), invocations (`invocations.ts`) and the tab channel (`tab_messages.ts`).
  *
@@ -12,6 +12,8 @@
  * const manifest = await core.manifest("/control-panel", core.authenticate(token), "http://x");
  * core.close();
  * ```
+ *
+ * @module
  */
 import { AimError, invalidToken, missingToken, notFound } from "../wire/errors.ts";
 import { NOT_SENT } from "../share/share.ts";
@@ -44,31 +46,31 @@ export interface BridgeCoreOptions {
   users?: UserStore | undefined;
   /** Actions the embedding app runs on the server. */
   serverActions?: ServerAction[];
-  /** Idle time before a session expires; at most one hour. @default {1 hour} */
+  /** Idle time before a session expires, ms; at most one hour. @default {3600000} */
   idleMs?: number;
-  /** Tab lease length. @default {15 s} */
+  /** Tab lease length, ms. @default {15000} */
   leaseMs?: number;
-  /** How long a new channel may take to say hello before it is closed. @default {10 s} */
+  /** How long a new channel may take to say hello before it is closed, ms. @default {10000} */
   helloTimeoutMs?: number;
   /**
    * Sessions held at once; when full, the oldest session no tab bound and nobody used makes
-   * room, and with none such new ones are refused (429). @default {100,000}
+   * room, and with none such new ones are refused (429). @default {100000}
    */
   maxSessions?: number;
-  /** Idle time of a session no tab bound and nobody used. @default {2 minutes} */
+  /** Idle time of a session no tab bound and nobody used, ms. @default {120000} */
   freshIdleMs?: number;
-  /** Unused sessions one client address may hold; its oldest ends past it. @default {1,000} */
+  /** Unused sessions one client address may hold; its oldest ends past it. @default {1000} */
   maxFreshPerClient?: number;
-  /** Bytes of idempotent answers kept per session. @default {1 MiB} */
+  /** Bytes of idempotent answers kept per session (1 MiB). @default {1048576} */
   maxIdempotencyBytes?: number;
-  /** How long an invocation waits for the tab. @default {30 s} */
+  /** How long an invocation waits for the tab, ms. @default {30000} */
   tabTimeoutMs?: number;
-  /** How long it waits once the tab says a person must confirm. @default {5 minutes} */
+  /** How long it waits once the tab says a person must confirm, ms. @default {300000} */
   confirmTimeoutMs?: number;
   /**
    * How long an invocation's answer waits for the page to finish reacting (the work a page
    * action declares, a page's reaction to a sign-in or sign-out); past it, the answer says
-   * `"settled": false`. @default {3 s}
+   * `"settled": false`. In ms. @default {3000}
    */
   settleTimeoutMs?: number;
   /** Login throttling (docs/security.md, "Login"). */
@@ -77,7 +79,7 @@ export interface BridgeCoreOptions {
   limits?: Partial<Limits>;
   /**
    * Event streams and long polls open at once, per client address and in all (429 past
-   * either). @default {64 per client, 1,024 in all}
+   * either). @default {{ perClient: 64, total: 1024 }}
    */
   streams?: Partial<StreamLimits> | undefined;
   /**
@@ -92,7 +94,7 @@ export interface BridgeCoreOptions {
    * holds them all.
    */
   share?: SessionShare | undefined;
-  /** The clock. @default {Date.now} */
+  /** The clock; default `Date.now`. */
   now?: () => number;
 }
 
@@ -254,7 +256,6 @@ export class BridgeCore {
     const session = await this.sessions.findByTabKey(tabKey);
     if (!session || !session.tab.connected) {
       throw new AimError(
-        403,
         "tab_required",
         "This route answers the page's own tab only; an agent invokes the page's actions at /__aim/invoke.",
       );

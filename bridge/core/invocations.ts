@@ -1,7 +1,9 @@
 /**
- * @module Invocations: one agent request from its body to its answer. Idempotent retries, the
+ * Invocations: one agent request from its body to its answer. Idempotent retries, the
  * in-flight limit, login and input checks, dispatch to a server action or to the tab, and the
  * audit record of every outcome.
+ *
+ * @module
  */
 import { AimError, errorFromBody } from "../wire/errors.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
@@ -102,20 +104,20 @@ const TAB_FAILURES: Record<
   (spec: ActionSpec, message: string, session: Session) => AimError
 > = {
   action_failed: (spec, message) =>
-    new AimError(422, "action_failed", message || `The page could not run "${spec.id}".`, {
+    new AimError("action_failed", message || `The page could not run "${spec.id}".`, {
       details: { actionId: spec.id },
     }),
   declined: (spec, message) =>
-    new AimError(403, "declined", message || `The person declined "${spec.id}".`, {
+    new AimError("declined", message || `The person declined "${spec.id}".`, {
       details: { actionId: spec.id },
     }),
-  tab_timeout: (_spec, message) => new AimError(504, "tab_timeout", message),
+  tab_timeout: (_spec, message) => new AimError("tab_timeout", message),
   cancelled: (spec, message) =>
-    new AimError(409, "cancelled", message, { details: { actionId: spec.id } }),
+    new AimError("cancelled", message, { details: { actionId: spec.id } }),
   too_many_requests: (_spec, message) =>
-    new AimError(429, "too_many_requests", message, { headers: { "Retry-After": "1" } }),
+    new AimError("too_many_requests", message, { headers: { "Retry-After": "1" } }),
   browser_not_connected: (_spec, message, session) =>
-    new AimError(409, "browser_not_connected", message, { details: { page: session.page } }),
+    new AimError("browser_not_connected", message, { details: { page: session.page } }),
 };
 
 /** The invocations of one bridge. */
@@ -150,7 +152,6 @@ export class Invocations {
     const parsed = InvokeRequest.safeParse(body);
     if (!parsed.success) {
       throw new AimError(
-        400,
         "bad_request",
         `The body must be {"actionId": "<id>", "input": <input>}: ${
           firstIssue(parsed.error, "body")
@@ -220,14 +221,13 @@ export class Invocations {
       case "running":
       case "lost":
         throw new AimError(
-          409,
           "idempotency_key_expired",
           "The first request under this Idempotency-Key was cut off or its answer is not kept (too large, or the bridge running it stopped): its action may or may not have run. Read the manifest for the current state before deciding anything.",
         );
       case "done": {
         const { outcome } = claim;
         if (outcome.ok) return outcome.result;
-        throw errorFromBody(outcome.status, outcome.body, outcome.headers);
+        throw errorFromBody(outcome.body, outcome.headers);
       }
     }
     const keep = (outcome: KeptOutcome | undefined, ran: boolean) =>
@@ -327,7 +327,6 @@ export class Invocations {
     const { maxInFlight } = this.#ctx.limits;
     if (session.inFlight >= maxInFlight) {
       throw new AimError(
-        429,
         "too_many_requests",
         `At most ${maxInFlight} invocations may run at once in a session; retry shortly.`,
         { headers: { "Retry-After": "1" } },
@@ -335,7 +334,6 @@ export class Invocations {
     }
     if (call.ifMatch !== undefined && call.ifMatch !== session.version) {
       throw new AimError(
-        409,
         "stale_state",
         `The page changed since state_version ${call.ifMatch} (now ${session.version}); read the manifest again and decide on what it says now.`,
         { details: { state_version: session.version } },
@@ -354,7 +352,6 @@ export class Invocations {
       const identity = session.identity;
       if (spec.protected && identity === null) {
         throw new AimError(
-          403,
           "login_required",
           `"${actionId}" needs a signed-in session; invoke login first.`,
         );
@@ -365,7 +362,6 @@ export class Invocations {
       call.input = input;
       if (!server && !session.tab.holder) {
         throw new AimError(
-          409,
           "browser_not_connected",
           "No browser tab holds this session; ask the person to open the page (a self-minted token has no tab).",
           { details: { page: session.page } },
@@ -373,7 +369,7 @@ export class Invocations {
       }
       // Signed in or out while the action was looked up: it is not run for the new identity.
       if (spec.protected && session.identity !== identity) {
-        throw new AimError(409, "cancelled", IDENTITY_CHANGED, { details: { actionId } });
+        throw new AimError("cancelled", IDENTITY_CHANGED, { details: { actionId } });
       }
       call.dispatched = true;
       const result = server
@@ -439,7 +435,6 @@ export class Invocations {
       if (settle) session.tab.settled(settle);
       if (error instanceof AimError) throw error;
       throw new AimError(
-        422,
         "action_failed",
         `"${action.id}" failed: ${error instanceof Error ? error.message : String(error)}`,
         { cause: error },
@@ -464,7 +459,6 @@ export class Invocations {
 
 function keyReused(): AimError {
   return new AimError(
-    422,
     "idempotency_key_reused",
     "This Idempotency-Key was used with another request; use a new key.",
   );
@@ -472,7 +466,6 @@ function keyReused(): AimError {
 
 function keyExpired(): AimError {
   return new AimError(
-    409,
     "idempotency_key_expired",
     "The action ran once under this Idempotency-Key, but its answer is no longer kept; read the manifest for the current state.",
   );

@@ -1,19 +1,24 @@
 /**
- * @module Every size, count and time limit of the core, with its default, in one place
+ * Every size, count and time limit of the core, with its default, in one place
  * (docs/security.md lists them for people).
+ *
+ * @module
  */
 
 /** Size and count limits of requests, channel messages and invocations. */
 export interface Limits {
-  /** Largest request body, bytes. @default {64 KiB} */
+  /** Largest request body, bytes (64 KiB). @default {65536} */
   maxBodyBytes: number;
-  /** Largest channel message, bytes. @default {1 MiB} */
+  /** Largest channel message, bytes (1 MiB). @default {1048576} */
   maxMessageBytes: number;
-  /** Largest state snapshot kept whole, bytes of JSON; larger ones are cut. @default {256 KiB} */
+  /**
+   * Largest state snapshot kept whole, bytes of JSON (256 KiB); larger ones are cut.
+   * @default {262144}
+   */
   maxStateBytes: number;
   /** Invocations in flight per session. @default {8} */
   maxInFlight: number;
-  /** How long a request body may take to arrive, ms. @default {10 s} */
+  /** How long a request body may take to arrive, ms. @default {10000} */
   bodyTimeoutMs: number;
 }
 

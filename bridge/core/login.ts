@@ -1,6 +1,8 @@
 /**
- * @module Application login: a user store with scrypt password hashes and a limiter of
+ * Application login: a user store with scrypt password hashes and a limiter of
  * failed attempts.
+ *
+ * @module
  */
 import { scrypt, timingSafeEqual } from "node:crypto";
 import type { Attempts, Identity, SessionShare } from "../share/share.ts";

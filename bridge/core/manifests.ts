@@ -1,13 +1,15 @@
 /**
- * @module What agents read: a page's manifest (public, or a session's live view), the site map,
+ * What agents read: a page's manifest (public, or a session's live view), the site map,
  * and a session's state as the server vouches for it.
+ *
+ * @module
  */
 import { AimError, notFound } from "../wire/errors.ts";
 import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire/schemas.ts";
 import type { PageInfo, SiteCatalog } from "../site/catalog.ts";
-import { manifestPath } from "../site/paths.ts";
+import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { ActionRegistry } from "./actions.ts";
 import type { Session } from "./session.ts";
 
@@ -31,12 +33,20 @@ export function sessionState(session: Session): Record<string, unknown> {
  * The action an example shows: one that is safe to try. A page action declared `read-only`
  * (it changes nothing) comes first, then any other page action that is not consequential (it
  * may still change something others see, as a comment does); never `disconnect` (it would end
- * the agent's own session), and a consequential one only when nothing else exists.
+ * the agent's own session), and a consequential one only when nothing else exists. Among safe
+ * ones, those whose example `runs` (is not refused as it stands) come first.
  */
-export function exampleAction(specs: ActionSpec[], isServer: (id: string) => boolean): ActionSpec {
+export function exampleAction(
+  specs: ActionSpec[],
+  isServer: (id: string) => boolean,
+  runs: (action: ActionSpec) => boolean = () => true,
+): ActionSpec {
   const safe = (a: ActionSpec) => !a.consequential && a.id !== "disconnect";
   const page = (a: ActionSpec) => safe(a) && !isServer(a.id);
-  return specs.find((a) => page(a) && a.read_only) ??
+  return specs.find((a) => page(a) && a.read_only && runs(a)) ??
+    specs.find((a) => page(a) && runs(a)) ??
+    specs.find((a) => safe(a) && runs(a)) ??
+    specs.find((a) => page(a) && a.read_only) ??
     specs.find(page) ??
     specs.find(safe) ??
     specs.find((a) => a.id !== "disconnect") ??
@@ -72,12 +82,18 @@ export async function buildManifest(
   } else {
     specs = [...info.actions.filter((a) => !actions.has(a.id)), ...actions.public()];
   }
-  const example = exampleAction(specs, (id) => actions.has(id));
+  // Publicly, an items= action's example names no real item ("example"): it would be refused.
+  const itemActions = session ? [] : info.itemActions ?? [];
+  const example = exampleAction(
+    specs,
+    (id) => actions.has(id),
+    (a) => !itemActions.includes(a.id),
+  );
   return {
     protocol: PROTOCOL,
     version: PROTOCOL_VERSION,
     page: info.page,
-    sitemap: `${origin}/sitemap.toon`,
+    sitemap: `${origin}/sitemap.json`,
     state_scope: session ? "session" : "public_schema_only",
     browser_connected: connected,
     invoke_url: `${origin}/__aim/invoke`,
@@ -102,7 +118,6 @@ async function ownPage(
 /** 409 `page_mismatch`: the session is attached to another page. */
 export function pageMismatch(session: Session, origin: string): AimError {
   return new AimError(
-    409,
     "page_mismatch",
     `This session is attached to ${session.page}; read that page's manifest, or invoke disconnect and start a new session.`,
     {
@@ -126,7 +141,7 @@ export async function buildSitemap(sources: ManifestSources, origin: string): Pr
     session_url: `${origin}/__aim/session`,
     mcp_url: `${origin}/__aim/mcp`,
     pages: pages.map((p) => ({
-      path: p.page,
+      path: pageLocation(p.page, p.file),
       title: p.title,
       description: p.description,
       manifest_json: origin + manifestPath(p.page, "json"),

@@ -1,6 +1,8 @@
 /**
- * @module Actions that run on the bridge, not in a tab: the built-in `login`, `logout` and
+ * Actions that run on the bridge, not in a tab: the built-in `login`, `logout` and
  * `disconnect`, and those an embedding app registers.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import { noInput } from "../markup/action.ts";
@@ -194,14 +196,16 @@ export class FairGate {
 
 function tooManyAttempts(seconds: number): AimError {
   return new AimError(
-    429,
     "too_many_requests",
     `Too many failed logins from here; wait ${seconds} seconds before trying again.`,
     { headers: { "Retry-After": String(seconds) }, details: { retry_after: seconds } },
   );
 }
 
-/** `login`, `logout` and `disconnect`. */
+/**
+ * `login`, `logout` and `disconnect`; only `disconnect` on a site without users, where no login
+ * could succeed (their ids stay reserved all the same).
+ */
 export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   const { users, limiter } = options;
   // scrypt is slow on purpose: a bound on checks at once keeps a flood of logins from eating
@@ -224,6 +228,17 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
       },
     },
   );
+  const disconnect: ServerAction = {
+    id: "disconnect",
+    description: "End this session; its token stops working.",
+    input_schema: noInput(),
+    input_example: {},
+    run(ctx) {
+      ctx.end();
+      return { disconnected: true };
+    },
+  };
+  if (!users) return [disconnect];
   return [
     {
       id: "login",
@@ -259,7 +274,6 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         const places = [accountKey, sessionKey, `client:${client}`];
         if (!(await gate.enter(places))) {
           throw new AimError(
-            429,
             "too_many_requests",
             "Too many logins at once from here; retry in a second.",
             { headers: { "Retry-After": "1" } },
@@ -277,12 +291,12 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         }
         let identity: Identity | null;
         try {
-          identity = users ? await users.verify(username, password) : null;
+          identity = await users.verify(username, password);
         } finally {
           gate.leave(places);
         }
         if (!identity) {
-          throw new AimError(422, "action_failed", "The username or password is incorrect.");
+          throw new AimError("action_failed", "The username or password is incorrect.");
         }
         await Promise.all([limiter.reset(sessionKey), limiter.forgive(accountKey)]);
         ctx.signIn(identity);
@@ -300,15 +314,6 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         return { authenticated: false };
       },
     },
-    {
-      id: "disconnect",
-      description: "End this session; its token stops working.",
-      input_schema: noInput(),
-      input_example: {},
-      run(ctx) {
-        ctx.end();
-        return { disconnected: true };
-      },
-    },
+    disconnect,
   ];
 }

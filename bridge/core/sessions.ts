@@ -1,6 +1,8 @@
 /**
- * @module SessionStore: sessions in memory, found by a hash of their token, ending on idle
+ * SessionStore: sessions in memory, found by a hash of their token, ending on idle
  * expiry, on disconnect, or with the process.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import type { EndReason } from "../wire/channel.ts";
@@ -177,7 +179,6 @@ export class SessionStore {
       if (this.#byHash.size >= this.maxSessions) {
         // Every session is in use: refuse newcomers rather than end someone's live session.
         throw new AimError(
-          429,
           "too_many_requests",
           "The bridge holds as many sessions as it can; retry in a minute.",
           { headers: { "Retry-After": "60" } },

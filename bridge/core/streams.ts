@@ -1,7 +1,9 @@
 /**
- * @module The bound on requests that stay open: event streams, long polls, MCP, A2A and ACP
+ * The bound on requests that stay open: event streams, long polls, MCP, A2A and ACP
  * streams. Each holds a connection (a file descriptor) for as long as it lasts, so they are
  * counted per client address and in total, and refused (429) past either bound.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import { DEFAULTS } from "./limits.ts";
@@ -10,7 +12,7 @@ import { DEFAULTS } from "./limits.ts";
 export interface StreamLimits {
   /** Streams and long polls open at once from one client address. @default {64} */
   perClient: number;
-  /** Streams and long polls open at once in all. @default {1,024} */
+  /** Streams and long polls open at once in all. @default {1024} */
   total: number;
 }
 
@@ -91,7 +93,7 @@ export class StreamSlots {
 }
 
 function tooMany(message: string): AimError {
-  return new AimError(429, "too_many_requests", message, {
+  return new AimError("too_many_requests", message, {
     headers: { "Retry-After": String(RETRY_AFTER_S) },
   });
 }

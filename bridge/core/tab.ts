@@ -1,6 +1,8 @@
 /**
- * @module TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
+ * TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
  * waiting for it, and invocations relayed to the owner one at a time.
+ *
+ * @module
  */
 import type { BridgeMessage, EndReason } from "../wire/channel.ts";
 import { CloseCode } from "../wire/names.ts";

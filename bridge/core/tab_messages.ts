@@ -1,6 +1,8 @@
 /**
- * @module TabMessages: what the bridge does with each message a tab sends over the channel,
+ * TabMessages: what the bridge does with each message a tab sends over the channel,
  * one handler per message type. A message that breaks a rule closes that channel only.
+ *
+ * @module
  */
 import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { firstIssue } from "../wire/issue.ts";
@@ -28,13 +30,13 @@ export interface TabMessageContext {
   catalog: SiteCatalog;
   actions: ActionRegistry;
   limits: Limits;
-  /** How long a new channel may take to say hello. @default {DEFAULTS.helloTimeoutMs} */
+  /** How long a new channel may take to say hello, ms. @default {10000} */
   helloTimeoutMs?: number;
   /** Called for unexpected errors (bugs), without message data. */
   onError?: ((error: unknown) => void) | undefined;
   /** Called for each run by an agent in the browser that a tab reports (the audit log). */
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
-  /** The clock. @default {Date.now} */
+  /** The clock; default `Date.now`. */
   now?: () => number;
 }
 

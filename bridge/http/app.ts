@@ -1,5 +1,5 @@
 /**
- * @module The HTTP layer assembled: named middleware, then one route group per concern, each
+ * The HTTP layer assembled: named middleware, then one route group per concern, each
  * a thin hono app that turns requests into calls on the protocol core and its answers (or
  * errors) into responses.
  *
@@ -11,6 +11,8 @@
  * const core = new BridgeCore({ root: "site" });
  * Deno.serve(createApp(core, { allowedHosts: [] }).fetch);
  * ```
+ *
+ * @module
  */
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -76,7 +78,6 @@ export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppE
     options.onError?.(error);
     return errorResponse(
       new AimError(
-        500,
         "server_error",
         "The bridge failed to answer; the error was logged. Retry later.",
         {

@@ -1,5 +1,5 @@
 /**
- * @module Serves the elements: the entry at `/__aim/elements.js`, revalidated by a strong ETag
+ * Serves the elements: the entry at `/__aim/elements.js`, revalidated by a strong ETag
  * of its content, and at `/__aim/elements.<hash>.js`, the same bytes, cached for good; and each
  * chunk it imports at `/__aim/elements.<name>.js?v=<hash>`, cached for good. Nothing else: only
  * the files elements/build.ts writes, at the URLs their content names (another `v`: 404).
@@ -12,6 +12,8 @@
  * const app = new Hono();
  * mountAssets(app); // before the static catch-all
  * ```
+ *
+ * @module
  */
 import { createHash } from "node:crypto";
 import type { Env, Hono } from "hono";
@@ -25,6 +27,7 @@ import webmcp from "../../elements/elements.webmcp.js" with { type: "text" };
 import bindings from "../../elements/elements.bindings.js" with { type: "text" };
 import state from "../../elements/elements.state.js" with { type: "text" };
 import webmcpApi from "../../elements/elements.webmcp-api.js" with { type: "text" };
+import { namesEtag } from "./if_none_match.ts";
 
 /** The first 16 hex digits of the SHA-256 of `bytes`, as elements/build.ts versions chunks. */
 function contentHash(bytes: Uint8Array): string {
@@ -70,15 +73,6 @@ export const ELEMENTS_CHUNKS: ReadonlyMap<string, ElementsChunk> = new Map(
 
 const FOREVER = "public, max-age=31536000, immutable";
 
-/** Whether `If-None-Match` names `etag` (weak comparison: a compressed copy is weak). */
-function notModified(header: string | undefined, etag: string): boolean {
-  if (!header) return false;
-  return header.split(",").some((tag) => {
-    const value = tag.trim();
-    return value === "*" || value.replace(/^W\//, "") === etag;
-  });
-}
-
 /** Answers a GET or HEAD of `bytes`, whose ETag is `etag`. */
 function answer(
   bytes: Uint8Array<ArrayBuffer>,
@@ -91,7 +85,7 @@ function answer(
     "Cache-Control": cacheControl,
     "ETag": etag,
   };
-  if (notModified(ifNoneMatch, etag)) return new Response(null, { status: 304, headers });
+  if (namesEtag(ifNoneMatch, etag)) return new Response(null, { status: 304, headers });
   return new Response(bytes, { headers });
 }
 

@@ -1,6 +1,8 @@
 /**
- * @module The hono environment every route of the bridge shares: the app's own routes, ACP,
+ * The hono environment every route of the bridge shares: the app's own routes, ACP,
  * and an embedding app's. A leaf, so that route modules never import the app that mounts them.
+ *
+ * @module
  */
 
 /**

@@ -1,8 +1,10 @@
 /**
- * @module The hot path of manifest reads (`GET <page>.json`, `.toon`): a page's public
+ * The hot path of manifest reads (`GET <page>.json`, `.toon`): a page's public
  * manifest, and an agent re-reading its session's, answered before any routing when the
  * answer is already known (a `304`, or a body encoded once). Anything else takes the full
  * route, which answers every case, errors included.
+ *
+ * @module
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
@@ -12,6 +14,7 @@ import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "./mid
 import { JSON_TYPE, MANIFEST_HEADERS, TOON_TYPE } from "./responses.ts";
 import type { SessionManifests } from "./session_manifests.ts";
 import type { PublicManifests } from "./site_routes.ts";
+import { namesEtag } from "./if_none_match.ts";
 
 /** Options of {@linkcode fastReads}. */
 export interface FastReadsOptions extends IdentifyOptions {
@@ -35,8 +38,8 @@ const KNOWN_TOKENS = 4096;
  * - without a token (no `Authorization`, no cookie), a page's public manifest, once the full
  *   route has encoded it for this page scan;
  * - with a Bearer token of a live session of this process (no shared store), the session's
- *   own page: `304` when `If-None-Match` names the current version exactly and no `Prefer`
- *   (a wait) is sent; without `If-None-Match`, the body once this version is encoded.
+ *   own page: `304` when `If-None-Match` names the current version (or is `*`) and no
+ *   `Prefer` (a wait) is sent; without `If-None-Match`, the body once this version is encoded.
  *
  * The answer is the full route's, byte for byte and header for header.
  */
@@ -126,7 +129,7 @@ export function fastReads(
     // naming an older version, and `Prefer` to one naming this version: the full route's.
     const held = headers.get("If-None-Match");
     let response: Response;
-    if (held === made.etag) {
+    if (namesEtag(held, made.etag)) {
       if (headers.has("Prefer")) return undefined;
       if (!core.sessions.reuse(session)) return forget(token);
       response = new Response(null, { status: 304, headers: made.notModified });

@@ -1,5 +1,5 @@
 /**
- * @module Hang-ups: a signal that aborts when the client of a request closes its connection,
+ * Hang-ups: a signal that aborts when the client of a request closes its connection,
  * whatever the size of the request's body.
  *
  * `request.signal` alone does not do it: in Deno 2.9.6, `Deno.serve` watches an HTTP/1.1
@@ -23,6 +23,8 @@
  *   return new Response("done");
  * });
  * ```
+ *
+ * @module
  */
 
 /** What {@linkcode watchHangUp} returns: dispose it once the request is answered. */

@@ -1,6 +1,8 @@
 /**
- * @module `GET /__aim/health`: whether the bridge listens, the streams it holds against their
+ * `GET /__aim/health`: whether the bridge listens, the streams it holds against their
  * bounds, and the files it holds against its file limit, for monitors and supervisors.
+ *
+ * @module
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import { fileLimit, openFiles } from "../utils/files.ts";

@@ -1,7 +1,9 @@
 /**
- * @module The middleware every request goes through: the access log, who is asking (the
+ * The middleware every request goes through: the access log, who is asking (the
  * bridge's own origin as the client sees it, and the client's address), the Host check
  * against DNS rebinding, and `nosniff`.
+ *
+ * @module
  */
 import type { MiddlewareHandler } from "hono";
 import { AimError, badRequest } from "../wire/errors.ts";
@@ -23,11 +25,19 @@ export interface RequestLogEntry {
   ms: number;
 }
 
-/** Calls `log` once per answered request, refused ones included. */
+/** The health endpoint, which load balancers ask every second or so. */
+const HEALTH_PATH = "/__aim/health";
+
+/**
+ * Calls `log` once per answered request, refused ones included; never for a health check that
+ * passed (`GET /__aim/health` answered 2xx), which a load balancer sends every second: it would
+ * fill the log with nothing to read.
+ */
 export function accessLog(log: (entry: RequestLogEntry) => void): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const started = performance.now();
     await next();
+    if (c.req.path === HEALTH_PATH && c.res.status < 300) return;
     log({
       method: c.req.method,
       path: c.req.path,
@@ -60,7 +70,7 @@ export function checkedOrigin(req: RequestHead, options: IdentifyOptions): strin
     allowed &&
     !(isAllowedHost(req.header("Host") ?? authority, allowed) && isAllowedHost(authority, allowed))
   ) {
-    return new AimError(403, "forbidden_host", "This bridge answers only to its own host names.");
+    return new AimError("forbidden_host", "This bridge answers only to its own host names.");
   }
   return origin;
 }

@@ -1,9 +1,12 @@
 /**
- * @module Reading requests: the session token, JSON bodies within a size limit, and the
+ * Reading requests: the session token, JSON bodies within a size limit, and the
  * Origin and Host checks.
+ *
+ * @module
  */
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { Context } from "hono";
+import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
 import { AimError, badRequest, invalidToken } from "../wire/errors.ts";
 import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
@@ -161,7 +164,6 @@ export function isCrossOrigin(c: Context, origin: string): boolean {
 /** 403 `forbidden_origin`. */
 export function forbiddenOrigin(): AimError {
   return new AimError(
-    403,
     "forbidden_origin",
     "Requests from another origin may not open, attach or use a session.",
   );
@@ -187,49 +189,37 @@ export async function readJson(
     throw badRequest("Send the body as JSON with 'Content-Type: application/json'.");
   }
   const tooLarge = () =>
-    new AimError(413, "payload_too_large", `The body is over the limit of ${maxBytes} bytes.`, {
+    new AimError("payload_too_large", `The body is over the limit of ${maxBytes} bytes.`, {
       details: { limit: maxBytes },
     });
-  const declared = Number(c.req.header("Content-Length") ?? "0");
-  if (declared > maxBytes) throw tooLarge();
-  const body = c.req.raw.body;
-  if (!body) throw badRequest("The body is empty; send a JSON object.");
-  const chunks: Uint8Array[] = [];
-  let size = 0;
-  const reader = body.getReader();
+  if (!c.req.raw.body) throw badRequest("The body is empty; send a JSON object.");
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
-      // Rejected first: cancelling ends the pending read, which must not win the race.
+      // The read left pending ends with the connection, which `Connection: close` ends.
       reject(
-        new AimError(408, "request_timeout", `The body took over ${timeoutMs} ms to arrive.`, {
+        new AimError("request_timeout", `The body took over ${timeoutMs} ms to arrive.`, {
           headers: { Connection: "close" },
         }),
       );
-      setTimeout(() => reader.cancel().catch(() => {}), 0);
     }, timeoutMs);
   });
   late.catch(() => {});
-  while (true) {
-    const { done, value } = await Promise.race([reader.read(), late]).catch((error) => {
-      clearTimeout(timer);
-      throw error;
-    });
-    if (done) break;
-    size += value.byteLength;
-    if (size > maxBytes) {
-      clearTimeout(timer);
-      await reader.cancel().catch(() => {});
+  // hono's body limit refuses a declared Content-Length over the limit at once, and counts a
+  // chunked body as it arrives, stopping at the limit; the body is then read whole, in time.
+  const limit = bodyLimit({
+    maxSize: maxBytes,
+    onError: () => {
       throw tooLarge();
-    }
-    chunks.push(value);
-  }
-  clearTimeout(timer);
-  const bytes = new Uint8Array(size);
-  let offset = 0;
-  for (const chunk of chunks) {
-    bytes.set(chunk, offset);
-    offset += chunk.byteLength;
+    },
+  });
+  const read = limit(c, () => Promise.resolve()).then(() => c.req.raw.arrayBuffer());
+  read.catch(() => {});
+  let bytes: Uint8Array;
+  try {
+    bytes = new Uint8Array(await Promise.race([read, late]));
+  } finally {
+    clearTimeout(timer);
   }
   let text: string;
   try {

@@ -1,6 +1,8 @@
 /**
- * @module The bridge's answers: JSON or TOON bodies, errors as `{"error", "message", …}`, and
+ * The bridge's answers: JSON or TOON bodies, errors as `{"error", "message", …}`, and
  * the headers every manifest answer carries.
+ *
+ * @module
  */
 import { encode as encodeToon } from "@toon-format/toon";
 import { AimError } from "../wire/errors.ts";
@@ -52,7 +54,7 @@ export function textResponse(
 
 /** 405 `method_not_allowed`, with `Allow`. */
 export function methodNotAllowed(allow: string): AimError {
-  return new AimError(405, "method_not_allowed", `Use ${allow} here.`, {
+  return new AimError("method_not_allowed", `Use ${allow} here.`, {
     headers: { Allow: allow },
   });
 }

@@ -1,8 +1,10 @@
 /**
- * @module Session manifests over HTTP: each version encoded once, `304` when the agent already
+ * Session manifests over HTTP: each version encoded once, `304` when the agent already
  * has the version, a bounded wait for the next one (`Prefer: wait=N`), and change documents
  * (JSON Patch or JSON Merge Patch) from a version the agent holds: each made once, and at most
  * so many made per second for one session and one client (past that, the whole manifest).
+ *
+ * @module
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -15,6 +17,7 @@ import type { Manifest } from "../wire/schemas.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
 import { encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
+import { parseIfNoneMatch } from "./if_none_match.ts";
 
 /** The longest wait a client may ask for, seconds. */
 export const MAX_WAIT_SECONDS = 60;
@@ -48,9 +51,12 @@ export interface ComputeRate {
  * encoded once per version.
  */
 export interface ChangeBudget {
-  /** Per session. @default {25 ms per second, 250 ms at most} */
+  /** Per session: 25 ms per second, 250 ms at most. @default {{ msPerSecond: 25, burstMs: 250 }} */
   session: ComputeRate;
-  /** Per client address, over all its sessions. @default {100 ms per second, 1000 ms at most} */
+  /**
+   * Per client address, over all its sessions: 100 ms per second, 1000 ms at most.
+   * @default {{ msPerSecond: 100, burstMs: 1000 }}
+   */
   client: ComputeRate;
 }
 
@@ -84,14 +90,11 @@ function refill(bucket: Bucket, rate: ComputeRate, now: number): boolean {
 
 /** The versions an `If-None-Match` names (`"v12"`, `W/"v12"`), and whether it says `*`. */
 function named(header: string | undefined): { versions: number[]; any: boolean } {
-  const versions: number[] = [];
-  let any = false;
-  for (const tag of (header ?? "").split(",")) {
-    const t = tag.trim();
-    if (t === "*") any = true;
-    const match = /^(?:W\/)?"v(\d{1,15})"$/.exec(t);
-    if (match) versions.push(Number(match[1]));
-  }
+  const { any, tags } = parseIfNoneMatch(header);
+  const versions = tags.flatMap((tag) => {
+    const match = /^"v(\d{1,15})"$/.exec(tag);
+    return match ? [Number(match[1])] : [];
+  });
   return { versions, any };
 }
 
@@ -224,7 +227,6 @@ export class SessionManifests {
         // pile up waiting requests (and their timers) without end.
         if (session.waiting >= DEFAULTS.maxWaitingRequests) {
           throw new AimError(
-            429,
             "too_many_requests",
             `At most ${DEFAULTS.maxWaitingRequests} event streams and long polls may wait at once on one session.`,
             { headers: { "Retry-After": "5" } },

@@ -1,6 +1,8 @@
 /**
- * @module The agent-facing routes of a session: opening one (`POST /__aim/session`), invoking
+ * The agent-facing routes of a session: opening one (`POST /__aim/session`), invoking
  * an action (`POST /__aim/invoke`) and reading what it did (`GET /__aim/activity`).
+ *
+ * @module
  */
 import { DEFAULTS } from "../core/limits.ts";
 import { Hono } from "hono";
@@ -160,7 +162,6 @@ export function sessionRoutes(
     const session = await readSession(c, core);
     if (session.waiting >= MAX_STREAMS) {
       throw new AimError(
-        429,
         "too_many_requests",
         `At most ${MAX_STREAMS} event streams and long polls may wait at once on one session.`,
         { headers: { "Retry-After": "5" } },

@@ -1,13 +1,15 @@
 /**
- * @module What the site serves: the site map, every page's manifest at `<page>.json` and
+ * What the site serves: the site map, every page's manifest at `<page>.json` and
  * `<page>.toon` (public ones from a cache), and the site's static files, confined to its root.
+ *
+ * @module
  */
 import { Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
 import { notFound } from "../wire/errors.ts";
-import { decodePath, normalizePage } from "../site/paths.ts";
+import { decodePath, normalizePage, type SiteRoot } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
 import { readToken } from "./request.ts";
@@ -46,6 +48,14 @@ export class PublicManifests {
     if (!cache) this.#cache.set(info, cache = new BoundedMap(8));
     cache.set(`${format} ${origin}`, text);
   }
+}
+
+/** Whether `file`, found for `path`, is the folder's `index.html`, asked for without the slash. */
+async function isFolderPage(root: SiteRoot, path: string, file: string): Promise<boolean> {
+  if (path.endsWith("/") || !file.endsWith("index.html")) return false;
+  // Not `path` itself, nor `path.html` (which may be a link to an index.html elsewhere).
+  return !(await root.file(path, { cleanUrls: false })) &&
+    !(await root.file(`${path}.html`, { cleanUrls: false }));
 }
 
 /** The manifests at `<page>.json` and `<page>.toon`, then the static files. */
@@ -91,6 +101,12 @@ export function siteRoutes(
     const decoded = decodePath(c.req.path);
     const file = decoded === null ? null : await core.catalog.root.file(decoded);
     if (!file) throw notFound(`Nothing is served at ${c.req.path}.`);
+    // A folder's page at /docs: its relative URLs (style.css) would resolve against /, so it
+    // is sent to /docs/, as static servers do. One leading slash: never `//host/`.
+    if (decoded !== null && await isFolderPage(core.catalog.root, decoded, file)) {
+      const query = new URL(c.req.url).search;
+      return c.redirect(`${c.req.path.replace(/^\/+/, "/")}/${query}`, 301);
+    }
     return serveStatic({ root: "/", path: file })(c, next);
   });
 

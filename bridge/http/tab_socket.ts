@@ -1,6 +1,8 @@
 /**
- * @module The tab channel's HTTP side: `GET /__aim/tab` upgrades to a WebSocket for a tab that
+ * The tab channel's HTTP side: `GET /__aim/tab` upgrades to a WebSocket for a tab that
  * presents its session's tab credential, and hands every message to the core.
+ *
+ * @module
  */
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -24,7 +26,6 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
   app.get("/__aim/tab", async (c) => {
     if (c.req.header("Upgrade")?.toLowerCase() !== "websocket") {
       throw new AimError(
-        426,
         "upgrade_required",
         "This is the tab channel; open it as a WebSocket.",
         {
@@ -40,7 +41,6 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
     const session = await core.sessions.findByCredential(credential);
     if (!offered.includes(TAB_PROTOCOL) || !session) {
       throw new AimError(
-        403,
         "tab_credential_required",
         "The tab channel opens only with the tab credential the page received; an agent's token never opens it.",
       );

@@ -1,5 +1,5 @@
 /**
- * @module Who a request speaks for: an agent's token (Bearer or cookie), or the page's own tab
+ * Who a request speaks for: an agent's token (Bearer or cookie), or the page's own tab
  * (its tab key in `X-Aim-Tab`); and the guard an embedding app puts on its own routes.
  *
  * @example
@@ -12,6 +12,8 @@
  *   return c.json({ cancelledBy: session.identity!.username });
  * });
  * ```
+ *
+ * @module
  */
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -73,7 +75,6 @@ export async function requireSession(
   const session = options.tab ? await core.authenticateTab(tabKey) : await readSession(c, core);
   if (options.signedIn && !session.identity) {
     throw new AimError(
-      403,
       "login_required",
       "Sign in first: invoke login with your username and password.",
     );

@@ -1,7 +1,9 @@
 /**
- * @module Checking a declared action (from HTML, a tab or an app) against the wire schema,
+ * Checking a declared action (from HTML, a tab or an app) against the wire schema,
  * including that its `input_example` is valid input, that its patterns can run on the
  * bridge's linear-time matcher, and that its id is not reserved.
+ *
+ * @module
  */
 import { OBJECT_NAMES } from "../wire/names.ts";
 import { READ_TOOL } from "../wire/tools.ts";

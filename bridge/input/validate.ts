@@ -1,8 +1,10 @@
 /**
- * @module Validating an invocation's input against an action's `input_schema`, with zod,
+ * Validating an invocation's input against an action's `input_schema`, with zod,
  * and explaining a mismatch in words an agent can act on. Patterns run with RE2 (re2js), in
  * time linear in the input: see pattern.ts. Server only: the browser bundle never
  * imports this module.
+ *
+ * @module
  */
 import { z } from "zod";
 import { AimError } from "../wire/errors.ts";
@@ -229,7 +231,6 @@ export function validateInput(action: ActionSpec, input: unknown): unknown {
   if (result.success) return result.data;
   const hint = inputHint(action.input_schema, input, result.error.issues, action.input_example);
   throw new AimError(
-    400,
     "invalid_input",
     `Input for "${action.id}" does not match its input_schema: ${hint}.`,
     {

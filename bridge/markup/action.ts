@@ -1,7 +1,9 @@
 /**
- * @module How markup becomes a manifest action: the one reading of `<aim-action>` (and its
+ * How markup becomes a manifest action: the one reading of `<aim-action>` (and its
  * `<aim-field>` children) shared by the browser elements and the bridge's HTML scan. It imports
  * only import-free modules, so it bundles small.
+ *
+ * @module
  */
 // Types only: erased from the browser bundle, which must carry no validator.
 import type {

@@ -1,7 +1,9 @@
 /**
- * @module Selectors with a deep combinator, `>>>`: `todo-app >>> li` matches `todo-app`, then
+ * Selectors with a deep combinator, `>>>`: `todo-app >>> li` matches `todo-app`, then
  * `li` inside each match's open shadow root; a leading `>>>` starts in the root's own shadow
  * root. Plain CSS stays plain. Import-free: the elements, markup.ts and `aim check` share it.
+ *
+ * @module
  */
 
 /** What a selector is resolved in: a document, an element or a shadow root (or a parsed tree). */

@@ -1,7 +1,9 @@
 /**
- * @module How `<aim-state items= invisible=>` and its `<aim-field>` children read as a plain
+ * How `<aim-state items= invisible=>` and its `<aim-field>` children read as a plain
  * spec, shared by the element and `aim check`. Import-free (types only), so that the browser's
  * state chunk carries nothing of the rest.
+ *
+ * @module
  */
 import type { MarkupElement } from "./action.ts";
 

@@ -1,5 +1,5 @@
 /**
- * @module An MCP server that forwards to a session's MCP endpoint on a bridge: `aim mcp URL`
+ * An MCP server that forwards to a session's MCP endpoint on a bridge: `aim mcp URL`
  * serves it over stdio for hosts that only launch local commands. The tools, results, errors,
  * progress and `list_changed` notifications are the remote endpoint's own.
  *
@@ -12,6 +12,8 @@
  * const server = createProxyServer(remote);
  * await server.connect(new StdioServerTransport());
  * ```
+ *
+ * @module
  */
 import { Client, StreamableHTTPClientTransport } from "@modelcontextprotocol/client";
 import {

@@ -58,7 +58,7 @@ export function jsonSize(value: unknown): number {
 /** The refusal of an `initialize` for which no MCP session is free to make room. */
 export function full(message: string): Response {
   return aimError(
-    new AimError(429, "too_many_requests", message, {
+    new AimError("too_many_requests", message, {
       headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
     }),
   );

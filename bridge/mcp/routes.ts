@@ -1,5 +1,5 @@
 /**
- * @module The MCP endpoint `/__aim/mcp`: MCP Streamable HTTP (the official SDK's transport),
+ * The MCP endpoint `/__aim/mcp`: MCP Streamable HTTP (the official SDK's transport),
  * one stateful MCP session per client, bound to the aim session whose token opened it. Clients
  * that hold the session's GET stream hear `notifications/tools/list_changed` when the session's
  * actions change (sign-in, sign-out, the tab navigating).
@@ -22,6 +22,8 @@
  * // ... and when the bridge stops:
  * await mcp.close();
  * ```
+ *
+ * @module
  */
 import { type Context, Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -163,7 +165,7 @@ export class McpEndpoint {
     const method = c.req.method;
     if (method !== "POST" && method !== "GET" && method !== "DELETE") {
       return aimError(
-        new AimError(405, "method_not_allowed", "Use POST, GET or DELETE here (MCP).", {
+        new AimError("method_not_allowed", "Use POST, GET or DELETE here (MCP).", {
           headers: { Allow: "GET, POST, DELETE" },
         }),
       );
@@ -288,7 +290,6 @@ export class McpEndpoint {
     if (jsonSize(initializeOf(mcp, body)) > MAX_INITIALIZE_BYTES) {
       return aimError(
         new AimError(
-          413,
           "payload_too_large",
           `An initialize request may take at most ${MAX_INITIALIZE_BYTES} bytes as JSON; send fewer capabilities.`,
         ),

@@ -1,5 +1,5 @@
 /**
- * @module One aim session as an MCP server (the official SDK's low-level `Server`): its actions
+ * One aim session as an MCP server (the official SDK's low-level `Server`): its actions
  * as tools, the read tool, and calls that go through {@linkcode BridgeCore.invoke}, the same
  * path as `POST /__aim/invoke`.
  *
@@ -11,6 +11,8 @@
  * const server = createSessionServer({ core, session, origin: () => "http://127.0.0.1:8000" });
  * await server.connect(transport); // any MCP transport
  * ```
+ *
+ * @module
  */
 import {
   type CallToolResult,

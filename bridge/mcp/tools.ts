@@ -1,5 +1,5 @@
 /**
- * @module How a session's actions look to an MCP client: one tool per action (named by its
+ * How a session's actions look to an MCP client: one tool per action (named by its
  * id, string inputs wrapped as `{"input": …}`), the read tool, and invocation answers and aim
  * errors as tool results. Pure functions, no SDK and no HTTP.
  *
@@ -19,6 +19,8 @@
  * tool.inputSchema; // {type: "object", properties: {input: {...}}, required: ["input"], ...}
  * tool.annotations?.destructiveHint; // true
  * ```
+ *
+ * @module
  */
 import { encode as encodeToon } from "@toon-format/toon";
 import type { ActionSpec, InvokeResult, Manifest } from "../wire/schemas.ts";

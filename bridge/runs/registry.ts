@@ -1,7 +1,9 @@
 /**
- * @module The runs of one protocol on a bridge, each visible only to the AIM session that
+ * The runs of one protocol on a bridge, each visible only to the AIM session that
  * created it: bounded per session, per client address and in all, in number, age and bytes.
  * ACP's run store and A2A's task store are each one registry.
+ *
+ * @module
  */
 import type { Session } from "../core/session.ts";
 import { AimError } from "../wire/errors.ts";
@@ -15,17 +17,20 @@ export interface RunLimits {
   maxActiveRunsPerSession: number;
   /** Runs under way per client address; more are refused with 429. @default {64} */
   maxActiveRunsPerClient: number;
-  /** Runs kept in all. @default {1000}, as the ACP reference server */
+  /** Runs kept in all, as the ACP reference server keeps. @default {1000} */
   maxRuns: number;
-  /** How long a finished run is kept. @default {one hour}, as the ACP reference server */
+  /** How long a finished run is kept, ms: one hour, as the ACP reference server. @default {3600000} */
   ttlMs: number;
   /**
    * Bytes the runs of one AIM session keep (answers, errors, await requests, events); its
    * oldest finished runs make way. A single answer larger than this is not kept: the run fails
-   * with `output_too_large`. @default {4 MiB}
+   * with `output_too_large`. 4 MiB. @default {4194304}
    */
   maxSessionBytes: number;
-  /** Bytes all runs keep; the finished runs of the heaviest sessions make way. @default {64 MiB} */
+  /**
+   * Bytes all runs keep (64 MiB); the finished runs of the heaviest sessions make way.
+   * @default {67108864}
+   */
   maxBytes: number;
 }
 
@@ -81,7 +86,7 @@ function dropUndefined<T extends object>(value: T): Partial<T> {
 
 /** 429 `too_many_requests`, with `Retry-After`. */
 function busy(message: string): AimError {
-  return new AimError(429, "too_many_requests", message, { headers: { "Retry-After": "1" } });
+  return new AimError("too_many_requests", message, { headers: { "Retry-After": "1" } });
 }
 
 /**

@@ -1,8 +1,10 @@
 /**
- * @module One run without a protocol: one invocation of one action for one AIM session, with a
+ * One run without a protocol: one invocation of one action for one AIM session, with a
  * deadline, a cancellation, the person's confirmation awaited, and what it keeps counted in
  * bytes. ACP runs (`acp/run.ts`) and A2A tasks (`a2a/task.ts`) are both made of it; each
  * records the run's changes in its own protocol's terms through the hooks.
+ *
+ * @module
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";

@@ -1,5 +1,5 @@
 /**
- * @module Runs seen from every bridge instance sharing a store (`share/share.ts`). The instance
+ * Runs seen from every bridge instance sharing a store (`share/share.ts`). The instance
  * running a run keeps it in its registry, as alone, and mirrors what the others need to answer
  * reads into a shared document, rewritten after each change. Another instance reads that
  * document, for the AIM session that owns the run only, and asks the running instance to
@@ -9,6 +9,8 @@
  * The bounds on runs under way (per session, per client address, in all) stay per instance:
  * each registry counts the runs it holds, so a cluster of N instances admits up to N times as
  * many. Alone (`share.shared` false) nothing here is used.
+ *
+ * @module
  */
 import type { SessionShare } from "../share/share.ts";
 import { AimError } from "../wire/errors.ts";

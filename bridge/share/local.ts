@@ -1,12 +1,14 @@
 /**
- * @module LocalShare: the {@linkcode SessionShare} of a bridge that runs alone. Its own memory
+ * LocalShare: the {@linkcode SessionShare} of a bridge that runs alone. Its own memory
  * holds every session, so there is nothing to read or write elsewhere and nobody to tell.
+ *
+ * @module
  */
 import { AimError } from "../wire/errors.ts";
 import type { SessionShare } from "./share.ts";
 
 function unshared(): never {
-  throw new AimError(500, "server_error", "A bridge that runs alone shares nothing.");
+  throw new AimError("server_error", "A bridge that runs alone shares nothing.");
 }
 
 /** One process, one bridge: the default. */

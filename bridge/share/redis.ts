@@ -1,5 +1,5 @@
 /**
- * @module RedisShare: sessions, leases, idempotent answers, login throttling and activity kept
+ * RedisShare: sessions, leases, idempotent answers, login throttling and activity kept
  * in Redis, so that several bridge instances behind a load balancer serve the same sessions;
  * invocations reach the instance holding a tab over publish/subscribe.
  *
@@ -8,6 +8,8 @@
  * instance's liveness, `n` and `f` / `f:{client}` sorted sets that count sessions, `d:…`
  * idempotent answers, `t:…` login failures, `a:{sessionId}` activity. Channels: `e:{sessionId}`
  * a session's signals, `q:{instance}` calls to an instance, `r:{instance}` its answers.
+ *
+ * @module
  */
 import type { EventEmitter } from "node:events";
 import { createClient } from "@redis/client";
@@ -25,26 +27,18 @@ import type {
   KeptOutcome,
   SessionRecord,
   SessionShare,
-  SessionSignal,
 } from "./share.ts";
-import {
-  ACQUIRE,
-  CLAIM,
-  CLAIM_ATTEMPTS,
-  CREATE,
-  FAIL,
-  FORGIVE,
-  LOAD,
-  RELEASE,
-  RENEW,
-  SETTLE,
-  SHAS,
-  UPDATE,
-} from "./redis_scripts.ts";
-import { fieldsOf, record } from "./redis_messages.ts";
+import { SessionSignal } from "./share.ts";
+import { SCRIPTS } from "./redis_scripts.ts";
+import { fieldsOf, KeptClaim, parseMessage, record } from "./redis_messages.ts";
 import { BEAT_MS, RedisRouter } from "./redis_routing.ts";
 
-type Client = ReturnType<typeof createClient>;
+/** A client that knows aim's scripts (`client.createSession(…)`, …). */
+function newClient(options: Omit<Parameters<typeof createClient>[0] & object, "scripts">) {
+  return createClient({ ...options, scripts: SCRIPTS });
+}
+
+type Client = ReturnType<typeof newClient>;
 
 /** Options of {@linkcode RedisShare}. */
 export interface RedisShareOptions {
@@ -69,7 +63,6 @@ const ALIVE_MS = 3000;
 /** 503 `store_unavailable`: Redis cannot be reached; the bridge recovers when it is back. */
 export function storeUnavailable(cause?: unknown): AimError {
   return new AimError(
-    503,
     "store_unavailable",
     "The session store cannot be reached; retry in a few seconds.",
     { headers: { "Retry-After": "2" }, cause },
@@ -116,13 +109,13 @@ export class RedisShare implements SessionShare {
     // own command timeout is off: it keeps a timer and a signal alive for 5 s after every
     // command (8 per connecting tab), where #run's timer is cleared as soon as Redis answers.
     const commandOptions = { timeout: 0 };
-    this.#client = createClient({
+    this.#client = newClient({
       url: options.url,
       disableOfflineQueue: true,
       socket,
       commandOptions,
-    }) as unknown as Client;
-    this.#sub = createClient({ url: options.url, socket, commandOptions }) as unknown as Client;
+    });
+    this.#sub = newClient({ url: options.url, socket, commandOptions });
     for (const redis of [this.#client, this.#sub]) {
       // The client is an EventEmitter; its type leaves `on` optional.
       const client = redis as unknown as EventEmitter;
@@ -133,7 +126,6 @@ export class RedisShare implements SessionShare {
         this.#status(`Redis cannot be reached (${reason}); answering 503 until it is back`);
       });
       client.on("ready", () => {
-        if (redis === this.#client) void this.#loadScripts();
         if (!this.#down) return;
         this.#down = false;
         this.#status("Redis is reachable again");
@@ -146,7 +138,6 @@ export class RedisShare implements SessionShare {
 
   async #start(): Promise<void> {
     await Promise.all([this.#client.connect(), this.#sub.connect()]);
-    await this.#loadScripts();
     await this.#sub.subscribe(
       this.#p + "q:" + this.instance,
       (m: string) => this.#router.onCall(m),
@@ -161,12 +152,6 @@ export class RedisShare implements SessionShare {
     beat();
     this.#beat = setInterval(beat, BEAT_MS);
     Deno.unrefTimer(this.#beat as unknown as number);
-  }
-
-  /** Loads every script, so that EVALSHA finds them (Redis may have restarted empty). */
-  async #loadScripts(): Promise<void> {
-    await Promise.all([...SHAS.keys()].map((script) => this.#client.scriptLoad(script)))
-      .catch(() => {});
   }
 
   ready(): Promise<void> {
@@ -205,28 +190,13 @@ export class RedisShare implements SessionShare {
     }
   }
 
-  /**
-   * Runs a Lua script by its SHA-1 (EVALSHA), loading it once: Redis then neither receives nor
-   * hashes its text on every call (a heartbeat is one).
-   */
-  #eval(script: string, options: { keys: string[]; arguments: string[] }): Promise<unknown> {
-    // Sent in the caller's turn, with nothing awaited first: the commands of one instance reach
-    // Redis in the order it made them, so a write made before an answer is read by the next
-    // request, on any instance. The scripts are loaded whenever the connection is (re)made.
-    return this.#client.evalSha(SHAS.get(script)!, options).catch((error: unknown) => {
-      // Redis lost its scripts since (a restart, SCRIPT FLUSH): EVAL loads this one again.
-      if (!String((error as Error)?.message).startsWith("NOSCRIPT")) throw error;
-      return this.#client.eval(script, options);
-    });
-  }
-
   #key(kind: string, id: string): string {
     return this.#p + kind + ":" + id;
   }
 
   async create(tokenHash: string, rec: SessionRecord, limits: CreateLimits): Promise<string[]> {
     const ended = await this.#run(() =>
-      this.#eval(CREATE, {
+      this.#client.createSession({
         keys: [
           this.#key("s", tokenHash),
           this.#key("c", rec.credentialHash),
@@ -247,7 +217,6 @@ export class RedisShare implements SessionShare {
     );
     if (ended === -1) {
       throw new AimError(
-        429,
         "too_many_requests",
         "The bridge holds as many sessions as it can; retry in a minute.",
         { headers: { "Retry-After": "60" } },
@@ -259,7 +228,7 @@ export class RedisShare implements SessionShare {
   async load(tokenHash: string): Promise<SessionRecord | null> {
     // One round trip: the session, and who holds its lease if that instance is alive.
     const flat = await this.#run(() =>
-      this.#eval(LOAD, {
+      this.#client.loadSession({
         keys: [this.#key("s", tokenHash), this.#key("l", tokenHash)],
         arguments: [this.#p + "i:"],
       })
@@ -289,7 +258,7 @@ export class RedisShare implements SessionShare {
     }
     const { holder: _, ...stored } = fields;
     const result = await this.#run(() =>
-      this.#eval(UPDATE, {
+      this.#client.updateSession({
         keys,
         arguments: [tokenHash, ...fieldsOf(stored), options.bump ? "bump" : "keep"],
       })
@@ -347,7 +316,7 @@ export class RedisShare implements SessionShare {
 
   async acquire(tokenHash: string, ms: number): Promise<number> {
     const left = await this.#run(() =>
-      this.#eval(ACQUIRE, {
+      this.#client.acquireLease({
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms), this.#p + "i:"],
       })
@@ -357,7 +326,7 @@ export class RedisShare implements SessionShare {
 
   async renew(tokenHash: string, ms: number): Promise<boolean> {
     const got = await this.#run(() =>
-      this.#eval(RENEW, {
+      this.#client.renewLease({
         keys: [this.#key("l", tokenHash)],
         arguments: [this.instance, String(ms)],
       })
@@ -367,7 +336,7 @@ export class RedisShare implements SessionShare {
 
   async release(tokenHash: string): Promise<void> {
     await this.#run(() =>
-      this.#eval(RELEASE, { keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
+      this.#client.releaseLease({ keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
     );
   }
 
@@ -386,7 +355,11 @@ export class RedisShare implements SessionShare {
       const watchers = set = new Set();
       this.#watchers.set(channel, set);
       this.#sub.subscribe(channel, (message: string) => {
-        const signal = JSON.parse(message) as SessionSignal;
+        const signal = parseMessage(SessionSignal, message);
+        if (signal === undefined) {
+          this.#onError?.(new Error("A malformed session signal from Redis was dropped"));
+          return;
+        }
         for (const watcher of [...watchers]) watcher(signal);
       }).catch(() => {});
     }
@@ -421,7 +394,7 @@ export class RedisShare implements SessionShare {
     const name = this.#key("d", tokenHash + ":" + key);
     const mine = JSON.stringify({ fingerprint, owner: this.instance });
     const seen = await this.#run(() =>
-      this.#eval(CLAIM, {
+      this.#client.claimKey({
         keys: [name, this.#key("dk", tokenHash)],
         arguments: [
           mine,
@@ -434,19 +407,16 @@ export class RedisShare implements SessionShare {
       })
     ) as string | null;
     if (seen === null) return { state: "new" };
-    const kept = JSON.parse(seen) as {
-      fingerprint: string;
-      owner: string;
-      outcome?: KeptOutcome;
-      lost?: true;
-    };
+    // A claim that fits no schema is lost: its call is never run again.
+    const kept = parseMessage(KeptClaim, seen);
+    if (kept === undefined) return { state: "lost" };
     if (kept.fingerprint !== fingerprint) return { state: "reused" };
     return await this.#claimed(name, kept, 0);
   }
 
   async #claimed(
     name: string,
-    kept: { owner: string; outcome?: KeptOutcome; lost?: true },
+    kept: KeptClaim,
     ms: number,
   ): Promise<IdempotencyClaim> {
     if (kept.outcome) return { state: "done", outcome: kept.outcome };
@@ -463,7 +433,8 @@ export class RedisShare implements SessionShare {
     while (Date.now() < until) {
       const seen = await this.#run(() => this.#client.get(name));
       if (seen === null) return { state: "lost" };
-      const kept = JSON.parse(seen) as { owner: string; outcome?: KeptOutcome; lost?: true };
+      const kept = parseMessage(KeptClaim, seen);
+      if (kept === undefined) return { state: "lost" };
       if (kept.outcome || kept.lost || !(await this.alive(kept.owner))) {
         return await this.#claimed(name, kept, 0);
       }
@@ -488,11 +459,12 @@ export class RedisShare implements SessionShare {
     }
     const seen = await this.#run(() => this.#client.get(name));
     if (seen === null) return;
-    const kept = JSON.parse(seen);
+    const kept = parseMessage(KeptClaim, seen);
+    if (kept === undefined) return;
     const answer = outcome ? JSON.stringify({ ...kept, outcome }) : "";
     // Within the session's byte budget, else kept as lost: a retry is refused, never run again.
     await this.#run(() =>
-      this.#eval(SETTLE, {
+      this.#client.settleKey({
         keys: [name, this.#key("db", tokenHash)],
         arguments: [
           answer,
@@ -513,7 +485,7 @@ export class RedisShare implements SessionShare {
 
   async fail(key: string, windowMs: number, now: number): Promise<Attempts> {
     const count = await this.#run(() =>
-      this.#eval(FAIL, {
+      this.#client.failAttempt({
         keys: [this.#key("t", key)],
         arguments: [String(now), String(windowMs)],
       })
@@ -523,7 +495,7 @@ export class RedisShare implements SessionShare {
 
   async claimAttempts(keys: string[], policy: AttemptPolicy): Promise<number> {
     const wait = await this.#run(() =>
-      this.#eval(CLAIM_ATTEMPTS, {
+      this.#client.claimAttempts({
         keys: keys.map((key) => this.#key("t", key)),
         arguments: [policy.now, policy.windowMs, policy.max, policy.baseDelayMs, policy.maxDelayMs]
           .map(String),
@@ -533,7 +505,9 @@ export class RedisShare implements SessionShare {
   }
 
   async forgive(key: string): Promise<void> {
-    await this.#run(() => this.#eval(FORGIVE, { keys: [this.#key("t", key)], arguments: [] }));
+    await this.#run(() =>
+      this.#client.forgiveAttempt({ keys: [this.#key("t", key)], arguments: [] })
+    );
   }
 
   async reset(key: string): Promise<void> {

@@ -1,25 +1,68 @@
 /**
- * What RedisShare keeps in and sends through Redis: a session record as hash fields, and the
- * replies to a call forwarded to the instance holding a tab.
+ * What RedisShare keeps in and sends through Redis, as zod schemas: every message and record read
+ * back is checked against its schema, never cast (another writer, a bug or an older instance may
+ * have put anything there). A session record as hash fields, the calls forwarded to the instance
+ * holding a tab and their replies, and the claims of an `Idempotency-Key`.
  *
  * @module
  */
+import { z } from "zod";
 import { AimError } from "../wire/errors.ts";
-import type { InvokeResult } from "../wire/schemas.ts";
+import { ActionSpec, InvokeResult } from "../wire/schemas.ts";
+import { FailedOutcome, ForwardedCall, Identity, KeptOutcome } from "./share.ts";
 import type { SessionRecord } from "./share.ts";
 
 /** A reply to a forwarded call, or a note that it waits for the person. */
-export type Reply =
-  | { id: string; type: "awaiting"; message: string }
-  | { id: string; type: "answer"; ok: true; result: InvokeResult }
-  | {
-    id: string;
-    type: "answer";
-    ok: false;
-    status: number;
-    body: Record<string, unknown>;
-    headers: Record<string, string>;
-  };
+export const Reply = z.union([
+  z.object({ id: z.string(), type: z.literal("awaiting"), message: z.string() }),
+  z.object({
+    id: z.string(),
+    type: z.literal("answer"),
+    ok: z.literal(true),
+    result: InvokeResult,
+  }),
+  FailedOutcome.extend({ id: z.string(), type: z.literal("answer") }),
+]);
+export type Reply = z.infer<typeof Reply>;
+
+/** What comes on an instance's call channel: a topic's message, a cancel, or a call. */
+export const CallMessage = z.union([
+  z.object({ topic: z.string(), message: z.unknown() }),
+  z.object({ id: z.string(), from: z.string(), cancel: z.literal(true) }),
+  z.object({ id: z.string(), from: z.string(), tokenHash: z.string(), call: ForwardedCall }),
+]);
+export type CallMessage = z.infer<typeof CallMessage>;
+
+/** An `Idempotency-Key`'s claim: whose call it is, and its outcome once known. */
+export const KeptClaim = z.object({
+  fingerprint: z.string(),
+  owner: z.string(),
+  outcome: KeptOutcome.optional(),
+  lost: z.literal(true).optional(),
+});
+export type KeptClaim = z.infer<typeof KeptClaim>;
+
+/**
+ * `text` read as JSON and checked against `schema`; undefined when it is not JSON or does not
+ * fit (the caller drops it, or fails closed).
+ */
+export function parseMessage<T>(schema: z.ZodType<T>, text: string): T | undefined {
+  let value: unknown;
+  try {
+    value = JSON.parse(text);
+  } catch {
+    return undefined;
+  }
+  const parsed = schema.safeParse(value);
+  return parsed.success ? parsed.data : undefined;
+}
+
+/** The fields of a session record held as JSON in its hash. */
+const RecordJson = {
+  identity: Identity.nullable(),
+  state: z.record(z.string(), z.json()),
+  actions: z.array(ActionSpec),
+};
 
 export interface Waiting {
   resolve: (result: InvokeResult) => void;
@@ -30,19 +73,27 @@ export interface Waiting {
   confirmMs: number;
 }
 
+/**
+ * The session record of a hash's fields; null when there is none, or when a field held as JSON
+ * does not fit its schema (a record nobody can trust serves no one).
+ */
 export function record(fields: Record<string, string>): SessionRecord | null {
   if (!fields.id) return null;
+  const identity = fields.identity ? parseMessage(RecordJson.identity, fields.identity) : null;
+  const state = fields.state ? parseMessage(RecordJson.state, fields.state) : {};
+  const actions = fields.actions ? parseMessage(RecordJson.actions, fields.actions) : [];
+  if (identity === undefined || state === undefined || actions === undefined) return null;
   return {
     id: fields.id,
     page: fields.page ?? "/",
     client: fields.client ?? "unknown",
     createdAt: Number(fields.createdAt ?? 0),
-    identity: fields.identity ? JSON.parse(fields.identity) : null,
+    identity,
     credentialHash: fields.credentialHash ?? "",
     tabKeyHash: fields.tabKeyHash ?? "",
     version: Number(fields.version ?? 1),
-    state: fields.state ? JSON.parse(fields.state) : {},
-    actions: fields.actions ? JSON.parse(fields.actions) : [],
+    state,
+    actions,
     holder: fields.holder ?? "",
     inUse: fields.inUse === "1",
   };
@@ -62,5 +113,5 @@ export function fieldsOf(part: Partial<SessionRecord>): string[] {
 }
 
 export function notConnected(message: string): AimError {
-  return new AimError(409, "browser_not_connected", message);
+  return new AimError("browser_not_connected", message);
 }

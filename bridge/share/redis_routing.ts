@@ -10,7 +10,7 @@ import { AimError, errorFromBody } from "../wire/errors.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import type { ForwardedCall, ForwardHandler, ForwardOptions } from "./share.ts";
 import { NOT_SENT } from "./share.ts";
-import { notConnected, type Reply, type Waiting } from "./redis_messages.ts";
+import { CallMessage, notConnected, parseMessage, Reply, type Waiting } from "./redis_messages.ts";
 
 /** How often an instance beats; a forwarded call checks its target that often. */
 export const BEAT_MS = 1000;
@@ -67,7 +67,6 @@ export class RedisRouter {
           this.#cancel(instance, id);
           reject(
             new AimError(
-              504,
               "tab_timeout",
               `The tab did not answer within ${ms} ms; the action may still run.`,
             ),
@@ -96,7 +95,7 @@ export class RedisRouter {
       options.signal?.addEventListener("abort", () => {
         this.#cancel(instance, id);
         reject(
-          new AimError(409, "cancelled", "The invocation was cancelled before the page answered."),
+          new AimError("cancelled", "The invocation was cancelled before the page answered."),
         );
       }, { once: true });
     });
@@ -107,7 +106,6 @@ export class RedisRouter {
       );
       if (receivers === 0) {
         throw new AimError(
-          409,
           "browser_not_connected",
           "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
           { cause: NOT_SENT },
@@ -135,16 +133,9 @@ export class RedisRouter {
   }
 
   async onCall(message: string): Promise<void> {
-    const request = JSON.parse(message) as {
-      topic?: string;
-      message?: unknown;
-      id: string;
-      from: string;
-      tokenHash: string;
-      call: ForwardedCall;
-      cancel?: boolean;
-    };
-    if (request.topic !== undefined) {
+    const request = parseMessage(CallMessage, message);
+    if (request === undefined) return this.#malformed("call");
+    if ("topic" in request) {
       try {
         this.#topics.get(request.topic)?.(request.message);
       } catch (error) {
@@ -152,7 +143,7 @@ export class RedisRouter {
       }
       return;
     }
-    if (request.cancel) return this.#running.get(request.id)?.abort();
+    if ("cancel" in request) return this.#running.get(request.id)?.abort();
     const handler = this.#handler;
     if (!handler) return;
     const abort = new AbortController();
@@ -167,7 +158,7 @@ export class RedisRouter {
     } catch (error) {
       const failure = error instanceof AimError
         ? error
-        : new AimError(500, "server_error", "The bridge failed unexpectedly.");
+        : new AimError("server_error", "The bridge failed unexpectedly.");
       this.#reply(request.from, {
         id: request.id,
         type: "answer",
@@ -182,7 +173,8 @@ export class RedisRouter {
   }
 
   onReply(message: string): void {
-    const reply = JSON.parse(message) as Reply;
+    const reply = parseMessage(Reply, message);
+    if (reply === undefined) return this.#malformed("reply");
     const waiting = this.#waiting.get(reply.id);
     if (!waiting) return;
     if (reply.type === "awaiting") {
@@ -192,7 +184,12 @@ export class RedisRouter {
       return;
     }
     if (reply.ok) waiting.resolve(reply.result);
-    else waiting.reject(errorFromBody(reply.status, reply.body, reply.headers));
+    else waiting.reject(errorFromBody(reply.body, reply.headers));
+  }
+
+  /** A message that fits no schema is dropped, and said (without its content). */
+  #malformed(kind: string): void {
+    this.#port.onError?.(new Error(`A malformed ${kind} message from Redis was dropped`));
   }
 
   async tell(instance: string, topic: string, message: unknown): Promise<boolean> {

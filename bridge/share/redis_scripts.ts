@@ -1,12 +1,14 @@
 /**
  * The Lua scripts RedisShare runs (atomic session create and update, leases, login throttling,
- * idempotency claims), each with its SHA-1 for EVALSHA.
+ * idempotency claims), defined with `@redis/client`'s `defineScript`: the client sends each by
+ * its SHA-1 (EVALSHA) and, when Redis lost it (a restart, `SCRIPT FLUSH`), by its text (EVAL).
  *
  * @module
  */
-import { createHash } from "node:crypto";
+import { defineScript } from "@redis/client";
+import type { CommandParser } from "@redis/client";
 
-export const CREATE = `
+const CREATE = `
 local now, ttl = tonumber(ARGV[2]), tonumber(ARGV[3])
 local max, maxFresh = tonumber(ARGV[4]), tonumber(ARGV[5])
 redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
@@ -31,7 +33,7 @@ redis.call('ZADD', KEYS[5], now + ttl, ARGV[1])
 redis.call('ZADD', KEYS[6], now + ttl, ARGV[1])
 return ended`;
 
-export const UPDATE = `
+const UPDATE = `
 if redis.call('EXISTS', KEYS[1]) == 0 then return 0 end
 for i = 2, #ARGV - 1, 2 do redis.call('HSET', KEYS[1], ARGV[i], ARGV[i + 1]) end
 local ttl = redis.call('PTTL', KEYS[1])
@@ -46,7 +48,7 @@ end
 if ARGV[#ARGV] == 'bump' then return redis.call('HINCRBY', KEYS[1], 'version', 1) end
 return 1`;
 
-export const LOAD = `
+const LOAD = `
 local fields = redis.call('HGETALL', KEYS[1])
 if #fields == 0 then return fields end
 local holder = redis.call('GET', KEYS[2])
@@ -56,7 +58,7 @@ if holder and redis.call('EXISTS', ARGV[1] .. holder) == 1 then
 end
 return fields`;
 
-export const ACQUIRE = `
+const ACQUIRE = `
 local holder = redis.call('GET', KEYS[1])
 if holder and holder ~= ARGV[1] and redis.call('EXISTS', ARGV[3] .. holder) == 1 then
   return math.max(1, redis.call('PTTL', KEYS[1]))
@@ -64,16 +66,16 @@ end
 redis.call('SET', KEYS[1], ARGV[1], 'PX', ARGV[2])
 return 0`;
 
-export const RENEW = `
+const RENEW = `
 if redis.call('GET', KEYS[1]) ~= ARGV[1] then return 0 end
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
 return 1`;
 
-export const RELEASE = `
+const RELEASE = `
 if redis.call('GET', KEYS[1]) == ARGV[1] then redis.call('DEL', KEYS[1]) return 1 end
 return 0`;
 
-export const FAIL = `
+const FAIL = `
 local count, last = tonumber(redis.call('HGET', KEYS[1], 'count') or '0'), tonumber(redis.call('HGET', KEYS[1], 'last') or '0')
 local now, window = tonumber(ARGV[1]), tonumber(ARGV[2])
 if now - last >= window then count = 0 end
@@ -82,7 +84,7 @@ redis.call('HSET', KEYS[1], 'count', count, 'last', now)
 redis.call('PEXPIRE', KEYS[1], window)
 return count`;
 
-export const CLAIM_ATTEMPTS = `
+const CLAIM_ATTEMPTS = `
 local now, window, max = tonumber(ARGV[1]), tonumber(ARGV[2]), tonumber(ARGV[3])
 local base, top = tonumber(ARGV[4]), tonumber(ARGV[5])
 local wait = 0
@@ -105,7 +107,7 @@ for i = 1, #KEYS do
 end
 return 0`;
 
-export const CLAIM = `
+const CLAIM = `
 if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
   redis.call('ZADD', KEYS[2], ARGV[3], ARGV[4])
   redis.call('PEXPIRE', KEYS[2], ARGV[2])
@@ -118,7 +120,7 @@ if redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then
 end
 return redis.call('GET', KEYS[1])`;
 
-export const SETTLE = `
+const SETTLE = `
 local value = ARGV[2]
 if ARGV[1] ~= '' then
   local total = redis.call('INCRBY', KEYS[2], ARGV[4])
@@ -129,13 +131,45 @@ end
 if redis.call('EXISTS', KEYS[1]) == 1 then redis.call('SET', KEYS[1], value, 'PX', ARGV[3]) end
 return 1`;
 
-export const FORGIVE = `
+const FORGIVE = `
 local count = redis.call('HINCRBY', KEYS[1], 'count', -1)
 if count <= 0 then redis.call('DEL', KEYS[1]) end
 return count`;
 
-/** Every script, by its SHA-1, as EVALSHA names it. */
-export const SHAS = new Map(
-  [CREATE, UPDATE, LOAD, ACQUIRE, RENEW, RELEASE, FAIL, CLAIM_ATTEMPTS, CLAIM, SETTLE, FORGIVE]
-    .map((script) => [script, createHash("sha1").update(script).digest("hex")]),
-);
+/** The keys and the arguments of one call of a script. */
+export interface ScriptCall {
+  keys: string[];
+  arguments: string[];
+}
+
+/** A script called with its keys and its arguments, answering what the Lua code returns. */
+function script(text: string) {
+  return defineScript({
+    SCRIPT: text,
+    parseCommand(parser: CommandParser, call: ScriptCall) {
+      parser.pushKeysLength(call.keys);
+      parser.push(...call.arguments);
+    },
+    transformReply: (reply: unknown): unknown => reply,
+  });
+}
+
+/**
+ * Every script, by the name the client is given it under (`createClient({ scripts })`), so that
+ * `client.createSession({ keys, arguments })` runs CREATE. The client sends a call in the
+ * caller's turn, with nothing awaited first: the commands of one instance reach Redis in the order
+ * it made them, so a write made before an answer is read by the next request, on any instance.
+ */
+export const SCRIPTS = {
+  createSession: script(CREATE),
+  updateSession: script(UPDATE),
+  loadSession: script(LOAD),
+  acquireLease: script(ACQUIRE),
+  renewLease: script(RENEW),
+  releaseLease: script(RELEASE),
+  failAttempt: script(FAIL),
+  claimAttempts: script(CLAIM_ATTEMPTS),
+  claimKey: script(CLAIM),
+  settleKey: script(SETTLE),
+  forgiveAttempt: script(FORGIVE),
+};

@@ -1,21 +1,22 @@
 /**
- * @module SessionShare: what several bridge instances share (sessions, leases, idempotent
+ * SessionShare: what several bridge instances share (sessions, leases, idempotent
  * answers, login throttling, activity) and how an invocation reaches the instance whose socket
  * holds a session's tab. The core talks only to this interface; `LocalShare` keeps everything
  * in this process (the default), `RedisShare` (bridge/share/redis.ts) keeps it in Redis.
+ *
+ * @module
  */
-import type { EndReason } from "../wire/channel.ts";
+import { z } from "zod";
+import { EndReason } from "../wire/channel.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
-import type { InvokeResult } from "../wire/schemas.ts";
+import { InvokeResult } from "../wire/schemas.ts";
 
 /** The `cause` of the 409 `forward` rejects with when no instance received the call. */
 export const NOT_SENT = "not_sent";
 
 /** Who signed in on a session, set by the server only. */
-export interface Identity {
-  username: string;
-  name?: string;
-}
+export const Identity = z.object({ username: z.string(), name: z.string().exactOptional() });
+export type Identity = z.infer<typeof Identity>;
 
 /**
  * A session as every instance sees it. Secrets are kept only as hashes: the token's (the key),
@@ -40,21 +41,24 @@ export interface SessionRecord {
 }
 
 /** What one instance tells the others about a session. */
-export type SessionSignal =
-  | { type: "changed"; version: number }
-  | { type: "ended"; reason: EndReason }
-  | { type: "released" }
-  | { type: "credential"; credential: string };
+export const SessionSignal = z.discriminatedUnion("type", [
+  z.object({ type: z.literal("changed"), version: z.number() }),
+  z.object({ type: z.literal("ended"), reason: EndReason }),
+  z.object({ type: z.literal("released") }),
+  z.object({ type: z.literal("credential"), credential: z.string() }),
+]);
+export type SessionSignal = z.infer<typeof SessionSignal>;
 
 /** An invocation sent to the instance that holds the session's tab. */
-export interface ForwardedCall {
-  body: unknown;
-  client?: string | undefined;
-  idempotencyKey?: string | undefined;
-  ifMatch?: number | undefined;
+export const ForwardedCall = z.object({
+  body: z.unknown(),
+  client: z.string().optional(),
+  idempotencyKey: z.string().optional(),
+  ifMatch: z.number().optional(),
   /** What is left of the tab timeout: the time counts from the agent's request. */
-  timeoutMs?: number | undefined;
-}
+  timeoutMs: z.number().optional(),
+});
+export type ForwardedCall = z.infer<typeof ForwardedCall>;
 
 /** What runs a forwarded call on the instance that holds the tab. */
 export type ForwardHandler = (
@@ -72,15 +76,20 @@ export interface ForwardOptions {
   signal?: AbortSignal | undefined;
 }
 
+/** An invocation that failed, as another instance or a retry is told: its status, body, headers. */
+export const FailedOutcome = z.object({
+  ok: z.literal(false),
+  status: z.int().min(400).max(599),
+  body: z.record(z.string(), z.unknown()),
+  headers: z.record(z.string(), z.string()),
+});
+
 /** The first outcome of an `Idempotency-Key`, as kept for retries. */
-export type KeptOutcome =
-  | { ok: true; result: InvokeResult }
-  | {
-    ok: false;
-    status: number;
-    body: Record<string, unknown>;
-    headers: Record<string, string>;
-  };
+export const KeptOutcome = z.discriminatedUnion("ok", [
+  z.object({ ok: z.literal(true), result: InvokeResult }),
+  FailedOutcome,
+]);
+export type KeptOutcome = z.infer<typeof KeptOutcome>;
 
 /** What a claim of an `Idempotency-Key` found. */
 export type IdempotencyClaim =

@@ -1,6 +1,8 @@
 /**
- * @module The public catalog: each page's `<aim-action>` and `<aim-state>` declarations read
+ * The public catalog: each page's `<aim-action>` and `<aim-state>` declarations read
  * from its static HTML with htmlparser2, cached until the file changes.
+ *
+ * @module
  */
 import { type FileStamp, sameStamp, stampOf } from "../utils/file_stamp.ts";
 import { parseDocument } from "htmlparser2";
@@ -36,6 +38,11 @@ export interface PageInfo {
   problems: CatalogProblem[];
   /** Whether the page holds at least one `<aim-action>`, `<aim-state>` or `<form toolname>`. */
   agentEnabled: boolean;
+  /**
+   * The ids of its `items=` actions: their public example names no real item (the keys are the
+   * session's to list), so an invocation of it would be refused.
+   */
+  itemActions?: string[];
   /**
    * Whether a session may live on the page: it holds an aim element (`<aim-panel>` alone is
    * enough). Its session manifest then lists what its tab registers (actions rendered by a
@@ -137,6 +144,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   const doc = parseDocument(html, { withStartIndices: true });
   const view = new ParsedView(doc);
   const actions: ActionSpec[] = [];
+  const itemActions: string[] = [];
   const stateKeys: string[] = [];
   const problems: CatalogProblem[] = [];
   let title = "";
@@ -185,6 +193,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
           problems.push({ ...where, message: `action "${spec.id}" is declared twice` });
         } else {
           actions.push(spec);
+          if (node.attribs.items) itemActions.push(spec.id);
         }
       } catch (error) {
         if (!(error instanceof MarkupError)) throw error;
@@ -202,6 +211,7 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
     stateKeys,
     problems,
     agentEnabled,
+    itemActions,
     hostsSessions,
   };
 }

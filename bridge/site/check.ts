@@ -1,6 +1,8 @@
 /**
- * @module Checking a page's declarations as a linter would: every problem with the file,
+ * Checking a page's declarations as a linter would: every problem with the file,
  * line and column it is at, and warnings about what is allowed but risky.
+ *
+ * @module
  */
 import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Element, isTag } from "domhandler";
@@ -11,6 +13,7 @@ import { splitDeep } from "../markup/deep_selector.ts";
 import { backtrackingRisk } from "./backtracking.ts";
 import { checkState, patternsOf } from "./check_state.ts";
 import { checkActionBindings } from "./check_bindings.ts";
+import { anchorPattern } from "../markup/form.ts";
 
 /** One problem found by {@linkcode checkPage}. */
 export interface CheckProblem {
@@ -180,5 +183,37 @@ export function checkPage(html: string, file: string): CheckProblem[] {
       'the page uses the aim elements but lacks <script type="module" src="/__aim/elements.js"></script>',
     );
   }
-  return problems.sort((a, b) => a.line - b.line || a.column - b.column);
+  const written = patternsAsWritten(all);
+  return problems
+    .map((p) => ({ ...p, message: written(p.message) }))
+    .sort((a, b) => a.line - b.line || a.column - b.column);
+}
+
+/**
+ * Messages with each pattern as the page writes it: the manifest anchors a `pattern` or
+ * `input-pattern` attribute (`^\d+$` becomes `^^\d+$$`), and the messages made from the
+ * manifest's schema show that form, JSON-escaped or not, which is not what the author wrote.
+ */
+function patternsAsWritten(all: Element[]): (message: string) => string {
+  const sources = new Set<string>();
+  for (const el of all) {
+    for (const [name, value] of Object.entries(el.attribs)) {
+      if ((name === "pattern" || name.endsWith("-pattern")) && value !== "") sources.add(value);
+    }
+  }
+  const forms = new Map<string, string>();
+  for (const source of sources) {
+    const anchored = anchorPattern(source);
+    forms.set(JSON.stringify(anchored), `"${source}"`);
+    forms.set(anchored, source);
+  }
+  if (forms.size === 0) return (message) => message;
+  // One pass, longest first: one anchored pattern may hold another, and a pattern put back
+  // must not be read again.
+  const any = new RegExp(
+    [...forms.keys()].sort((a, b) => b.length - a.length)
+      .map((form) => form.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")).join("|"),
+    "g",
+  );
+  return (message) => message.replace(any, (form) => forms.get(form)!);
 }

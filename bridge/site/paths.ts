@@ -1,6 +1,8 @@
 /**
- * @module Resolving URL paths to files inside the site root, and page paths to pages:
+ * Resolving URL paths to files inside the site root, and page paths to pages:
  * `..`, encoded dots, dotfiles and symlinks out of the root are refused.
+ *
+ * @module
  */
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { join, sep as SEPARATOR } from "node:path";
@@ -26,6 +28,14 @@ function computePage(path: string): string | null {
 }
 
 export { manifestPath } from "../wire/names.ts";
+
+/**
+ * The path a page works at: a folder's page (`docs/index.html`, the page `/docs`) at `/docs/`,
+ * with the slash its relative URLs need (the bridge redirects `/docs` there).
+ */
+export function pageLocation(page: string, file: string): string {
+  return page !== "/" && /[\\/]index\.html?$/.test(file) ? `${page}/` : page;
+}
 
 /** The safe segments of a decoded path, or null when a segment is not allowed. */
 export function segments(path: string): string[] | null {

@@ -1,5 +1,5 @@
 /**
- * @module BoundedMap: a `Map` that holds at most so many entries, forgetting the oldest first.
+ * BoundedMap: a `Map` that holds at most so many entries, forgetting the oldest first.
  * The bridge's caches (validators, patterns, origins, Host verdicts, interned actions, page
  * facts) key on what clients send, so none of them may grow without bound.
  *
@@ -11,6 +11,8 @@
  * cache.set("a", 1).set("b", 2).set("c", 3);
  * cache.has("a"); // false: the oldest went first
  * ```
+ *
+ * @module
  */
 
 /** A `Map` of at most `max` entries; setting a new key past it deletes the oldest. */

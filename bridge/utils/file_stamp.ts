@@ -1,5 +1,5 @@
 /**
- * @module FileStamp: what tells that a file changed since it was read (its modification time,
+ * FileStamp: what tells that a file changed since it was read (its modification time,
  * size and inode), so that what was computed from it can be reused until then.
  *
  * @example
@@ -10,6 +10,8 @@
  * // … later
  * const changed = !sameStamp(before, await fileStamp("site/index.html"));
  * ```
+ *
+ * @module
  */
 
 /** The stamp of a file. */

@@ -1,6 +1,8 @@
 /**
- * @module The process's file limit (`RLIMIT_NOFILE`) and the files it holds open, on Linux:
+ * The process's file limit (`RLIMIT_NOFILE`) and the files it holds open, on Linux:
  * every connection is one, and a process past its limit can accept none.
+ *
+ * @module
  */
 
 /** The soft and hard limit on open files. */

@@ -1,6 +1,8 @@
 /**
- * @module The tab channel's messages (`GET /__aim/tab`), as zod schemas: what a tab sends
+ * The tab channel's messages (`GET /__aim/tab`), as zod schemas: what a tab sends
  * and what the bridge sends. See docs/channel.md.
+ *
+ * @module
  */
 import { z } from "zod";
 import { RUN_STATUS, type RunOutcome } from "./run_status.ts";

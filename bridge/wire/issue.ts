@@ -1,5 +1,5 @@
 /**
- * @module The first problem zod found, in one line an agent or a person can act on.
+ * The first problem zod found, in one line an agent or a person can act on.
  *
  * @example
  * ```ts
@@ -9,6 +9,8 @@
  * const parsed = z.object({ page: z.string() }).safeParse({ page: 1 });
  * if (!parsed.success) firstIssue(parsed.error); // "page: Invalid input: expected string, …"
  * ```
+ *
+ * @module
  */
 import type { z } from "zod";
 

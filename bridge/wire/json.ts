@@ -1,7 +1,9 @@
 /**
- * @module Parsing untrusted JSON: nesting is bounded before anything recursive (the parser's
+ * Parsing untrusted JSON: nesting is bounded before anything recursive (the parser's
  * reviver, zod, the secret filter) walks the value, and a `__proto__` key, which would vanish
  * into an object's prototype when a validator copies the object, is refused outright.
+ *
+ * @module
  */
 
 /** Deepest nesting of arrays and objects accepted from outside. */

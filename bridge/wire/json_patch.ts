@@ -1,19 +1,19 @@
 /**
- * @module JSON Patch (RFC 6902): the operations that turn one JSON value into another, addressed
- * by JSON Pointers (RFC 6901), and applying them. Each change is said at the path where it
- * happened, or by one replace higher up when that is shorter.
+ * JSON Patch (RFC 6902): the operations that turn one JSON value into another, addressed by JSON
+ * Pointers (RFC 6901). Each change is said at the path where it happened, or by one replace
+ * higher up when that is shorter. Agents apply them; the tests apply them with an independent
+ * implementation (fast-json-patch).
  *
  * @example
  * ```ts
- * import { applyJsonPatch, createJsonPatch } from "./json_patch.ts";
+ * import { createJsonPatch } from "./json_patch.ts";
  *
  * const patch = createJsonPatch({ a: 1, b: [1] }, { a: 1, b: [1, 2], c: "x" });
  * // patch: [{ op: "add", path: "/b/1", value: 2 }, { op: "add", path: "/c", value: "x" }]
- * applyJsonPatch({ a: 1, b: [1] }, patch); // { a: 1, b: [1, 2], c: "x" }
  * ```
+ *
+ * @module
  */
-
-import { jsonEqual } from "./merge_patch.ts";
 
 type Json = unknown;
 
@@ -23,12 +23,6 @@ export type JsonPatchOperation = {
   path: string;
   value?: unknown;
 };
-
-/** Any RFC 6902 operation, as {@linkcode applyJsonPatch} accepts. */
-export type AnyJsonPatchOperation =
-  | JsonPatchOperation
-  | { op: "move" | "copy"; from: string; path: string }
-  | { op: "test"; path: string; value: unknown };
 
 function isObject(value: Json): value is Record<string, Json> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -202,156 +196,4 @@ export function encodedLength(value: Json, lengths: Lengths = new WeakMap()): nu
   }
   lengths.set(value, length);
   return length;
-}
-
-/**
- * `document` with `patch` applied (RFC 6902 §4, all six operations); `document` is not changed.
- *
- * @throws {TypeError} When an operation cannot apply: a malformed operation or pointer, a target
- * or parent that does not exist, an array index out of range, or a failed `test`. The message
- * names the operation's index and path; no part of the patch is applied.
- */
-export function applyJsonPatch(document: Json, patch: readonly AnyJsonPatchOperation[]): Json {
-  let result = structuredClone(document);
-  patch.forEach((operation, index) => {
-    result = applyOperation(result, operation, index);
-  });
-  return result;
-}
-
-/** Throws the error for one operation that cannot apply. */
-type Fail = (reason: string) => never;
-
-function applyOperation(document: Json, operation: AnyJsonPatchOperation, index: number): Json {
-  const { op, path } = (isObject(operation) ? operation : {}) as Record<string, Json>;
-  const fail: Fail = (reason) => {
-    const what = typeof op === "string" ? op : "operation";
-    const where = typeof path === "string" ? ` at "${path}"` : "";
-    throw new TypeError(`JSON Patch operation ${index} (${what}${where}) failed: ${reason}`);
-  };
-  if (typeof path !== "string") fail('"path" is not a string');
-  const tokens = parsePointer(path, fail);
-  const value = () => {
-    if (!Object.hasOwn(operation, "value")) fail('"value" is missing');
-    return (operation as { value: Json }).value;
-  };
-  const from = () => {
-    const pointer = (operation as { from?: Json }).from;
-    if (typeof pointer !== "string") fail('"from" is not a string');
-    return parsePointer(pointer, fail);
-  };
-  switch (op) {
-    case "add":
-      return add(document, tokens, structuredClone(value()), fail);
-    case "remove":
-      remove(document, tokens, fail);
-      return document;
-    case "replace":
-      return replace(document, tokens, structuredClone(value()), fail);
-    case "test":
-      if (!jsonEqual(resolve(document, tokens, fail), value())) fail("the value is not equal");
-      return document;
-    case "copy":
-      return add(document, tokens, structuredClone(resolve(document, from(), fail)), fail);
-    case "move": {
-      const source = from();
-      if (source.length < tokens.length && source.every((token, i) => token === tokens[i])) {
-        fail('"from" is a parent of "path"');
-      }
-      if (source.length === tokens.length && source.every((token, i) => token === tokens[i])) {
-        resolve(document, tokens, fail);
-        return document;
-      }
-      return add(document, tokens, remove(document, source, fail), fail);
-    }
-    default:
-      return fail(`"${String(op)}" is not a JSON Patch operation`);
-  }
-}
-
-/** The reference tokens of a JSON Pointer (RFC 6901 §3), unescaped. */
-function parsePointer(pointer: string, fail: Fail): string[] {
-  if (pointer === "") return [];
-  if (!pointer.startsWith("/")) fail(`"${pointer}" is not a JSON Pointer`);
-  if (/~[^01]|~$/.test(pointer)) fail(`"${pointer}" has a "~" that is not "~0" or "~1"`);
-  return pointer.slice(1).split("/").map((token) =>
-    token.replaceAll("~1", "/").replaceAll("~0", "~")
-  );
-}
-
-/** The pointer of `tokens`, for messages. */
-function pointerOf(tokens: readonly string[]): string {
-  return tokens.map((token) => `/${escapeToken(token)}`).join("");
-}
-
-/** The index `token` names in `array`; `end` is how far past the last element it may go. */
-function arrayIndex(array: Json[], token: string, end: number, fail: Fail): number {
-  if (token === "-") return end > 0 ? array.length : fail('"-" names no element');
-  if (!/^(0|[1-9][0-9]*)$/.test(token)) fail(`"${token}" is not an array index`);
-  const index = Number(token);
-  if (index >= array.length + end) fail(`index ${token} is out of range`);
-  return index;
-}
-
-function resolve(document: Json, tokens: readonly string[], fail: Fail): Json {
-  let node = document;
-  tokens.forEach((token, depth) => {
-    if (Array.isArray(node)) node = node[arrayIndex(node, token, 0, fail)];
-    else if (isObject(node) && Object.hasOwn(node, token)) node = node[token];
-    else fail(`"${pointerOf(tokens.slice(0, depth + 1))}" does not exist`);
-  });
-  return node;
-}
-
-/** The array or object that holds the target of `tokens`, and the target's last token. */
-function parent(
-  document: Json,
-  tokens: readonly string[],
-  fail: Fail,
-): [Json[] | Record<string, Json>, string] {
-  const container = resolve(document, tokens.slice(0, -1), fail);
-  if (!Array.isArray(container) && !isObject(container)) {
-    fail(`"${pointerOf(tokens.slice(0, -1))}" is not an object or array`);
-  }
-  return [container, tokens.at(-1)!];
-}
-
-/** Sets a member as JSON.parse would, so that a `"__proto__"` key stays a plain member. */
-function setMember(object: Record<string, Json>, key: string, value: Json): void {
-  Object.defineProperty(object, key, {
-    value,
-    writable: true,
-    enumerable: true,
-    configurable: true,
-  });
-}
-
-function add(document: Json, tokens: readonly string[], value: Json, fail: Fail): Json {
-  if (tokens.length === 0) return value;
-  const [container, token] = parent(document, tokens, fail);
-  if (Array.isArray(container)) container.splice(arrayIndex(container, token, 1, fail), 0, value);
-  else setMember(container, token, value);
-  return document;
-}
-
-function replace(document: Json, tokens: readonly string[], value: Json, fail: Fail): Json {
-  if (tokens.length === 0) return value;
-  const [container, token] = parent(document, tokens, fail);
-  if (Array.isArray(container)) container[arrayIndex(container, token, 0, fail)] = value;
-  else if (Object.hasOwn(container, token)) setMember(container, token, value);
-  else fail(`"${pointerOf(tokens)}" does not exist`);
-  return document;
-}
-
-/** Removes the target of `tokens` and returns it. */
-function remove(document: Json, tokens: readonly string[], fail: Fail): Json {
-  if (tokens.length === 0) fail("the whole document cannot be removed");
-  const [container, token] = parent(document, tokens, fail);
-  if (Array.isArray(container)) {
-    return container.splice(arrayIndex(container, token, 0, fail), 1)[0];
-  }
-  if (!Object.hasOwn(container, token)) fail(`"${pointerOf(tokens)}" does not exist`);
-  const removed = container[token];
-  delete container[token];
-  return removed;
 }

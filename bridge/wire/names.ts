@@ -1,7 +1,9 @@
 /**
- * @module What the browser bundle and the bridge share to agree on names: the tab channel's
+ * What the browser bundle and the bridge share to agree on names: the tab channel's
  * subprotocols and close codes, where a page's manifest is, and the names no key or action may
  * take. No imports, so that the elements carry no validator.
+ *
+ * @module
  */
 
 /** The manifest path of a page: `/` → `/index.json`. */

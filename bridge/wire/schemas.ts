@@ -1,6 +1,8 @@
 /**
- * @module The wire types of the protocol, defined once as zod schemas: manifests, actions,
+ * The wire types of the protocol, defined once as zod schemas: manifests, actions,
  * input schemas, invocations, site maps and error bodies.
+ *
+ * @module
  */
 import { z } from "zod";
 import { ERROR_CODES } from "./errors.ts";

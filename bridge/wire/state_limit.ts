@@ -1,7 +1,9 @@
 /**
- * @module Keeping a state snapshot within its size limit by cutting it, with a marker an agent
+ * Keeping a state snapshot within its size limit by cutting it, with a marker an agent
  * can read, instead of refusing it: a page whose state grows must never lose its session.
  * No imports, so that the tab client shares it.
+ *
+ * @module
  */
 
 /** The state key that says what was cut. */

@@ -33,6 +33,18 @@ const ACTION_ID = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 /** A field name, as bridge/wire/schemas.ts `FieldName` takes it. */
 const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
 
+/**
+ * The bridge's built-in actions (bridge/input/action_spec.ts `BUILTIN_ACTION_IDS`) and the read
+ * tool: a page's tool never takes their names, in any case, whether or not this bridge lists
+ * them (a site without users has no `login`, yet an agent knows the name as aim's).
+ */
+export const RESERVED_TOOL_NAMES: readonly string[] = [
+  "login",
+  "logout",
+  "disconnect",
+  "aim_read_page",
+];
+
 /** Names that would reach an object's prototype. */
 const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
 
@@ -289,6 +301,9 @@ export function actionOfTool(tool: WebMcpToolInfo, markup: ToolMarkup = {}): Too
     ok: false,
     problem: `tool "${name}": ${problem}`,
   });
+  if (RESERVED_TOOL_NAMES.includes(name.toLowerCase())) {
+    return fail("its name is aim's own (a built-in action of the bridge, or the read tool)");
+  }
   if (markup.hidden) return fail("hidden from remote agents by <aim-tool hidden>");
   const description = text(tool.description) || text(tool.title);
   if (!description) return fail("it has no description");

@@ -1,7 +1,9 @@
 /**
- * @module A2A against a real page: Debian's Chromium holds the session, the person confirms or
+ * A2A against a real page: Debian's Chromium holds the session, the person confirms or
  * declines in the panel, and the official A2A client (`@a2a-js/sdk/client` 1.3.0, in v1 and in
  * v0.3) discovers the site's card and runs the page's actions as tasks, with the panel's token.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { TaskState } from "@a2a-js/sdk";

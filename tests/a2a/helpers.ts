@@ -1,6 +1,8 @@
 /**
- * @module Test helpers for A2A: the official client (`@a2a-js/sdk/client` 1.3.0) speaking v1
+ * Test helpers for A2A: the official client (`@a2a-js/sdk/client` 1.3.0) speaking v1
  * or v0.3 with a session token, messages and parts, what a failed task says, and raw JSON-RPC.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import {

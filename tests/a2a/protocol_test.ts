@@ -1,6 +1,8 @@
 /**
- * @module A2A against a fake tab: the Agent Card, tasks through the official client in v1 and
+ * A2A against a fake tab: the Agent Card, tasks through the official client in v1 and
  * v0.3, raw JSON-RPC, confirmations, cancel, ownership, and the bounds in front of the SDK.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { AgentCard, TaskState } from "@a2a-js/sdk";

@@ -1,6 +1,8 @@
 /**
- * @module Drives a bridge with the official ACP client and prints what it saw as JSON; usage:
+ * Drives a bridge with the official ACP client and prints what it saw as JSON; usage:
  * `node acp_sdk_client.cjs <folder with node_modules/acp-sdk> <bridge origin> <token> <agent>`.
+ *
+ * @module
  */
 "use strict";
 

@@ -1,6 +1,8 @@
 /**
- * @module The official ACP client (npm `acp-sdk`, pinned, its CommonJS build in Node) against the
+ * The official ACP client (npm `acp-sdk`, pinned, its CommonJS build in Node) against the
  * bridge; a failed install fails the test, only an unreachable registry skips it.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { tmpdir } from "node:os";

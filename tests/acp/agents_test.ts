@@ -79,10 +79,7 @@ Deno.test("an agent manifest maps the page's description, actions, files and AIM
     { name: "approve_request", description: "Approve one pending request" },
     { name: "search", description: "Search requests" },
   ]);
-  assert.deepEqual(meta.capabilities!.map((c) => c.name).slice(2), [
-    "login",
-    "disconnect",
-  ]);
+  assert.deepEqual(meta.capabilities!.map((c) => c.name).slice(2), ["disconnect"]);
   assert.deepEqual(meta.annotations!.aim, {
     page: "/control-panel",
     page_url: `${o}/control-panel`,
@@ -90,7 +87,7 @@ Deno.test("an agent manifest maps the page's description, actions, files and AIM
     manifest_toon: `${o}/control-panel.toon`,
     invoke_url: `${o}/__aim/invoke`,
     session_url: `${o}/__aim/session`,
-    sitemap: `${o}/sitemap.toon`,
+    sitemap: `${o}/sitemap.json`,
   });
   assert.deepEqual(meta.links, [
     { type: "homepage", url: `${o}/control-panel` },

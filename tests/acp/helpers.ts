@@ -1,6 +1,8 @@
 /**
- * @module Test helpers for ACP: a session with a connected fake tab, run requests, reading a
+ * Test helpers for ACP: a session with a connected fake tab, run requests, reading a
  * server-sent event stream, and checking ACP's error shape.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { AcpError, Event, type MessagePart } from "../../bridge/acp/schemas.ts";

@@ -1,5 +1,5 @@
 /**
- * @module Three todo apps written without aim in mind (tests/apps/: vanilla DOM rendering with
+ * Three todo apps written without aim in mind (tests/apps/: vanilla DOM rendering with
  * innerHTML, React with controlled inputs, Lit), each annotated with aim markup only, driven in
  * real Chromium by an agent over HTTP: it reads the list as structured state, adds three todos,
  * completes one by name, filters, clears the completed ones and reads the result. And README's
@@ -7,6 +7,8 @@
  *
  * The Lit app keeps Lit's default shadow DOM, one shadow root per component (`todo-app`,
  * `todo-list`, `todo-item`…): its markup reaches inside with the deep combinator `>>>`.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

@@ -1,7 +1,9 @@
 /**
- * @module Tests of the elements as a build artifact: fresh, self-contained, small up front, the
+ * Tests of the elements as a build artifact: fresh, self-contained, small up front, the
  * panel, the dialog and WebMCP in chunks loaded on demand, and served with the right cache
  * headers.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { BUDGET_GZIP_BYTES, bundleSize, importsOf } from "../../bench/bundle_size.ts";

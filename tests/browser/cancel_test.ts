@@ -1,6 +1,8 @@
 /**
- * @module A confirmation the bridge stops waiting for (timed out, or its ACP run cancelled) is
+ * A confirmation the bridge stops waiting for (timed out, or its ACP run cancelled) is
  * withdrawn from the panel, and the action does not run.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

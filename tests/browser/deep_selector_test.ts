@@ -1,7 +1,9 @@
 /**
- * @module The deep combinator in Chromium: deepAll and deepFirst resolve `>>>` through open
+ * The deep combinator in Chromium: deepAll and deepFirst resolve `>>>` through open
  * shadow roots (never closed ones), and `<aim-state>` and `<aim-action items=>` follow changes
  * inside the shadow roots their selectors cross, including roots that appear later.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";

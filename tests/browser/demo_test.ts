@@ -1,6 +1,8 @@
 /**
- * @module The demo's whole story in real Chromium: a person opens the control panel, an agent
+ * The demo's whole story in real Chromium: a person opens the control panel, an agent
  * signs in with the token, approves req-3 while the person confirms, and sees the change.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { decode } from "@toon-format/toon";

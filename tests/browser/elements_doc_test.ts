@@ -1,7 +1,9 @@
 /**
- * @module docs/elements.md tells page authors what the manifest says for each example: these
+ * docs/elements.md tells page authors what the manifest says for each example: these
  * tests serve every example that the page follows with a JSON block as a page of its own, and
  * check what the bridge (from the static HTML) and the elements (in real Chromium) make of it.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";
@@ -99,5 +101,149 @@ Deno.test({
         assert.deepEqual(body.state, example.json.state, where);
       }
     }
+  },
+});
+
+/** The ```html block of docs/elements.md that declares the action `name`. */
+async function recipe(name: string): Promise<string> {
+  const text = await Deno.readTextFile(DOC);
+  const found = [...text.matchAll(/^ *```html\n([\s\S]*?)^ *```$/gm)]
+    .map((m) => m[1]!)
+    .filter((html) => html.includes(`name="${name}"`));
+  assert.equal(found.length, 1, `docs/elements.md has one recipe declaring "${name}"`);
+  return found[0]!;
+}
+
+const shell = (body: string) =>
+  `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Recipe</title>
+${ELEMENTS}</head><body>\n${body}</body></html>`;
+
+Deno.test({
+  name: "the recipes of docs/elements.md do in a real browser what they say",
+  ignore: NO_CHROMIUM,
+  async fn(t) {
+    // The page's own script selects the tab clicked; the list of todos renders the active only.
+    const tabs = `${await recipe("show_view")}
+<p id="shown">Open</p>
+<script type="module">
+  for (const tab of document.querySelectorAll("[role=tab]")) {
+    tab.addEventListener("click", () => {
+      for (const other of document.querySelectorAll("[role=tab]")) {
+        other.setAttribute("aria-selected", String(other === tab));
+      }
+      document.querySelector("#shown").textContent = tab.textContent;
+    });
+  }
+</script>`;
+    const filtered = `<ul class="todo-list"></ul>
+<p class="filters"><a href="#/">All</a> <a href="#/active">Active</a></p>
+${await recipe("show_all")}
+<script type="module">
+  const todos = [{ title: "buy milk", done: true }, { title: "walk dog", done: false }];
+  const list = document.querySelector(".todo-list");
+  const render = () => {
+    const active = location.hash === "#/active";
+    list.innerHTML = todos.filter((t) => !active || !t.done).map((t) =>
+      '<li><input class="toggle" type="checkbox"' + (t.done ? " checked" : "") + "><label>" +
+      t.title + "</label></li>"
+    ).join("");
+  };
+  list.addEventListener("click", (e) => {
+    if (!e.target.matches(".toggle")) return;
+    const title = e.target.closest("li").querySelector("label").textContent;
+    const todo = todos.find((t) => t.title === title);
+    todo.done = !todo.done;
+    render();
+  });
+  addEventListener("hashchange", render);
+  render();
+</script>`;
+    await using bridge = await startBridge({
+      site: {
+        "tabs.html": shell(tabs),
+        "filtered.html": shell(filtered),
+        "orders/index.html": shell(await recipe("next_page")),
+        "orders/page-2.html": shell(
+          `<h1>Page 2</h1><aim-action name="first_page" description="Go back to the first page"
+  click="h1"></aim-action>`,
+        ),
+      },
+    });
+    await using browser = await launchBrowser();
+    await using context = await browser.context();
+
+    async function open(path: string) {
+      const tab = await context.newPage();
+      await tab.goto(bridge.origin + path);
+      const token = await tab.waitForFunction(async () => {
+        const url = "/__aim/elements.js";
+        const { client } = await import(url);
+        return client.status === "connected" && client.token;
+      });
+      return { tab, agent: new Agent(bridge, await token.jsonValue() as string) };
+    }
+
+    await t.step("choose one of N tabs: the names are the enum, and one is clicked", async () => {
+      const { tab, agent } = await open("/tabs");
+      const { body } = await agent.manifestWhen(
+        "/tabs.json",
+        (m) => m.actions.some((a: { id: string }) => a.id === "show_view"),
+      );
+      const action = body.actions.find((a: { id: string }) => a.id === "show_view");
+      assert.deepEqual(action.input_schema.enum, ["Open", "Shipped", "Archived"]);
+      const shown = await agent.invoke("show_view", "Shipped");
+      assert.equal(shown.status, 200, JSON.stringify(shown.body));
+      assert.deepEqual(shown.body.result, { item: "Shipped", clicked: ":scope", after: "Shipped" });
+      assert.equal(await tab.$eval("#shown", (p) => p.textContent), "Shipped");
+      const wrong = await agent.invoke("show_view", "Drafts");
+      assert.equal(wrong.status, 400);
+      assert.equal(wrong.body.error, "invalid_input");
+      await tab.close();
+    });
+
+    await t.step("items the page removes are not named; the way back brings them", async () => {
+      const { tab, agent } = await open("/filtered#/active");
+      const keys = async (expected: string[]) =>
+        await agent.manifestWhen("/filtered.json", (m) =>
+          JSON.stringify(
+            m.actions.find((a: { id: string }) => a.id === "toggle_todo")?.input_schema.enum,
+          ) === JSON.stringify(expected));
+      await keys(["walk dog"]);
+      const refused = await agent.invoke("toggle_todo", "buy milk");
+      assert.equal(refused.status, 400);
+      assert.equal(refused.body.error, "invalid_input");
+      assert.match(refused.body.hint, /walk dog/);
+      assert.equal((await agent.invoke("show_all")).status, 200);
+      await keys(["buy milk", "walk dog"]);
+      const toggled = await agent.invoke("toggle_todo", "buy milk");
+      assert.equal(toggled.status, 200, JSON.stringify(toggled.body));
+      assert.equal(toggled.body.result.after, "buy milk");
+      await tab.close();
+    });
+
+    await t.step(
+      "a click= that leaves the page: the answer, then the session on the next page",
+      async () => {
+        const { tab, agent } = await open("/orders/");
+        await agent.manifestWhen(
+          "/orders.json",
+          (m) => m.actions.some((a: { id: string }) => a.id === "next_page"),
+        );
+        const left = await agent.invoke("next_page");
+        assert.equal(left.status, 200, JSON.stringify(left.body));
+        assert.deepEqual(left.body.result, { clicked: "#next" });
+        const next = await agent.manifestWhen(
+          "/orders/page-2.json",
+          (m) =>
+            m.browser_connected && m.actions.some((a: { id: string }) => a.id === "first_page"),
+        );
+        assert.equal(next.body.page, "/orders/page-2");
+        const old = await agent.manifest("/orders.json");
+        assert.equal(old.status, 409);
+        assert.equal(old.body.error, "page_mismatch");
+        assert.equal(new URL(tab.url()).pathname, "/orders/page-2");
+        await tab.close();
+      },
+    );
   },
 });

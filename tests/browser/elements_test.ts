@@ -1,6 +1,8 @@
 /**
- * @module Real-browser tests of `<aim-action>` and `<aim-state>`: an agent reads and operates a
+ * Real-browser tests of `<aim-action>` and `<aim-state>`: an agent reads and operates a
  * page in Debian's Chromium through the bridge, over plain HTTP with the panel's token.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { existsSync } from "node:fs";
@@ -118,7 +120,7 @@ Deno.test({
         assert.equal(before.body.browser_connected, true);
         assert.deepEqual(
           before.body.actions.map((a: { id: string }) => a.id).sort(),
-          ["disconnect", "idle", "increment", "login", "rename", "save_profile", "shout"],
+          ["disconnect", "idle", "increment", "rename", "save_profile", "shout"],
         );
         const invoked = await agent.invoke("increment");
         assert.equal(invoked.status, 200, JSON.stringify(invoked.body));

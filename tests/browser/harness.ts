@@ -1,6 +1,8 @@
 /**
- * @module Test helper for the real-browser tests: Debian's Chromium driven by puppeteer-core,
+ * Test helper for the real-browser tests: Debian's Chromium driven by puppeteer-core,
  * a fresh profile per launch, an incognito context per case, and an agent that talks HTTP.
+ *
+ * @module
  */
 import { existsSync } from "node:fs";
 import puppeteer, {

@@ -1,6 +1,8 @@
 /**
- * @module The panel's instructions for an agent use an example that is safe to try: never
+ * The panel's instructions for an agent use an example that is safe to try: never
  * `disconnect` (it would end the agent's own session), never a consequential action.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

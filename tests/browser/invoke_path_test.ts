@@ -1,8 +1,10 @@
 /**
- * @module The tab's side of an invocation in real Chromium, as the invocation benchmark
+ * The tab's side of an invocation in real Chromium, as the invocation benchmark
  * (bench/invoke_bench.ts) drives it: what the tab sends before its `result` (the state and the
  * actions the action left, so that the agent's answer carries them), and the panel's activity
  * log, which changes on every invocation and so must cost the page little.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

@@ -1,9 +1,11 @@
 /**
- * @module Real-browser tests of `<aim-action>` on pages written without aim in mind: actions on
+ * Real-browser tests of `<aim-action>` on pages written without aim in mind: actions on
  * the item an agent names (`items=`, `key=`, `click=`, `check=`, `fill=`), the session's enum of
  * the keys present now, inputs outside forms (`fill=`, `<aim-field fill>`, `commit=`) on vanilla
  * and React-style controlled inputs, typed fields checked by the bridge, and the results an
  * agent gets (the item read back, where a navigating form goes).
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";
@@ -19,7 +21,11 @@ import {
 
 /** A todo list rendered with innerHTML, as vanilla TodoMVC does; no script knows of aim. */
 const TODOS = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Todos</title>
-${ELEMENTS}</head><body><aim-panel></aim-panel>
+${ELEMENTS}<style>
+  /* Visually hidden, for screen readers only: no part of what a person sees (after). */
+  .sr-only { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0);
+    white-space: nowrap; }
+</style></head><body><aim-panel></aim-panel>
 <input class="new-todo" placeholder="What needs to be done?">
 <ul class="todo-list"></ul>
 <input id="filter"><p id="shown"></p>
@@ -48,7 +54,8 @@ ${ELEMENTS}</head><body><aim-panel></aim-panel>
   const list = document.querySelector(".todo-list");
   const render = () => {
     list.innerHTML = todos.map((t) => '<li data-id="' + t.id + '"' + (t.done ? ' class="completed"' : "") +
-      '><input class="toggle" type="checkbox"' + (t.done ? " checked" : "") + "><label>" + t.title +
+      '><span class="sr-only">Mark as done: </span><input class="toggle" type="checkbox"' +
+      (t.done ? " checked" : "") + "><label>" + t.title +
       '</label><button class="destroy">x</button><input class="edit" value="' + t.title + '"></li>').join("");
   };
   const at = (el) => todos[[...list.children].indexOf(el.closest("li"))];

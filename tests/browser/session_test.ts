@@ -1,6 +1,8 @@
 /**
- * @module Real-browser tests of the session as a person lives it: reloads, a second tab, moving
+ * Real-browser tests of the session as a person lives it: reloads, a second tab, moving
  * to another page, confirmations, Disconnect, and a bridge that goes away and comes back.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { serve } from "../../bridge/mod.ts";

@@ -1,8 +1,10 @@
 /**
- * @module Settled answers in real Chromium: the answer to an invocation waits for the work the
+ * Settled answers in real Chromium: the answer to an invocation waits for the work the
  * page declares (`waitUntil` on a handler, on `aim-invoke`, on `aim-session`), within the
  * bridge's settle timeout; and the demo's `login` answer, and the manifest right after it, hold
  * the requests, every time.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";

@@ -1,8 +1,10 @@
 /**
- * @module Refusing stale decisions in real Chromium (issue 11): the person changes the demo's
+ * Refusing stale decisions in real Chromium: the person changes the demo's
  * control panel between the agent's read and its invocation; the invocation that names the
  * version it decided on (`If-Match: "v<n>"`) is refused with 409 `stale_state` and does not
  * run, and runs once the agent names the version it has now read.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";

@@ -1,7 +1,9 @@
 /**
- * @module Real-browser tests of structured state: `<aim-state items=>` and `<aim-field>` read
+ * Real-browser tests of structured state: `<aim-state items=>` and `<aim-field>` read
  * lists and tables into arrays of objects in Debian's Chromium, follow the page as it changes,
  * leave out or mark what is not shown, and never read a password.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

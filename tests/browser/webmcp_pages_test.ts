@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
 import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import type { ServerAction } from "../../bridge/core/server_actions.ts";
 import { connectClient as connectMcp, within } from "../mcp/helpers.ts";
 import {
   action as a2aAction,
@@ -87,8 +88,14 @@ const TODO_TOOLS = `
     execute: () => "never",
   });
   mc.registerTool({
-    name: "login",
-    description: "A page tool that would shadow the bridge's login",
+    name: "Login",
+    description: "A page tool named like the bridge's login",
+    annotations: { readOnlyHint: true },
+    execute: () => "shadowed",
+  });
+  mc.registerTool({
+    name: "export_data",
+    description: "A page tool named like a server action of the app",
     annotations: { readOnlyHint: true },
     execute: () => "shadowed",
   });`;
@@ -167,6 +174,15 @@ ${AIM_BODY}
 <p id="said"></p>
 </body></html>`;
 
+/** A server action of the app, which a page's tool of the same name must not shadow. */
+const EXPORT_DATA: ServerAction = {
+  id: "export_data",
+  description: "Export the site's data (the app's own action, on the bridge)",
+  input_schema: { type: "object", properties: {}, additionalProperties: false },
+  input_example: {},
+  run: () => ({ exported: true }),
+};
+
 /** A GET of `path` with the session's token. */
 async function sessionManifest(bridge: TestBridge, path: string, token: string) {
   const res = await bridge.fetch(path, { headers: { Authorization: `Bearer ${token}` } });
@@ -226,14 +242,15 @@ for (const webmcp of [true, false]) {
           "module.html": MODULE_PAGE,
           "clock.html": OLD_DRAFT_PAGE,
         },
+        serverActions: [EXPORT_DATA],
       });
 
       await t.step("a hand-written polyfill of an older draft: its tools too", async () => {
         const { context, page, token } = await openTodos(browser, bridge, "/clock");
         await using _context = context;
         const actions = await waitForActions(bridge, "/clock.json", token, [
-          "login",
           "disconnect",
+          "export_data",
           "get_time",
           "say",
         ]);
@@ -251,7 +268,11 @@ for (const webmcp of [true, false]) {
         const changed = mcp.nextListChanged();
         await page.evaluate(() => (window as unknown as { unsay(): void }).unsay());
         await changed;
-        await waitForActions(bridge, "/clock.json", token, ["login", "disconnect", "get_time"]);
+        await waitForActions(bridge, "/clock.json", token, [
+          "disconnect",
+          "export_data",
+          "get_time",
+        ]);
       });
 
       await t.step("the public catalog knows nothing of them", async () => {
@@ -267,8 +288,8 @@ for (const webmcp of [true, false]) {
           const { context, page, token, warnings } = await openTodos(browser, bridge, path);
           await using _context = context;
           const actions = await waitForActions(bridge, `${path}.json`, token, [
-            "login",
             "disconnect",
+            "export_data",
             ...TOOL_IDS,
           ]);
           assert.equal(actions.add_todo!.consequential, true, "no readOnlyHint: consequential");
@@ -288,19 +309,24 @@ for (const webmcp of [true, false]) {
             additionalProperties: false,
           });
           await warnings.waitFor(/tool "nested_todo": field "todo" is an object/);
-          await warnings.waitFor(/"login" (was rejected|is a server action)/);
-          // The page's tool named login never replaced the bridge's.
-          const publicLogin = (await sessionManifest(bridge, `${path}.json`, token)).actions
-            .filter((a) => a.id === "login");
-          assert.equal(publicLogin.length, 1);
+          // A tool never takes a built-in's name (the page refuses it), nor a server action's
+          // (the bridge refuses it): the app's export_data is the server's.
+          await warnings.waitFor(/tool "Login": its name is aim's own/);
+          await warnings.waitFor(/"export_data" was rejected: "export_data" is a server action/);
+          assert.equal(actions.export_data!.consequential, false);
+          assert.equal(
+            (await sessionManifest(bridge, `${path}.json`, token)).actions
+              .filter((a) => a.id === "export_data").length,
+            1,
+          );
 
           await using mcp = await connectMcp("v2", bridge.origin, token);
 
           await t.step("MCP lists them as tools", async () => {
             const tools = await mcp.listTools();
             assert.deepEqual(tools.map((tool) => tool.name), [
-              "login",
               "disconnect",
+              "export_data",
               ...TOOL_IDS,
               "aim_read_page",
             ]);
@@ -382,7 +408,7 @@ for (const webmcp of [true, false]) {
             const [listed] = (await mine.json()).agents;
             assert.equal(listed.name, agent);
             const capabilities = listed.metadata.capabilities.map((c: { name: string }) => c.name);
-            assert.deepEqual(capabilities, ["login", "disconnect", ...TOOL_IDS]);
+            assert.deepEqual(capabilities, ["disconnect", "export_data", ...TOOL_IDS]);
             const res = await postRun(bridge, token, {
               agent_name: agent,
               input: [message(jsonPart("fail_todo", {}))],
@@ -475,7 +501,7 @@ for (const webmcp of [true, false]) {
         { length: MAX_PAGE_TOOLS },
         (_, i) => `t${String(i + 1).padStart(2, "0")}`,
       );
-      await waitForActions(bridge, "/many.json", token, ["login", "disconnect", ...first]);
+      await waitForActions(bridge, "/many.json", token, ["disconnect", ...first]);
       await warnings.waitFor(/more than 64 WebMCP tools/);
       await warnings.waitFor(/tool "huge": it is larger than 16384 bytes/);
       if (webmcp) {
@@ -535,7 +561,6 @@ for (const webmcp of [true, false]) {
       assert.deepEqual(manifest.actions.map((a: { id: string }) => a.id), [
         "order_tea",
         "leave_note",
-        "login",
         "disconnect",
       ]);
       assert.deepEqual(manifest.actions[1].input_schema, {
@@ -548,13 +573,11 @@ for (const webmcp of [true, false]) {
       assert.deepEqual(map.pages.map((p: { actions: string[] }) => p.actions), [[
         "order_tea",
         "leave_note",
-        "login",
         "disconnect",
       ]]);
       const { context, page, token } = await openTodos(browser, bridge, "/forms");
       await using _context = context;
       const actions = await waitForActions(bridge, "/forms.json", token, [
-        "login",
         "disconnect",
         "leave_note",
         "order_tea",
@@ -652,7 +675,6 @@ for (const webmcp of [true, false]) {
           const { context, page, token } = await openTodos(browser, bridge, "/react");
           await using _context = context;
           const actions = await waitForActions(bridge, "/react.json", token, [
-            "login",
             "disconnect",
             "add_item",
             "empty_cart",
@@ -675,7 +697,6 @@ for (const webmcp of [true, false]) {
           await page.click("#lock");
           await changed;
           await waitForActions(bridge, "/react.json", token, [
-            "login",
             "disconnect",
             "add_item",
             "list_items",
@@ -686,7 +707,6 @@ for (const webmcp of [true, false]) {
           const { context, page, token } = await openTodos(browser, bridge, "/polyfill");
           await using _context = context;
           const actions = await waitForActions(bridge, "/polyfill.json", token, [
-            "login",
             "disconnect",
             "add_note",
             "burn_notes",

@@ -1,9 +1,11 @@
 /**
- * @module Tests of WebMCP (elements/webmcp.ts): in real Chromium started with
+ * Tests of WebMCP (elements/webmcp.ts): in real Chromium started with
  * `--enable-features=WebMCP`, the page's actions are tools of `document.modelContext`, run as an
  * agent's invocations are (input checked, the person asked, the panel and the bridge's audit log
  * told); without the flag nothing loads. Also the in-page input check against the bridge's, and
  * the bridge's side of the `run` message.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { DatabaseSync } from "node:sqlite";

@@ -1,8 +1,10 @@
 /**
- * @module Issue 25, findings 3 and 9, in real Chromium: a prompt is withdrawn from the panel,
+ * In real Chromium: a prompt is withdrawn from the panel,
  * and the page's handler never runs, when the agent hangs up after a body of 1 KiB or 64 KiB
  * (which Deno 2.9.6's `request.signal` misses), and when the session signs out while a
  * protected action waits for the person.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";

@@ -1,6 +1,8 @@
 /**
- * @module `aim check` on `<aim-action>`'s bindings: items= and its keys, click=/check=/fill=
+ * `aim check` on `<aim-action>`'s bindings: items= and its keys, click=/check=/fill=
  * inside items, commit=, `<aim-field>` children and types that do not fit their controls.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

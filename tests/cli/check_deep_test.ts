@@ -1,7 +1,9 @@
 /**
- * @module `aim check` on selectors with the deep combinator `>>>`: it checks the part before
+ * `aim check` on selectors with the deep combinator `>>>`: it checks the part before
  * the first `>>>` in the static page, warns that the rest is inside shadow roots, and reports a
  * part that is not a selector as an error.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { checkPage, type CheckProblem } from "../../bridge/site/check.ts";

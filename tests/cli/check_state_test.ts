@@ -1,6 +1,8 @@
 /**
- * @module `aim check` on `<aim-state items=>` and its `<aim-field>` children: what the element
+ * `aim check` on `<aim-state items=>` and its `<aim-field>` children: what the element
  * refuses is an error, and what the static HTML shows will not read as declared is a warning.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

@@ -1,7 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { decode } from "@toon-format/toon";
-import { verifyPassword } from "../../bridge/mod.ts";
+import { createUserStore, hashPassword, verifyPassword } from "../../bridge/mod.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { runAim } from "../helpers/cli.ts";
@@ -29,12 +29,35 @@ Deno.test("aim answers an unknown command or flag with usage and exit 2", async 
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /aim: unknown command "frobnicate"/);
   assert.match(unknown.stderr, /Usage: aim <command>/);
-  for (const command of ["check", "manifest", "invoke", "hash-password"]) {
+  for (const command of ["serve", "check", "manifest", "invoke", "mcp", "hash-password"]) {
     const result = await runAim([command, "--frob"]);
     assert.equal(result.code, 2, command);
-    assert.match(result.stderr, /Unknown option '--frob'/, command);
-    assert.match(result.stderr, new RegExp(`Usage: aim ${command}`), command);
+    assert.match(
+      result.stderr,
+      new RegExp(`^aim: unknown option --frob\n\nUsage: (AIM_TOKEN=<token> )?aim ${command}`),
+    );
   }
+});
+
+Deno.test("aim with a flag and no command prints the general usage, in aim's own words", async () => {
+  // Serve is the implied command, but its usage would not tell what aim takes.
+  const cases: [string[], string][] = [
+    [["--bogus"], "unknown option --bogus"],
+    [["-x"], "unknown option -x"],
+    [["--port"], "--port needs a value"],
+    [["--quiet=yes"], "--quiet takes no value"],
+  ];
+  for (const [args, message] of cases) {
+    const result = await runAim(args);
+    assert.equal(result.code, 2, args.join(" "));
+    assert.ok(
+      result.stderr.startsWith(`aim: ${message}\n\nUsage: aim <command> [options]\n`),
+      result.stderr,
+    );
+  }
+  const named = await runAim(["check", "--format"]);
+  assert.equal(named.code, 2);
+  assert.ok(named.stderr.startsWith("aim: --format needs a value\n\nUsage: aim check "));
 });
 
 Deno.test("aim manifest prints a page's public manifest offline, in JSON or TOON", async () => {
@@ -55,7 +78,7 @@ Deno.test("aim manifest prints a page's public manifest offline, in JSON or TOON
   const decoded = decode(toon.stdout.trim()) as Record<string, unknown>;
   assert.deepEqual(decoded, {
     ...body,
-    sitemap: "https://aim.example/sitemap.toon",
+    sitemap: "https://aim.example/sitemap.json",
     invoke_url: "https://aim.example/__aim/invoke",
   });
   const index = await runAim(["manifest", "demo/site/index.html"]);
@@ -116,6 +139,7 @@ Deno.test("aim invoke prints the manifest and invokes actions as an agent", asyn
   await tab.next("lease");
   await tab.register([
     { id: "search", handler: (q) => ({ found: q }) },
+    { id: "pay", consequential: true, handler: (bill) => ({ paid: bill }) },
     {
       id: "add_comment",
       input_schema: {
@@ -138,6 +162,12 @@ Deno.test("aim invoke prints the manifest and invokes actions as an agent", asyn
   const search = await runAim(["invoke", page, "search", "pending", "--token", token]);
   assert.equal(search.code, 0, search.stderr);
   assert.deepEqual(JSON.parse(search.stdout).result, { found: "pending" });
+  assert.equal(search.stderr, "");
+  // A consequential action says it waits for the person, rather than seem to hang.
+  const pay = await runAim(["invoke", page, "pay", "bill-7"], { env: { AIM_TOKEN: token } });
+  assert.equal(pay.code, 0, pay.stderr);
+  assert.deepEqual(JSON.parse(pay.stdout).result, { paid: "bill-7" });
+  assert.equal(pay.stderr, "aim: pay waits for the person to confirm it in the page; waiting…\n");
   const comment = await runAim(
     ["invoke", page, "add_comment", '{"request_id":"req-3","text":"fine"}'],
     // Pasted with a space before and a line break after: still the token.
@@ -148,12 +178,21 @@ Deno.test("aim invoke prints the manifest and invokes actions as an agent", asyn
 });
 
 Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges", async () => {
-  await using bridge = await startBridge();
+  // With users, so that the site offers login, whose input is an object.
+  const users = createUserStore([
+    { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }) },
+  ]);
+  await using bridge = await startBridge({ users });
   const token = await bridge.openSession("/control-panel");
   const page = `${bridge.origin}/control-panel`;
   const cases: [string[], Record<string, string>, number, RegExp][] = [
     [["invoke", page, "search", "x"], { AIM_TOKEN: token }, 1, /409 browser_not_connected: /],
-    [["invoke", page, "nope", "x"], { AIM_TOKEN: token }, 1, /404 unknown_action/],
+    [
+      ["invoke", page, "nope", "x"],
+      { AIM_TOKEN: token },
+      1,
+      /^aim: 404 unknown_action: No action "nope" .*\navailable actions: (\w+, )*disconnect\n$/,
+    ],
     [
       ["invoke", page, "login", '{"username": "a"'],
       { AIM_TOKEN: token },
@@ -178,7 +217,18 @@ Deno.test("aim invoke reports protocol errors, bad input and unreachable bridges
       /cannot reach http:\/\/127\.0\.0\.1:1/,
     ],
     [["invoke"], {}, 2, /give URL/],
-    [["invoke", page, "search", "x"], { AIM_TOKEN: "a\nb" }, 2, /the token holds characters/],
+    [
+      ["invoke", page, "search", "x"],
+      { AIM_TOKEN: "a\nb" },
+      2,
+      /^aim: AIM_TOKEN holds characters a token never has/,
+    ],
+    [
+      ["invoke", page, "search", "x", "--token", "a b"],
+      {},
+      2,
+      /^aim: --token holds characters a token never has/,
+    ],
     [
       ["invoke", page, "search", "x"],
       { AIM_TOKEN: "" },
@@ -207,6 +257,12 @@ Deno.test("aim hash-password prints an scrypt hash of stdin that verifies", asyn
   const empty = await runAim(["hash-password"], { stdin: "" });
   assert.equal(empty.code, 1);
   assert.match(empty.stderr, /no password on stdin/);
+  const short = await runAim(["hash-password"], { stdin: "hunter2\n" });
+  assert.equal(short.code, 1);
+  assert.match(short.stderr, /^aim: the password is under 8 characters: choose a longer one/);
+  assert.equal(short.stdout, "");
+  const eight = await runAim(["hash-password"], { stdin: "hunter22\n" });
+  assert.equal(eight.code, 0, eight.stderr);
   const arg = await runAim(["hash-password", "oops"], { stdin: "" });
   assert.equal(arg.code, 2);
   assert.match(arg.stderr, /read on stdin, never from arguments/);

@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { shim } from "../../bridge/cli/install.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -45,5 +46,46 @@ Deno.test("deno task install puts an aim command that works from any folder with
     assert.equal(new TextDecoder().decode(manifest.stderr), "");
   } finally {
     await Deno.remove(home, { recursive: true });
+  }
+});
+
+Deno.test("the installed aim survives its Deno being gone (npx's cache cleared): deno on the PATH, else npx", async () => {
+  const dir = await Deno.makeTempDir({ prefix: "aim-shim-" });
+  try {
+    const script = join(dir, "aim");
+    const gone = join(dir, "npx-cache", "_npx", "deno");
+    await Deno.writeTextFile(script, shim(gone, "/repo/deno.json", "/repo/main.ts", "2.9.6"), {
+      mode: 0o755,
+    });
+    // Stand-ins that say how they were called.
+    const tools = join(dir, "tools");
+    await Deno.mkdir(tools);
+    const fake = async (name: string) => {
+      await Deno.writeTextFile(join(tools, name), `#!/bin/sh\necho ${name} "$@"\n`, {
+        mode: 0o755,
+      });
+    };
+    const run = async (path: string) => {
+      const out = await new Deno.Command(script, {
+        args: ["--version"],
+        env: { PATH: path },
+        stdout: "piped",
+        stderr: "piped",
+      }).output();
+      assert.equal(out.code, 0, new TextDecoder().decode(out.stderr));
+      return new TextDecoder().decode(out.stdout);
+    };
+    await fake("npx");
+    assert.match(
+      await run(`${tools}:/usr/bin:/bin`),
+      /^npx -y deno@2\.9\.6 run --quiet --config \/repo\/deno\.json .* \/repo\/main\.ts --version\n$/,
+    );
+    await fake("deno");
+    assert.match(
+      await run(`${tools}:/usr/bin:/bin`),
+      /^deno run --quiet --config \/repo\/deno\.json .* \/repo\/main\.ts --version\n$/,
+    );
+  } finally {
+    await Deno.remove(dir, { recursive: true });
   }
 });

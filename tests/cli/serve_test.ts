@@ -1,6 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
-import { AuditLog } from "../../bridge/mod.ts";
+import { AuditLog, hashPassword } from "../../bridge/mod.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 import { runAim, startAim } from "../helpers/cli.ts";
 import { type TempDir, tempDir } from "../helpers/temp.ts";
@@ -48,6 +48,23 @@ Deno.test("aim serve logs one line per request, never a token, and stops on SIGT
   assert.ok(!result.stderr.includes(token));
 });
 
+Deno.test("aim serve leaves passed health checks out of its log, so a balancer's every second fills nothing", async () => {
+  await using siteDir = await site();
+  await using aim = await startAim(["serve", siteDir.path, "--port", "0"]);
+  for (let i = 0; i < 5; i++) {
+    const res = await fetch(`${aim.url}/__aim/health`);
+    assert.equal(res.status, 200);
+    await res.body?.cancel();
+  }
+  // A failed one is logged; a request after them shows every line before it was written.
+  await (await fetch(`${aim.url}/__aim/health`, { method: "POST" })).body?.cancel();
+  await (await fetch(`${aim.url}/control-panel.json`)).body?.cancel();
+  await aim.line(/GET \/control-panel\.json 200 [\d.]+ms$/);
+  const health = aim.lines.filter((line) => line.includes("/__aim/health"));
+  assert.equal(health.length, 1, health.join("\n"));
+  assert.match(health[0]!, /POST \/__aim\/health 40\d /);
+});
+
 Deno.test("aim serve --log-format json prints one JSON object per request; --quiet prints none", async () => {
   await using siteDir = await site();
   const root = siteDir.path;
@@ -86,7 +103,7 @@ Deno.test("aim serve --public-url puts its origin in manifests", async () => {
   ]);
   const body = await (await fetch(`${aim.url}/control-panel.json`)).json();
   assert.equal(body.invoke_url, "https://aim.example/__aim/invoke");
-  assert.equal(body.sitemap, "https://aim.example/sitemap.toon");
+  assert.equal(body.sitemap, "https://aim.example/sitemap.json");
   // Same-origin now means the public origin.
   assert.equal((await sessionToken(aim.url, { Origin: "https://aim.example" })).status, 200);
   const cross = await sessionToken(aim.url, { Origin: aim.url });
@@ -240,8 +257,20 @@ Deno.test("aim serve --data keeps the audit log across restarts", async () => {
   await using siteDir = await site();
   const root = siteDir.path;
   const data = join(root, "data");
+  const users = join(root, "users.json");
+  const passwordHash = await hashPassword("correct horse", { N: 1024 });
+  Deno.writeTextFileSync(users, JSON.stringify([{ username: "ann", passwordHash }]));
   {
-    await using aim = await startAim(["serve", root, "--port", "0", "--data", data]);
+    await using aim = await startAim([
+      "serve",
+      root,
+      "--port",
+      "0",
+      "--data",
+      data,
+      "--users",
+      users,
+    ]);
     const { sessionToken: token } = await (await sessionToken(aim.url)).json();
     const res = await fetch(`${aim.url}/__aim/invoke`, {
       method: "POST",
@@ -312,7 +341,7 @@ Deno.test("aim serve reports bad input with a clear message and exit code", asyn
     [["serve", root, "--public-url", "ftp://x"], 2, /--public-url must be an http\(s\) URL/],
     [["serve", root, "--redis", "http://127.0.0.1:6379"], 2, /--redis must be a redis:\/\/ URL/],
     [["serve", root, "--redis", "redis:"], 2, /--redis must be a redis:\/\/ URL/],
-    [["serve", root, "--bogus"], 2, /Unknown option '--bogus'/],
+    [["serve", root, "--bogus"], 2, /^aim: unknown option --bogus\n\nUsage: aim serve/],
     [["serve", root, root], 2, /serve takes one ROOT/],
     [
       ["serve", join(root, "control-panel.html", "x")],

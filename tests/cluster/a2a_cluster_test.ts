@@ -1,7 +1,9 @@
 /**
- * @module A2A tasks on two bridge instances sharing Redis, each reached directly as a
+ * A2A tasks on two bridge instances sharing Redis, each reached directly as a
  * round-robin balancer would send requests: a task sent on one is read (`tasks/get`) and
  * cancelled (`tasks/cancel`) on the other, by the official client, and only by its session.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import type { Client } from "@a2a-js/sdk/client";

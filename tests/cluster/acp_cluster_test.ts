@@ -1,8 +1,10 @@
 /**
- * @module ACP runs on several bridge instances sharing Redis, each reached directly as a
+ * ACP runs on several bridge instances sharing Redis, each reached directly as a
  * round-robin balancer would send requests: a run created on one is read, followed and
  * cancelled on another, only by the session that created it, and a run whose instance died
  * ends as failed rather than in progress for ever.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { AcpSession, Run, RunEventsListResponse } from "../../bridge/acp/schemas.ts";

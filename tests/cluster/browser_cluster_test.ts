@@ -1,8 +1,10 @@
 /**
- * @module Real Chromium holding a session through HAProxy in front of three `aim serve`
+ * Real Chromium holding a session through HAProxy in front of three `aim serve`
  * processes on one Redis: the agent's requests spread over every instance; the instance holding
  * the tab is killed mid-invocation; the page comes back through another with its session; the
  * lease, the person's confirmation and idempotency hold throughout.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { join } from "node:path";

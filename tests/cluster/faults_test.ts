@@ -1,9 +1,12 @@
 /**
- * @module Three bridges on one Redis behind HAProxy (round-robin, no stickiness): requests spread
+ * Three bridges on one Redis behind HAProxy (round-robin, no stickiness): requests spread
  * over every instance, a tab is reached wherever it is, and instances and Redis fail without
  * losing a session or running an action twice.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
+import { createUserStore, hashPassword } from "../../bridge/mod.ts";
 import { writeSite } from "../helpers/bridge.ts";
 import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
@@ -111,7 +114,10 @@ Deno.test(
 );
 
 Deno.test("login failures count on every instance together", { ignore: NO_CLUSTER }, async () => {
-  await using cluster = await startCluster({ root: site() });
+  const users = createUserStore([
+    { username: "bob", passwordHash: await hashPassword("builder1", { N: 1024 }) },
+  ]);
+  await using cluster = await startCluster({ root: site(), bridge: { users } });
   const token = await openPageSession(cluster.origin, "/control-panel");
   const statuses: number[] = [];
   for (let i = 0; i < 5; i++) {

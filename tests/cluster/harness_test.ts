@@ -1,8 +1,10 @@
 /**
- * @module The cluster harness itself: Redis that stops and starts again on its port; HAProxy
+ * The cluster harness itself: Redis that stops and starts again on its port; HAProxy
  * that spreads requests round-robin, passes WebSockets through and routes around a stopped
  * backend (its backends here are tiny servers answering their own name); and a cluster of
  * bridges whose instances stop and start again behind it.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { BASIC_SITE } from "../helpers/bridge.ts";
@@ -249,11 +251,11 @@ Deno.test("a cluster puts its bridges behind the balancer, each given its origin
   assert.deepEqual(cluster.balancer.backendPorts, cluster.instances.map((i) => i.port));
   assert.notEqual(cluster.instances[0]!.port, cluster.instances[1]!.port);
   for (let i = 0; i < 4; i++) {
-    assert.equal(await sitemapUrl(cluster.origin), `${cluster.origin}/sitemap.toon`);
+    assert.equal(await sitemapUrl(cluster.origin), `${cluster.origin}/sitemap.json`);
   }
   for (const instance of cluster.instances) {
     assert.equal(instance.served?.port, instance.port);
-    assert.equal(await sitemapUrl(instance.url), `${cluster.origin}/sitemap.toon`);
+    assert.equal(await sitemapUrl(instance.url), `${cluster.origin}/sitemap.json`);
   }
 });
 
@@ -286,7 +288,7 @@ Deno.test("a cluster's bridge stopped is routed around, and started again on its
 
   await second!.start();
   assert.deepEqual(await cluster.balancer.states(), ["UP", "UP"]);
-  assert.equal(await sitemapUrl(second!.url), `${cluster.origin}/sitemap.toon`);
+  assert.equal(await sitemapUrl(second!.url), `${cluster.origin}/sitemap.json`);
 });
 
 Deno.test("a cluster of aim serve processes survives one killed and started again", {
@@ -304,5 +306,5 @@ Deno.test("a cluster of aim serve processes survives one killed and started agai
   await second!.stop("SIGKILL");
   for (let i = 0; i < 4; i++) await sitemapUrl(cluster.origin);
   await second!.start();
-  assert.equal(await sitemapUrl(second!.url), `${cluster.origin}/sitemap.toon`);
+  assert.equal(await sitemapUrl(second!.url), `${cluster.origin}/sitemap.json`);
 });

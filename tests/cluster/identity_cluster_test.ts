@@ -1,7 +1,9 @@
 /**
- * @module A sign-in made on one instance is not undone by another whose copy of the session has
+ * A sign-in made on one instance is not undone by another whose copy of the session has
  * not read it yet: when that instance's tab pushes a state, the shared record keeps the
  * identity, so every instance still sees the session signed in.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";

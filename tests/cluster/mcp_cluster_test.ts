@@ -1,8 +1,10 @@
 /**
- * @module MCP sessions across bridges sharing Redis: a session opened on one bridge is served
+ * MCP sessions across bridges sharing Redis: a session opened on one bridge is served
  * by another with the same `Mcp-Session-Id` (its calls reaching the tab through the first),
  * stays bound to its token, is closed everywhere by one DELETE, and hears `list_changed` on
  * whichever bridge holds its GET stream; behind HAProxy, the official clients just work.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { READ_TOOL, type ServedBridge } from "../../bridge/mod.ts";
@@ -21,8 +23,8 @@ import {
   within,
 } from "../mcp/helpers.ts";
 
-/** The server actions every session has before the page's (no users: no protected ones). */
-const BUILTIN = ["login", "disconnect"];
+/** The server actions every session has before the page's (no users: no login, no logout). */
+const BUILTIN = ["disconnect"];
 
 /** Two bridges (`a`, `b`) over one site sharing one Redis, all stopped on dispose. */
 interface TwoBridges extends AsyncDisposable {

@@ -1,7 +1,9 @@
 /**
- * @module react-dom's client (`createRoot`), for the React todo app of the browser tests only
+ * react-dom's client (`createRoot`), for the React todo app of the browser tests only
  * (tests/apps/react/). deno.json maps `"react-dom/client"` here, not to npm, so that
  * `deno task start` never downloads it; it is locked in deno.test.lock (`deno task test`).
  * tests/cli/dependencies_test.ts keeps deno.json and deno.lock free of it.
+ *
+ * @module
  */
 export * from "npm:react-dom@19.2.1/client";

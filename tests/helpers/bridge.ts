@@ -1,6 +1,8 @@
 /**
- * @module Test helper: a bridge on port 0 over a temporary site, shut down with `await using`;
+ * Test helper: a bridge on port 0 over a temporary site, shut down with `await using`;
  * with `AIM_TEST_CLUSTER=N`, N bridges sharing Redis behind HAProxy in its place.
+ *
+ * @module
  */
 import { dirname, join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
@@ -93,7 +95,23 @@ export function clusterSize(): number {
  * (`served.bridge.core`), ages sessions with a fake clock (Redis ages them by its own), or
  * counts a limit that holds per instance. Under `AIM_TEST_CLUSTER` it is skipped, and says so.
  */
-export const ONE_PROCESS: { ignore: boolean } = { ignore: clusterSize() >= 2 };
+export const ONE_PROCESS: { readonly ignore: boolean } = {
+  // Read when a test file declares its tests: a file with such tests says once why they skip.
+  get ignore(): boolean {
+    const skipped = clusterSize() >= 2;
+    if (skipped && !onceWarned) {
+      onceWarned = true;
+      console.warn(
+        `AIM_TEST_CLUSTER=${Deno.env.get("AIM_TEST_CLUSTER")}: the tests here about one bridge ` +
+          "process (its memory, a fake clock, a limit per instance) are skipped in this run; " +
+          "deno task test runs them against one bridge.",
+      );
+    }
+    return skipped;
+  },
+};
+
+let onceWarned = false;
 
 /** The test API over a bridge (or a cluster) at `origin`. */
 function testBridge(options: {

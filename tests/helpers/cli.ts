@@ -1,5 +1,7 @@
 /**
- * @module Test helper: the `aim` command line as a subprocess, as a person runs it.
+ * Test helper: the `aim` command line as a subprocess, as a person runs it.
+ *
+ * @module
  */
 import { fileURLToPath } from "node:url";
 

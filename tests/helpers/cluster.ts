@@ -1,7 +1,9 @@
 /**
- * @module Test helper: aim as issue 13 runs it, several bridges sharing Redis behind HAProxy
+ * Test helper: aim as docs/scaling.md runs it, several bridges sharing Redis behind HAProxy
  * (round-robin, no stickiness, WebSockets passed through), each part stopped and started again
  * on its own port, all of it shut down with `await using`.
+ *
+ * @module
  */
 import { join } from "node:path";
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
@@ -245,7 +247,7 @@ export async function startRedis(options: StartRedisOptions = {}): Promise<Redis
 export interface StartBalancerOptions {
   /** The port to listen on; default a free one. */
   port?: number;
-  /** The path HAProxy's health checks and the readiness poll ask for. @default "/sitemap.json" */
+  /** The path HAProxy's health checks and the readiness poll ask for. @default "/__aim/health" */
   checkPath?: string;
   /** How long HAProxy may take until a request through it answers 200. @default 15_000 */
   timeoutMs?: number;
@@ -357,7 +359,7 @@ export async function startBalancer(
   const binary = findBinary("haproxy", HAPROXY_PATHS);
   if (!binary) throw new Error("HAProxy is not installed: no haproxy (apt-get install haproxy)");
   const port = options.port ?? freePort();
-  const checkPath = options.checkPath ?? "/sitemap.json";
+  const checkPath = options.checkPath ?? "/__aim/health";
   const timeoutMs = options.timeoutMs ?? START_TIMEOUT_MS;
   const origin = `http://127.0.0.1:${port}`;
   const dir = await Deno.makeTempDir({ prefix: "aim-haproxy-" });

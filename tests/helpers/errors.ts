@@ -1,7 +1,9 @@
 /**
- * @module Test helper: the one check of an error answer. The body is parsed with the error
+ * Test helper: the one check of an error answer. The body is parsed with the error
  * body's own zod schema, so a test fails on an answer that breaks the protocol, not only on a
  * wrong status or code.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { firstIssue } from "../../bridge/wire/issue.ts";

@@ -1,7 +1,9 @@
 /**
- * @module A fake tab: a WebSocket client that speaks the channel protocol, for tests and the
+ * A fake tab: a WebSocket client that speaks the channel protocol, for tests and the
  * benchmark. It answers invocations through handlers, like a page would, and reads what the
  * bridge sends with the channel's zod schemas: a message that breaks them fails the test.
+ *
+ * @module
  */
 import { BridgeMessage } from "../../bridge/wire/channel.ts";
 import { firstIssue } from "../../bridge/wire/issue.ts";

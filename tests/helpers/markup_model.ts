@@ -1,7 +1,9 @@
 /**
- * @module A markup model for property tests of readAction: pages of `<aim-action>` markup
+ * A markup model for property tests of readAction: pages of `<aim-action>` markup
  * rendered two ways, as HTML text for the server's scan and as a DOM-like tree of
  * FakeElements, so that neither reading is derived from the other's parser.
+ *
+ * @module
  */
 import fc from "fast-check";
 import {

@@ -1,6 +1,8 @@
 /**
- * @module Test helper: two bridges in this process over {@linkcode BASIC_SITE}, sharing one
+ * Test helper: two bridges in this process over {@linkcode BASIC_SITE}, sharing one
  * Redis, each reached directly, as a round-robin balancer would send requests.
+ *
+ * @module
  */
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
 import { bridgeAt, type TestBridge, writeSite } from "./bridge.ts";

@@ -1,5 +1,7 @@
 /**
- * @module Test helper: a temporary folder removed with `await using`, whatever the test does.
+ * Test helper: a temporary folder removed with `await using`, whatever the test does.
+ *
+ * @module
  */
 
 /** A temporary folder; disposing of it removes it and everything in it. */

@@ -1,7 +1,9 @@
 /**
- * @module MCP against a real page: Debian's Chromium holds the session, the person confirms or
+ * MCP against a real page: Debian's Chromium holds the session, the person confirms or
  * declines in the panel, and both official MCP clients (v1 1.32.2 and v2 2.4.0) use the page's
  * actions as tools, with the token the panel shows.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";

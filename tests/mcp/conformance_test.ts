@@ -1,9 +1,11 @@
 /**
- * @module The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16)
+ * The official MCP conformance suite (`@modelcontextprotocol/conformance` 0.1.16)
  * against `/__aim/mcp`. The suite cannot send headers, so a small proxy in front adds the
  * session's `Authorization: Bearer` to every request and passes it on unchanged otherwise
  * (Host and Origin included, which the DNS rebinding scenario sets itself). Skipped, saying
  * why, where the package cannot be fetched.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";

@@ -1,8 +1,10 @@
 /**
- * @module The MCP endpoint over real HTTP with both official clients and a fake tab: tools are
+ * The MCP endpoint over real HTTP with both official clients and a fake tab: tools are
  * the session's actions, calls take the invoke path, errors are tool results, progress while
  * the person is asked, `list_changed` on sign-in, and the endpoint's guards (token, Host,
  * Origin, an MCP session bound to its token, bounded MCP sessions).
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
@@ -249,7 +251,7 @@ for (const kind of CLIENT_KINDS) {
     const token = await bridge.openSession("/control-panel");
     await using client = await connectClient(kind, bridge.origin, token);
     const names = (await client.listTools()).map((tool) => tool.name);
-    assert.deepEqual(names, ["login", "disconnect", "aim_read_page"]);
+    assert.deepEqual(names, ["disconnect", "aim_read_page"]);
     const result = await client.callTool("search", { input: "pending" });
     assert.equal(result.isError, true);
     assert.equal(result.structuredContent.error, "browser_not_connected");

@@ -1,7 +1,9 @@
 /**
- * @module Test helpers for the MCP endpoint: both official clients (v1 `@modelcontextprotocol/sdk`
+ * Test helpers for the MCP endpoint: both official clients (v1 `@modelcontextprotocol/sdk`
  * 1.32.2 and v2 `@modelcontextprotocol/client` 2.4.0) behind one small interface, connected to
  * a bridge with a session token as `Authorization: Bearer`.
+ *
+ * @module
  */
 import { Client as ClientV1 } from "@modelcontextprotocol/sdk/client/index.js";
 import { StreamableHTTPClientTransport as TransportV1 } from "@modelcontextprotocol/sdk/client/streamableHttp.js";

@@ -1,7 +1,9 @@
 /**
- * @module `aim mcp URL` over stdio, driven by the v1 client's `StdioClientTransport`: the same
+ * `aim mcp URL` over stdio, driven by the v1 client's `StdioClientTransport`: the same
  * tools and results as the HTTP endpoint, progress and `list_changed` passed on, and the token
  * taken from `AIM_TOKEN` only.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { Client } from "@modelcontextprotocol/sdk/client/index.js";
@@ -114,15 +116,26 @@ Deno.test("aim mcp serves the session's tools over stdio, as the endpoint does",
   }
 });
 
-Deno.test("aim mcp takes the token from AIM_TOKEN only, and never prints it", async () => {
+Deno.test("aim mcp reads the token as aim invoke does, and never prints it", async () => {
   await using bridge = await startBridge();
   const url = `${bridge.origin}/control-panel`;
-  const onArgv = recordingIO({});
-  assert.equal(await main(["mcp", url, "--token", "x".repeat(43)], onArgv.io), 2);
-  assert.match(onArgv.out.stderr, /AIM_TOKEN only/);
   const none = recordingIO({});
   assert.equal(await main(["mcp", url], none.io), 2);
-  assert.match(none.out.stderr, /set AIM_TOKEN/);
+  assert.match(none.out.stderr, /^aim: set AIM_TOKEN \(or --token\) to the session token/);
+  const empty = recordingIO({ AIM_TOKEN: " " });
+  assert.equal(await main(["mcp", url], empty.io), 2);
+  assert.match(empty.out.stderr, /^aim: AIM_TOKEN is empty: set it to the token the page shows/);
+  const emptyFlag = recordingIO({});
+  assert.equal(await main(["mcp", url, "--token", ""], emptyFlag.io), 2);
+  assert.match(emptyFlag.out.stderr, /^aim: --token is empty: /);
+  const broken = recordingIO({ AIM_TOKEN: "a\nb" });
+  assert.equal(await main(["mcp", url], broken.io), 2);
+  assert.match(broken.out.stderr, /^aim: AIM_TOKEN holds characters a token never has/);
+  const onArgv = recordingIO({});
+  const argvToken = "v".repeat(43);
+  assert.equal(await main(["mcp", url, "--token", argvToken], onArgv.io), 1);
+  assert.match(onArgv.out.stderr, /^aim: cannot open an MCP session at /);
+  assert.doesNotMatch(onArgv.out.stderr, new RegExp(argvToken));
   const wrong = "w".repeat(43);
   const refused = recordingIO({ AIM_TOKEN: wrong });
   assert.equal(await main(["mcp", url], refused.io), 1);
@@ -132,4 +145,36 @@ Deno.test("aim mcp takes the token from AIM_TOKEN only, and never prints it", as
   );
   assert.doesNotMatch(refused.out.stderr, new RegExp(wrong));
   assert.equal(refused.out.stdout, "");
+});
+
+Deno.test("aim mcp answers a line that is not JSON with -32700 and one that is no request with -32600", async () => {
+  await using bridge = await startBridge();
+  const token = await bridge.openSession("/control-panel");
+  const child = new Deno.Command(Deno.execPath(), {
+    args: ["run", "-A", "--no-check", "main.ts", "mcp", `${bridge.origin}/control-panel`],
+    cwd: REPO,
+    env: { AIM_TOKEN: token },
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "null",
+  }).spawn();
+  const writer = child.stdin.getWriter();
+  await writer.write(new TextEncoder().encode('{"jsonrpc": "2.0", "id": 1, "method"\n[1, 2]\n'));
+  // The host hangs up: the command answers what it read, then ends.
+  await writer.close();
+  const out = await child.output();
+  assert.equal(out.code, 0);
+  const text = new TextDecoder().decode(out.stdout);
+  assert.deepEqual(text.trim().split("\n").map((line) => JSON.parse(line)), [
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32700, message: "Parse error: the line is not JSON" },
+    },
+    {
+      jsonrpc: "2.0",
+      id: null,
+      error: { code: -32600, message: "Invalid request: the line is not a JSON-RPC 2.0 message" },
+    },
+  ]);
 });

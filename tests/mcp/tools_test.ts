@@ -1,7 +1,9 @@
 /**
- * @module Unit tests of how actions become MCP tools: names, wrapped string schemas,
+ * Unit tests of how actions become MCP tools: names, wrapped string schemas,
  * annotations, the read tool, argument unwrapping and error results; and the `read-only`
  * attribute of `<aim-action>`.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { parseActionSpec } from "../../bridge/input/action_spec.ts";

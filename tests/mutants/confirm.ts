@@ -1,5 +1,5 @@
 /**
- * Named mutants of what a person confirms (issue 25, round 3): Approve works only once the
+ * Named mutants of what a person confirms: Approve works only once the
  * prompt was read (and pointed at again after a replacement), a replaced prompt says so, and
  * what the person reads of an agent's input hides nothing and keeps the buttons in view.
  *

@@ -1,5 +1,5 @@
 /**
- * Named mutants of issue 25's findings 3 and 9: a hang-up withdraws the call whatever the size
+ * Named mutants: a hang-up withdraws the call whatever the size
  * of its body, and signing in or out withdraws every protected call that still waits.
  *
  * @module

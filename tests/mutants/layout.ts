@@ -1,5 +1,5 @@
 /**
- * Named mutants of the layer check (.ci/layers.ts, issue 24) and of the session token's shape:
+ * Named mutants of the layer check (.ci/layers.ts) and of the session token's shape:
  * an import the table does not list fails `deno task check`, and only a token-shaped string is
  * looked up.
  *

@@ -1,5 +1,5 @@
 /**
- * Named mutants of issue 25's findings 5, 8 and 10: MCP sessions of others are never closed for
+ * Named mutants: MCP sessions of others are never closed for
  * room, no protocol keeps or echoes a secret, and refusals cost the logs and the login gate
  * little.
  *

@@ -1,5 +1,5 @@
 /**
- * Named mutants of the cost of change documents (issue 25, finding 6): each is made once, a
+ * Named mutants of the cost of change documents: each is made once, a
  * session and a client make at most so many per second, and making one is linear in the size of
  * the manifests.
  *

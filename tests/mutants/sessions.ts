@@ -136,8 +136,8 @@ export const mutants: Mutant[] = [
     name: "body-limit",
     guarantee: "A body over the limit answers 413 payload_too_large, never buffered whole.",
     file: "bridge/http/request.ts",
-    find: "    if (size > maxBytes) {",
-    replace: "    if (false) {",
+    find: "    maxSize: maxBytes,",
+    replace: "    maxSize: Infinity,",
     tests: ["tests/protocol/invoke_test.ts", "tests/security/parsers_test.ts"],
   },
   {

@@ -41,12 +41,21 @@ export const mutants: Mutant[] = [
   },
   {
     name: "webmcp-tool-shadows-server-action",
-    guarantee: "A page's tool named like a server action of the bridge (login) never replaces " +
-      "it: the tab's registration of it is refused.",
+    guarantee: "A page's tool named like a server action of the bridge (an app's export_data) " +
+      "never replaces it: the tab's registration of it is refused.",
     file: "bridge/core/tab_messages.ts",
     find: "if (this.#ctx.actions.has(id)) {",
     replace: "if (false) {",
     tests: [PAGES_TEST],
+  },
+  {
+    name: "webmcp-tool-takes-builtin-name",
+    guarantee: "A page's tool never takes the name of a built-in action (login, logout, " +
+      "disconnect, any case) or of the read tool, even on a bridge that does not list it.",
+    file: "bridge/wire/webmcp_tools.ts",
+    find: "if (RESERVED_TOOL_NAMES.includes(name.toLowerCase())) {",
+    replace: "if (false) {",
+    tests: [UNIT_TEST, PAGES_TEST],
   },
   {
     name: "webmcp-tools-unbounded-count",

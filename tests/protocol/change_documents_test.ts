@@ -1,11 +1,11 @@
 /**
- * The cost of change documents (issue 25, finding 6): a change document from one version to
+ * The cost of change documents: a change document from one version to
  * another is made once and then read from the cache, and a session or client that asks for more
  * new ones than its budget gets the whole manifest, which is always a correct answer, in place
  * of a change document.
  */
 import assert from "node:assert/strict";
-import { applyJsonPatch } from "../../bridge/wire/json_patch.ts";
+import { applyJsonPatch } from "../helpers/patches.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 

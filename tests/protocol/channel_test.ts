@@ -423,11 +423,7 @@ Deno.test("a registration and a state snapshot each replace the tab's previous o
   const manifest = await (await bridge.fetch("/control-panel.json", {
     headers: { Authorization: `Bearer ${token}` },
   })).json();
-  assert.deepEqual(manifest.actions.map((a: { id: string }) => a.id), [
-    "login",
-    "disconnect",
-    "search",
-  ]);
+  assert.deepEqual(manifest.actions.map((a: { id: string }) => a.id), ["disconnect", "search"]);
   assert.deepEqual(manifest.state, { view: "detail", authenticated: false });
   await expectError(await bridge.invoke(token, "export", "x"), 404, "unknown_action");
 });

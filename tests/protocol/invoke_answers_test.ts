@@ -1,11 +1,11 @@
 /**
- * What an invoke answer holds (issue 11, cheap to read): the state by default, nothing but the
+ * What an invoke answer holds: the state by default, nothing but the
  * result under `Prefer: return=minimal`, what changed in the manifest since the `If-Match`
  * version under `Prefer: return=changes`, and TOON under `Accept: text/toon`.
  */
 import assert from "node:assert/strict";
 import { decode as decodeToon } from "@toon-format/toon";
-import { applyJsonPatch } from "../../bridge/wire/json_patch.ts";
+import { applyJsonPatch } from "../helpers/patches.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 

@@ -167,8 +167,8 @@ Deno.test("invoke() answers 404 unknown_action with the available actions", asyn
     404,
     "unknown_action",
   );
-  assert.deepEqual(body.available_actions, ["login", "disconnect", "search", "add_comment"]);
-  // logout is registered only when signed in.
+  assert.deepEqual(body.available_actions, ["disconnect", "search", "add_comment"]);
+  // A site without users offers neither login nor logout.
   await expectError(await bridge.invoke(token, "logout", {}), 404, "unknown_action");
 });
 
@@ -669,7 +669,7 @@ Deno.test("invoke() never relays an action the tab did not register, even one th
     404,
     "unknown_action",
   );
-  assert.deepEqual(body.available_actions, ["login", "disconnect", "search"]);
+  assert.deepEqual(body.available_actions, ["disconnect", "search"]);
   assert.ok(!tab.has("invoke"));
 });
 

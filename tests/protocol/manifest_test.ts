@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { decode } from "@toon-format/toon";
+import { createUserStore, hashPassword } from "../../bridge/mod.ts";
 import { Manifest, Sitemap } from "../../bridge/wire/schemas.ts";
 import { BASIC_SITE, startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
@@ -37,18 +38,14 @@ Deno.test("manifest() without a token is the public catalog with empty state", a
   assert.equal(body.state_scope, "public_schema_only");
   assert.equal(body.browser_connected, false);
   assert.deepEqual(body.state, {});
-  assert.equal(body.sitemap, `${bridge.origin}/sitemap.toon`);
+  assert.equal(body.sitemap, `${bridge.origin}/sitemap.json`);
   assert.equal(body.invoke_url, `${bridge.origin}/__aim/invoke`);
   assert.equal(body.invoke_method, "POST");
   // The example is one safe to try: not the consequential approve_request.
   assert.deepEqual(body.invoke_example, { actionId: "search", input: "pending" });
   const actions = body.actions as { id: string }[];
-  assert.deepEqual(actions.map((a) => a.id), [
-    "approve_request",
-    "search",
-    "login",
-    "disconnect",
-  ]);
+  // A site without users offers no login (nor logout).
+  assert.deepEqual(actions.map((a) => a.id), ["approve_request", "search", "disconnect"]);
   assert.deepEqual(actions[0], {
     id: "approve_request",
     description: "Approve one pending request",
@@ -88,7 +85,7 @@ Deno.test("manifest() re-reads a page when its file changes", async () => {
   await using bridge = await startBridge();
   const first = await readBoth(bridge.origin, "/control-panel");
   const before = (first.actions as unknown[]).length;
-  assert.equal(before, 4);
+  assert.equal(before, 3);
   await Deno.writeTextFile(
     `${bridge.root}/control-panel.html`,
     `<aim-action name="only_one" description="The only action now, after an edit"></aim-action>`,
@@ -102,7 +99,6 @@ Deno.test("manifest() re-reads a page when its file changes", async () => {
   }
   assert.deepEqual((second.actions as { id: string }[]).map((a) => a.id), [
     "only_one",
-    "login",
     "disconnect",
   ]);
 });
@@ -149,7 +145,46 @@ Deno.test("manifest() with a self-minted token lists the server actions only", a
   assert.equal(body.state_scope, "session");
   assert.equal(body.browser_connected, false);
   assert.deepEqual(body.state, { authenticated: false });
-  assert.deepEqual((body.actions as { id: string }[]).map((a) => a.id), ["login", "disconnect"]);
+  assert.deepEqual((body.actions as { id: string }[]).map((a) => a.id), ["disconnect"]);
+});
+
+Deno.test("the public manifest lists login and logout on a site with users, neither on one without", async () => {
+  const users = createUserStore([
+    { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }) },
+  ]);
+  await using withUsers = await startBridge({ users });
+  const ids = async (origin: string, path: string) =>
+    ((await (await fetch(`${origin}${path}`)).json()).actions as { id: string }[]).map((a) => a.id);
+  // Every action the page can offer: logout needs signing in, as approve_request does.
+  assert.deepEqual(await ids(withUsers.origin, "/control-panel.json"), [
+    "approve_request",
+    "search",
+    "login",
+    "logout",
+    "disconnect",
+  ]);
+  const sitemap = await (await fetch(`${withUsers.origin}/sitemap.json`)).json();
+  assert.deepEqual(
+    sitemap.pages.find((p: { path: string }) => p.path === "/control-panel").actions,
+    ["approve_request", "search", "login", "logout", "disconnect"],
+  );
+  await using without = await startBridge();
+  assert.deepEqual(await ids(without.origin, "/control-panel.json"), [
+    "approve_request",
+    "search",
+    "disconnect",
+  ]);
+  const token = await without.openSession("/control-panel");
+  // Invoking login there is refused as an action the session does not offer.
+  const login = await fetch(`${without.origin}/__aim/invoke`, {
+    method: "POST",
+    headers: { Authorization: `Bearer ${token}`, "Content-Type": "application/json" },
+    body: JSON.stringify({ actionId: "login", input: { username: "alice", password: "x" } }),
+  });
+  assert.equal(login.status, 404);
+  const body = await login.json();
+  assert.equal(body.error, "unknown_action");
+  assert.deepEqual(body.available_actions, ["disconnect"]);
 });
 
 Deno.test("manifest() with the cookie works like the Bearer header", async () => {
@@ -176,11 +211,7 @@ Deno.test("manifest() with a tab shows the session's live state and registered a
     requests: [{ id: "req-3", status: "pending" }],
     authenticated: false,
   });
-  assert.deepEqual((body.actions as { id: string }[]).map((a) => a.id), [
-    "login",
-    "disconnect",
-    "search",
-  ]);
+  assert.deepEqual((body.actions as { id: string }[]).map((a) => a.id), ["disconnect", "search"]);
   assert.deepEqual(body.invoke_example, { actionId: "search", input: "pending" });
 });
 
@@ -207,7 +238,7 @@ Deno.test("sitemap lists every agent-enabled page in JSON and TOON", async () =>
   const json = await bridge.fetch("/sitemap.json");
   assert.equal(json.status, 200);
   const body = Sitemap.parse(await json.json());
-  assert.deepEqual(body.pages.map((p) => p.path), ["/", "/control-panel", "/orders"]);
+  assert.deepEqual(body.pages.map((p) => p.path), ["/", "/control-panel", "/orders/"]);
   const panel = body.pages[1];
   assert.ok(panel);
   assert.equal(panel.title, "Control panel");
@@ -336,7 +367,11 @@ Deno.test("manifest() offers a read-only action as the example before one that c
 });
 
 Deno.test("manifest() never offers disconnect or a consequential action as the example when a safe one exists", async () => {
+  const users = createUserStore([
+    { username: "alice", passwordHash: await hashPassword("wonderland", { N: 1024 }) },
+  ]);
   await using bridge = await startBridge({
+    users,
     site: {
       "only-risky.html": `<aim-action name="pay" description="Pay the invoice now" consequential
         input-example="inv-1"></aim-action>`,
@@ -350,4 +385,21 @@ Deno.test("manifest() never offers disconnect or a consequential action as the e
   assert.equal(signedOut.invoke_example.actionId, "login");
   const publicManifest = await (await bridge.fetch("/only-risky.json")).json();
   assert.notEqual(publicManifest.invoke_example.actionId, "disconnect");
+});
+
+Deno.test("the public invoke_example is never an items= action, whose example names no real item", async () => {
+  await using bridge = await startBridge({
+    site: {
+      "todos.html": `<title>Todos</title><ul id="list"></ul><input id="new" aria-label="New todo">
+<aim-action name="show_todo" description="Show the todo with this title" items="#list li"
+  key="label" click="label" read-only></aim-action>
+<aim-action name="add_todo" description="Add a todo" fill="#new" commit="enter"></aim-action>`,
+    },
+  });
+  const body = await (await bridge.fetch("/todos.json")).json();
+  // The list is rendered by a script: the items= action's example is a placeholder.
+  const show = body.actions.find((a: { id: string }) => a.id === "show_todo");
+  assert.equal(show.input_example, "example");
+  // Read-only would put it first; its example would be refused, so another action's is shown.
+  assert.deepEqual(body.invoke_example, { actionId: "add_todo", input: "example" });
 });

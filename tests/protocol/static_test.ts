@@ -130,3 +130,44 @@ Deno.test(
     assert.match(response, /forbidden_host/);
   },
 );
+
+Deno.test("a folder's page asked for without its slash is redirected to it, and the site map publishes that path", async () => {
+  await using bridge = await startBridge({
+    site: {
+      "docs/index.html": `<title>Docs</title><link rel="stylesheet" href="style.css">
+<aim-action name="find" description="Find a page of the docs" input-example="intro"></aim-action>`,
+      "docs/style.css": "body { color: navy }",
+      "guide.html": `<title>Guide</title>`,
+    },
+  });
+  const cases: [string, string][] = [
+    ["/docs", "/docs/"],
+    ["/docs?lang=en", "/docs/?lang=en"],
+    // Never a protocol-relative Location that would leave the site.
+    ["//docs", "/docs/"],
+  ];
+  for (const [target, location] of cases) {
+    const answer = await raw(bridge.port, target);
+    assert.match(answer, /^HTTP\/1\.1 301 /, target);
+    assert.match(answer, new RegExp(`\\r\\nlocation: ${location.replace("?", "\\?")}\\r\\n`, "i"));
+  }
+  // At /docs/, the page's relative URL finds its stylesheet.
+  const page = await bridge.fetch("/docs/");
+  assert.equal(page.status, 200);
+  assert.match(await page.text(), /<title>Docs<\/title>/);
+  assert.equal(
+    (await bridge.fetch(new URL("style.css", `${bridge.origin}/docs/`).pathname)).status,
+    200,
+  );
+  // A page file and a file with an extension are served where they are.
+  for (const path of ["/guide", "/docs/index.html", "/docs/style.css"]) {
+    const res = await bridge.fetch(path, { redirect: "manual" });
+    assert.equal(res.status, 200, path);
+    await res.body?.cancel();
+  }
+  const sitemap = await (await bridge.fetch("/sitemap.json")).json();
+  const docs = sitemap.pages.find((p: { title: string }) => p.title === "Docs");
+  assert.equal(docs.path, "/docs/");
+  assert.equal(docs.manifest_json, `${bridge.origin}/docs.json`);
+  assert.equal((await bridge.fetch("/docs.json")).status, 200);
+});

@@ -1,8 +1,10 @@
 /**
- * @module Issue 9, finding 8 (ACP): runs that never finish cannot fill the bridge. A session
+ * ACP runs that never finish cannot fill the bridge. A session
  * has a bounded number of runs under way (429 past it) so it cannot block another's; every run
  * ends by its deadline, even one a tab keeps "awaiting"; what a session's runs keep is bounded
  * in bytes. Over real HTTP, with a fake tab over a real WebSocket.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { Run } from "../../bridge/acp/schemas.ts";

@@ -1,8 +1,10 @@
 /**
- * @module Issue 9, finding 6: a consequential action runs only after a person confirms it in
+ * A consequential action runs only after a person confirms it in
  * the page. Real Chromium against a real bridge: without a panel the elements ask in their own
  * modal dialog; with a panel the panel asks, whatever its `confirm` attribute; only
  * `no-confirm` on the action skips the person.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";

@@ -1,11 +1,13 @@
 /**
- * @module Issue 25, finding 3: an agent that hangs up withdraws its call, whatever the size of
+ * An agent that hangs up withdraws its call, whatever the size of
  * its request's body. `POST /__aim/invoke` and MCP `tools/call` (without a progress token) wait
  * for the person to confirm a consequential action; the agent goes away; the bridge tells the
  * tab to withdraw the prompt, so that approving afterwards runs nothing, and records the call
  * as cancelled. Deno 2.9.6's `request.signal` misses the hang-up once a body of more than a
  * few hundred bytes was read (docs/deno-hang-up.md): the bridge must see it all the same,
  * alone or behind HAProxy (`AIM_TEST_CLUSTER=3`, where HAProxy resets the bridge's connection).
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { tableReads } from "../../bridge/http/hang_up.ts";

@@ -1,9 +1,11 @@
 /**
- * @module Issue 25, finding 9: signing out (or in as someone else) withdraws what the former
+ * Signing out (or in as someone else) withdraws what the former
  * identity allowed. A protected action waits for the person to confirm it; the session signs
  * out, or an app's action signs another user in; the agent gets 409 `cancelled`, the tab is
  * told to withdraw the prompt, and an approval that comes after runs nothing: the call is
  * recorded as cancelled, never as run. Over `POST /__aim/invoke` and over MCP `tools/call`.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";

@@ -1,5 +1,5 @@
 /**
- * One table of every surface an agent can read (issue 20): manifests in every form, invoke
+ * One table of every surface an agent can read: manifests in every form, invoke
  * answers under every `Prefer` and `Accept`, activity, event streams, long polls, MCP, A2A,
  * ACP, error bodies and the `aim` command. Each is read with session A's token while session A
  * is signed in and session B runs beside it; none may carry a tab credential, a tab key, the

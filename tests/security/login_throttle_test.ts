@@ -1,8 +1,10 @@
 /**
- * @module Issue 9, finding 8 (login): failed logins are throttled per (account, client address)
+ * Failed logins are throttled per (account, client address)
  * and per session, never per account alone, so nobody can lock another person out; the gate of
  * password checks is shared fairly, so a flood from one address leaves others their place.
  * Over real HTTP, with clients told apart by `X-Forwarded-For` behind `--trust-proxy`.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { createUserStore, hashPassword, type UserStore } from "../../bridge/mod.ts";

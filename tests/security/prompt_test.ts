@@ -1,5 +1,5 @@
 /**
- * Issue 25, round 3: a person approves only what they read. Real Chromium against a real
+ * A person approves only what they read. Real Chromium against a real
  * bridge, with the panel, with the elements' own dialog and with WebMCP:
  *
  * - bait and switch: an agent withdraws a harmless prompt and at once asks for another at the
@@ -125,7 +125,7 @@ function invokeWithdrawable(bridge: TestBridge, token: string, input: unknown) {
 }
 
 /**
- * The bait and switch of issue 25: a harmless prompt, read, the pointer on its Approve; the agent
+ * The bait and switch: a harmless prompt, read, the pointer on its Approve; the agent
  * withdraws it and at once asks for another; the person's click lands at once, where it was.
  * Returns the agent's answer to the second request, still pending.
  */

@@ -1,5 +1,5 @@
 /**
- * Issue 25, finding 8: a `login` sent through A2A, ACP or MCP leaves its password in no answer
+ * A `login` sent through A2A, ACP or MCP leaves its password in no answer
  * and nothing the bridge keeps (the task's history, a run), as the audit log already keeps no
  * secret-looking key. A2A's copy in Redis: tests/cluster/a2a_cluster_test.ts.
  *

@@ -1,5 +1,5 @@
 /**
- * Every way a session ends ends everything that waits on it at once (issue 20): a disconnect,
+ * Every way a session ends ends everything that waits on it at once: a disconnect,
  * an expiry and a bridge shutdown each answer a waiting long poll with 401 (never a 304), end
  * the event stream with `ended`, end the MCP client's stream, answer a call waiting for the tab
  * (over HTTP, MCP, A2A and ACP) with an error (never a late 200), and nothing answers 200 after.

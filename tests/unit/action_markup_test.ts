@@ -1,7 +1,9 @@
 /**
- * @module Property tests of the reading of `<aim-action items= key= fill=>` and `<aim-field>`
+ * Property tests of the reading of `<aim-action items= key= fill=>` and `<aim-field>`
  * (readAction), on the server's htmlparser2 tree and on a DOM-like tree with CSS selectors:
  * item keys, the session's enum of keys, typed fields and the controls they are filled into.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

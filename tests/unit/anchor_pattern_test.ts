@@ -1,6 +1,8 @@
 /**
- * @module Tests of anchorPattern: a `pattern` attribute becomes JSON Schema's `pattern` anchored
+ * Tests of anchorPattern: a `pattern` attribute becomes JSON Schema's `pattern` anchored
  * as `^(?:…)$`, or as `^…$` when the group cannot change what it means.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -1,6 +1,8 @@
 /**
- * @module Unit tests of application login's parts: scrypt password hashes, the limiter of
+ * Unit tests of application login's parts: scrypt password hashes, the limiter of
  * failed attempts (with an injected clock) and the fair gate of password checks.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

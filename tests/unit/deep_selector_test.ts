@@ -1,7 +1,9 @@
 /**
- * @module Property tests of the deep combinator's parsing (splitDeep), and of deepAll and
+ * Property tests of the deep combinator's parsing (splitDeep), and of deepAll and
  * deepFirst on a tree with shadow roots made of plain objects and on the server's parsed HTML,
  * where what follows a `>>>` finds nothing and nothing throws.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

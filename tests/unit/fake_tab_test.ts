@@ -1,6 +1,8 @@
 /**
- * @module The fake tab reads what a bridge sends with the channel's schemas: a bridge that
+ * The fake tab reads what a bridge sends with the channel's schemas: a bridge that
  * breaks them fails the test that listens, loudly, and a message that never comes fails it too.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { FakeTab } from "../helpers/fake_tab.ts";

@@ -1,7 +1,9 @@
 /**
- * @module How the kernel's TCP tables write a client's address, as hang_up.ts looks it up:
+ * How the kernel's TCP tables write a client's address, as hang_up.ts looks it up:
  * IPv4 in `/proc/net/tcp`, IPv6 and IPv4-mapped ones in `/proc/net/tcp6`, each 32-bit word in
  * little-endian byte order, the port in big-endian hex.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import { tableAddresses } from "../../bridge/http/hang_up.ts";

@@ -1,6 +1,8 @@
 /**
- * @module Property tests of validateInput: what an action's input_schema accepts, and that
+ * Property tests of validateInput: what an action's input_schema accepts, and that
  * every rejection is a 400 `invalid_input` an agent can act on.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -1,6 +1,8 @@
 /**
- * @module Property tests of the one reading of `<aim-action>` markup (readAction), on the
+ * Property tests of the one reading of `<aim-action>` markup (readAction), on the
  * server's htmlparser2 tree and on a DOM-like tree, and of redactSecrets.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
@@ -344,7 +346,7 @@ const KEYS = [
   "prototype",
   "toString",
   "__proto__",
-  // Secret words added for issue 9, and ordinary keys that share their letters.
+  // Secret words added later, and ordinary keys that share their letters.
   "pwd",
   "passcode",
   "pin",

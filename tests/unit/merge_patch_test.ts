@@ -1,10 +1,16 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { applyMergePatch, createMergePatch } from "../../bridge/wire/merge_patch.ts";
+import { createMergePatch } from "../../bridge/wire/merge_patch.ts";
+import { applyMergePatch, hasGuardedKey } from "../helpers/patches.ts";
+
+/** JSON values without the member names json-merge-patch refuses to patch. */
+function json() {
+  return fc.jsonValue({ maxDepth: 4 }).filter((v) => !hasGuardedKey(v));
+}
 
 Deno.test("createMergePatch(): applying the patch to the old value always gives the new one", () => {
   fc.assert(
-    fc.property(fc.jsonValue({ maxDepth: 4 }), fc.jsonValue({ maxDepth: 4 }), (x, y) => {
+    fc.property(json(), json(), (x, y) => {
       // As values come off the wire: plain objects.
       const [a, b] = [JSON.parse(JSON.stringify(x)), JSON.parse(JSON.stringify(y))];
       const patch = createMergePatch(a, b);
@@ -41,7 +47,7 @@ Deno.test("createMergePatch() sends only what changed, and nothing it cannot say
   assert.deepEqual(createMergePatch({ a: [1, 2] }, { a: [1] }), { a: [1] });
 });
 
-/** The merge patch as createMergePatch() made it before issue 25 (comparing each level again). */
+/** The merge patch as createMergePatch() made it before it was made linear (comparing each level again). */
 function referencePatch(from: unknown, to: unknown): unknown {
   const isObject = (v: unknown): v is Record<string, unknown> =>
     typeof v === "object" && v !== null && !Array.isArray(v);
@@ -68,7 +74,9 @@ function referencePatch(from: unknown, to: unknown): unknown {
 }
 
 Deno.test("createMergePatch() gives the patch that comparing each level again gave", () => {
-  const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)));
+  // Without the member names json-merge-patch refuses (the reference applies patches with it).
+  const json = fc.jsonValue({ maxDepth: 4 }).map((v) => JSON.parse(JSON.stringify(v)))
+    .filter((v) => !hasGuardedKey(v));
   const same = (a: unknown, b: unknown) => {
     assert.deepStrictEqual(createMergePatch(a, b), referencePatch(a, b));
   };

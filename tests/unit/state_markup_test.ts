@@ -1,7 +1,9 @@
 /**
- * @module Property tests of the one reading of `<aim-state items= invisible=>` and its
+ * Property tests of the one reading of `<aim-state items= invisible=>` and its
  * `<aim-field>` children (readStateSpec), on the server's htmlparser2 tree and on a DOM-like
  * tree, and of typed(), which turns what a field reads into the type it declares.
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

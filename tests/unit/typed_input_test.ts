@@ -1,6 +1,8 @@
 /**
- * @module Property tests of typed inputs: number, integer and boolean fields in the wire schema
+ * Property tests of typed inputs: number, integer and boolean fields in the wire schema
  * (bridge/wire/schemas.ts) and their exact validation (bridge/input/validate.ts).
+ *
+ * @module
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";

@@ -8,13 +8,15 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { BUILTIN_ACTION_IDS, parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { READ_TOOL } from "../../bridge/wire/tools.ts";
 import { validateInput } from "../../bridge/input/validate.ts";
 import {
   actionOfTool,
   inputSchemaOfTool,
   isConsequentialTool,
   MAX_TOOL_BYTES,
+  RESERVED_TOOL_NAMES,
   resultOfTool,
 } from "../../bridge/wire/webmcp_tools.ts";
 
@@ -316,4 +318,13 @@ Deno.test("the bridge reads a <form toolname> as an action, as the browser reads
   });
   assert.equal(info.actions[0]!.consequential, true);
   assert.match(info.problems[0]!.message, /tool "bad name": its name is not an action id/);
+});
+
+Deno.test("a tool never takes the name of a built-in action or of the read tool, in any case", () => {
+  assert.deepEqual([...RESERVED_TOOL_NAMES].sort(), [...BUILTIN_ACTION_IDS, READ_TOOL].sort());
+  for (const name of ["login", "Logout", "DISCONNECT", "aim_read_page"]) {
+    const mapped = actionOfTool({ name, description: "x", annotations: { readOnlyHint: true } });
+    assert.ok(!mapped.ok, name);
+    assert.match(mapped.problem, /its name is aim's own/);
+  }
 });

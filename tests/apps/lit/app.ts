@@ -1,9 +1,11 @@
 /**
- * @module A todo list in Lit, shaped like the Lit TodoMVC: `<todo-app>` holds the todos and
+ * A todo list in Lit, shaped like the Lit TodoMVC: `<todo-app>` holds the todos and
  * the filter (from location.hash) and renders `<todo-form>`, `<todo-list>` (of `<todo-item>`s)
  * and `<todo-footer>`, each in its own shadow root (Lit's default) with its own styles.
  * Properties go down, events come up: the parts dispatch bubbling, composed events that
  * `<todo-app>` handles.
+ *
+ * @module
  */
 import { css, html, LitElement, nothing } from "lit";
 import { classMap } from "lit/directives/class-map.js";

@@ -17,7 +17,10 @@
  * - `elements.bindings.js`: `<aim-action>`'s declarative bindings (click=, fill=, form=…),
  *   imported the first time one runs;
  * - `elements.state.js`: `<aim-state>`'s tables, `items=` and `<aim-field>`s, imported the
- *   first time a page's state has one.
+ *   first time a page's state has one;
+ * - `elements.webmcp-api.js`: not a module but a classic script of its own (elements/webmcp_api.ts),
+ *   served as `/__aim/webmcp.js`: WebMCP's API for pages that register tools where the browser
+ *   has none, then the entry.
  *
  * Modules import each other as `./elements.<name>.js?v=<hash>`, `<hash>` being the first 16 hex
  * digits of the SHA-256 of the file's bytes; bridge/http/assets.ts serves each chunk at that
@@ -135,6 +138,33 @@ try {
   for (const { code, name } of files.values()) {
     await Deno.writeTextFile(join(dirname(out), `elements.${name}.js`), code);
   }
+
+  // The classic script: one file, no imports, run as the page is parsed.
+  const api = join(temp, "webmcp-api.js");
+  const script = await new Deno.Command(Deno.execPath(), {
+    args: [
+      "bundle",
+      "--quiet",
+      "--platform=browser",
+      "--output",
+      api,
+      fromFileUrl(new URL("elements/webmcp_api.ts", ROOT)),
+    ],
+    cwd: fromFileUrl(ROOT),
+    stdout: "inherit",
+    stderr: "inherit",
+  }).output();
+  if (!script.success) Deno.exit(script.code || 1);
+  const squeezed = await minify(await Deno.readTextFile(api), {
+    module: false,
+    compress: { passes: 2 },
+    format: { comments: false },
+  });
+  if (squeezed.code === undefined) throw new Error("terser produced no code for webmcp_api.ts");
+  if (/^\s*(import|export)\b/m.test(squeezed.code)) {
+    throw new Error("elements/webmcp_api.ts must stay a classic script: no imports or exports");
+  }
+  await Deno.writeTextFile(join(dirname(out), "elements.webmcp-api.js"), squeezed.code);
 } finally {
   await Deno.remove(temp, { recursive: true });
 }

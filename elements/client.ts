@@ -168,21 +168,24 @@ export class AimClient extends EventTarget {
     addEventListener("pagehide", () => this.#close());
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
-    this.#followHistory();
-    // Agents in the browser (WebMCP) get the same actions; without the API nothing loads.
-    if ("modelContext" in document) import("./webmcp.ts").then((m) => m.startWebMcp(this));
-  }
-
-  /**
-   * A single-page app moves between pages with the History API, without loading one: the
-   * session follows the tab (`navigate`), with no reconnect. The Navigation API says when.
-   */
-  #followHistory(): void {
+    // A single-page app moves between pages with the History API, without loading one: the
+    // session follows the tab (`navigate`), with no reconnect. The Navigation API says when.
     let at = here();
     (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
       "currententrychange",
       () => here() !== at && this.#send({ type: "navigate", page: at = here() }),
     );
+    // Agents in the browser (WebMCP) get the same actions, and remote agents the page's own
+    // tools (elements/page_tools.ts, which adds them to `actions`); without the API nothing
+    // loads. A polyfill may come later, from a module or a framework: look again at `load`.
+    let webmcp: unknown;
+    const startWebMcp = () => {
+      if ("modelContext" in document) {
+        webmcp ??= import("./webmcp.ts").then((m) => m.startWebMcp(this));
+      }
+    };
+    startWebMcp();
+    addEventListener("load", startWebMcp);
   }
 
   /**

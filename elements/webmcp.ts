@@ -23,6 +23,12 @@ import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
 import { READ_TOOL, titleOf } from "../bridge/wire/tools.ts";
 import { RUN_STATUS, type RunOutcome } from "../bridge/wire/run_status.ts";
 import type { InputValue } from "../bridge/wire/schemas.ts";
+import {
+  type PageTools,
+  type PageToolsClient,
+  type ReadableModelContext,
+  startPageTools,
+} from "./page_tools.ts";
 
 /** An action as the page declares it (the client's `declarations`). */
 type Declaration = Extract<TabMessage, { type: "register" }>["actions"][number];
@@ -34,7 +40,7 @@ type Activity = Extract<BridgeMessage, { type: "activity" }>;
  * What this module needs of the page's client (elements/client.ts `AimClient`, which hands
  * itself over): it is not imported, so that the client and this chunk do not know each other.
  */
-export interface WebMcpClient extends EventTarget {
+export interface WebMcpClient extends PageToolsClient {
   /** The page's path. */
   page: string;
   /** The actions the page declares now; `change` fires on the client when they change. */
@@ -260,17 +266,31 @@ export class WebMcpTools {
   /** The tools registered now: name → the declaration they were made from, and their signal. */
   readonly #registered = new Map<string, { key: string; controller: AbortController }>();
 
-  constructor(client: WebMcpClient, context: ModelContext) {
+  /** The ids of the page's own WebMCP tools among `declarations`: aim does not offer them. */
+  readonly #pageTools: () => ReadonlySet<string>;
+
+  constructor(
+    client: WebMcpClient,
+    context: ModelContext,
+    pageTools: () => ReadonlySet<string> = () => new Set(),
+  ) {
     this.#client = client;
     this.#context = context;
+    this.#pageTools = pageTools;
   }
 
   /** The declarations offered as tools now: a protected one only to a signed-in session. */
   declarations(): Declaration[] {
     const signedIn = this.#client.session?.authenticated === true;
     return this.#client.declarations.filter((d) =>
-      d.id.toLowerCase() !== READ_TOOL && (!(d as { protected?: boolean }).protected || signedIn)
+      d.id.toLowerCase() !== READ_TOOL && !this.#pageTools().has(d.id) &&
+      (!(d as { protected?: boolean }).protected || signedIn)
     );
+  }
+
+  /** The names of the tools aim registered (its actions and the read tool), not the page's. */
+  names(): ReadonlySet<string> {
+    return new Set(this.#registered.keys());
   }
 
   /** Registers and unregisters tools until they match the page's declarations. */
@@ -363,7 +383,9 @@ export class WebMcpTools {
     signal: AbortSignal,
     checked: { input?: InputValue },
   ): Promise<RunAnswer> {
-    const declaration = this.#client.declarations.find((d) => d.id === actionId);
+    const declaration = this.#client.declarations.find((d) =>
+      d.id === actionId && !this.#pageTools().has(d.id)
+    );
     if (!declaration || actionId.toLowerCase() === READ_TOOL) {
       return failure("unknown_action", `No action "${actionId}" is on the page now.`, {
         available_actions: this.declarations().map((d) => d.id),
@@ -447,12 +469,21 @@ export class WebMcpTools {
  * session (a protected action is a tool once someone signed in).
  */
 export function startWebMcp(client: WebMcpClient): WebMcpTools | null {
-  const context = (document as unknown as { modelContext?: ModelContext }).modelContext;
+  // The older drafts (and polyfills of them) put it on navigator.
+  const context = (document as unknown as { modelContext?: ModelContext }).modelContext ??
+    (navigator as unknown as { modelContext?: ModelContext }).modelContext;
   if (!context) return null;
-  const tools = new WebMcpTools(client, context);
+  let pageTools: PageTools | null = null;
+  const tools = new WebMcpTools(client, context, () => pageTools?.ids ?? new Set());
   const sync = () => tools.sync();
   client.addEventListener("change", sync);
   document.addEventListener("aim-session", sync);
   tools.sync();
+  // The page's own tools, for remote agents through the bridge.
+  pageTools = startPageTools(
+    client,
+    context as unknown as ReadableModelContext,
+    () => tools.names(),
+  );
   return tools;
 }

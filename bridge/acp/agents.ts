@@ -10,6 +10,7 @@ import { createHash } from "node:crypto";
 import { Parser } from "htmlparser2";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
+import type { Session } from "../core/session.ts";
 import { manifestPath, pageLocation } from "../site/paths.ts";
 import type { AgentManifest } from "./schemas.ts";
 import type { InvocationStats } from "./stats.ts";
@@ -93,6 +94,11 @@ export function agentNames(pages: Iterable<string>): Map<string, string> {
 export interface AgentEntry {
   name: string;
   info: PageInfo;
+  /**
+   * Set for the caller's own page when only its session knows its actions (a page whose tab
+   * registers them, such as a page's own WebMCP tools): its manifest is the session's.
+   */
+  session?: Session;
 }
 
 /** The agents of a site, in page order, findable by name and by page. */
@@ -102,11 +108,19 @@ export interface AgentDirectory {
   nameOf(page: string): string | undefined;
 }
 
-/** Every agent-enabled page of the site as an agent. */
-export async function agentDirectory(core: BridgeCore): Promise<AgentDirectory> {
+/**
+ * Every agent-enabled page of the site as an agent; with a caller's `session`, its own page too
+ * when it hosts sessions without being agent-enabled (never another session's: the public
+ * directory never learns from a tab).
+ */
+export async function agentDirectory(core: BridgeCore, session?: Session): Promise<AgentDirectory> {
   const pages = await core.catalog.agentPages();
-  const names = agentNames(pages.map((p) => p.page));
-  const entries = pages.map((info) => ({ name: names.get(info.page)!, info }));
+  const own = session && !pages.some((p) => p.page === session.page)
+    ? await core.catalog.sessionPage(session.page).catch(() => null)
+    : null;
+  const names = agentNames([...pages, ...(own ? [own] : [])].map((p) => p.page));
+  const entries: AgentEntry[] = pages.map((info) => ({ name: names.get(info.page)!, info }));
+  if (own && session) entries.push({ name: names.get(own.page)!, info: own, session });
   const byName = new Map(entries.map((e) => [e.name, e]));
   return {
     entries,
@@ -191,7 +205,7 @@ export async function agentManifest(
   options: { stats?: InvocationStats | undefined; facts: PageFactsCache },
 ): Promise<AgentManifest> {
   const { info, name } = entry;
-  const aim = await core.manifest(info.page, null, origin);
+  const aim = await core.manifest(info.page, entry.session ?? null, origin);
   // In front of an app, a page has no file: its facts are unknown, not an error.
   const now = new Date();
   const { facts, created, updated } = core.catalog.root

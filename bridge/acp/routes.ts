@@ -108,9 +108,14 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   app.get("/ping", (c) => c.json({}));
   app.all("/ping", () => methodNotAllowed("GET"));
 
+  /** The caller's session when it sent a token (one that does not work: 401), else none. */
+  const optionalCaller = (c: Context<Env>): Promise<Session | undefined> =>
+    readToken(c) ? caller(c) : Promise.resolve(undefined);
+
   app.get("/agents", async (c) => {
     const query = parse(AgentsListQuery, c.req.query(), "query");
-    const directory = await agentDirectory(core);
+    const session = await optionalCaller(c);
+    const directory = await agentDirectory(core, session);
     // Everything by default, as the reference server; `limit` and `offset` when given.
     const start = query.offset ?? 0;
     const entries = directory.entries.slice(start, query.limit ? start + query.limit : undefined);
@@ -119,16 +124,17 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
         agentManifest(core, entry, c.get("origin"), { stats: options.stats, facts })
       ),
     );
-    c.header("Cache-Control", "no-cache");
+    // With a token, the caller's own page may be listed: for the caller only.
+    c.header("Cache-Control", session ? "no-store" : "no-cache");
     return c.json({ agents });
   });
   app.all("/agents", () => methodNotAllowed("GET"));
 
   app.get("/agents/:name", async (c) => {
     const name = c.req.param("name");
-    const entry = (await agentDirectory(core)).byName(name);
+    const entry = (await agentDirectory(core, await optionalCaller(c))).byName(name);
     if (!entry) throw new AcpHttpError(404, "not_found", `Agent ${name} not found`);
-    c.header("Cache-Control", "no-cache");
+    c.header("Cache-Control", entry.session ? "no-store" : "no-cache");
     return c.json(
       await agentManifest(core, entry, c.get("origin"), { stats: options.stats, facts }),
     );
@@ -139,7 +145,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     sameOrigin(c);
     const session = await caller(c);
     const request = parse(RunCreateRequest, await readJson(c, core.limits.maxBodyBytes), "body");
-    const directory = await agentDirectory(core);
+    const directory = await agentDirectory(core, session);
     if (!directory.byName(request.agent_name)) {
       throw new AcpHttpError(404, "not_found", `Agent ${request.agent_name} not found`);
     }

@@ -26,6 +26,7 @@ import dialog from "../../elements/elements.dialog.js" with { type: "text" };
 import webmcp from "../../elements/elements.webmcp.js" with { type: "text" };
 import bindings from "../../elements/elements.bindings.js" with { type: "text" };
 import state from "../../elements/elements.state.js" with { type: "text" };
+import webmcpApi from "../../elements/elements.webmcp-api.js" with { type: "text" };
 import { namesEtag } from "./if_none_match.ts";
 
 /** The first 16 hex digits of the SHA-256 of `bytes`, as elements/build.ts versions chunks. */
@@ -41,6 +42,12 @@ export const ELEMENTS_HASH: string = contentHash(ELEMENTS_JS);
 
 /** The entry's URL that never changes content: safe to cache for a year. */
 export const ELEMENTS_IMMUTABLE_PATH = `/__aim/elements.${ELEMENTS_HASH}.js`;
+
+/**
+ * The classic script of `/__aim/webmcp.js` (elements/webmcp_api.ts): WebMCP's API where the
+ * browser has none, for pages that register tools of their own, then the elements.
+ */
+export const WEBMCP_API_JS: Uint8Array<ArrayBuffer> = new TextEncoder().encode(webmcpApi);
 
 /** One chunk of the elements, as the bridge serves it. */
 export interface ElementsChunk {
@@ -94,6 +101,12 @@ export function mountAssets<E extends Env>(app: Hono<E>): void {
     ["GET", "HEAD"],
     ELEMENTS_IMMUTABLE_PATH,
     (c) => answer(ELEMENTS_JS, entry, c.req.header("If-None-Match"), FOREVER),
+  );
+  const api = `"${contentHash(WEBMCP_API_JS)}"`;
+  app.on(
+    ["GET", "HEAD"],
+    "/__aim/webmcp.js",
+    (c) => answer(WEBMCP_API_JS, api, c.req.header("If-None-Match"), "no-cache"),
   );
   for (const { path, hash, bytes } of ELEMENTS_CHUNKS.values()) {
     app.on(["GET", "HEAD"], path, (c) => {

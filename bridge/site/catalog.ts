@@ -17,6 +17,8 @@ import {
 } from "../markup/action.ts";
 import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { normalizePage, type SiteRoot } from "./paths.ts";
+import { formToolOf } from "../markup/form_tool.ts";
+import { actionOfTool } from "../wire/webmcp_tools.ts";
 
 /** A declaration that could not be read, with where it is. */
 export interface CatalogProblem {
@@ -34,7 +36,7 @@ export interface PageInfo {
   actions: ActionSpec[];
   stateKeys: string[];
   problems: CatalogProblem[];
-  /** Whether the page holds at least one `<aim-action>` or `<aim-state>`. */
+  /** Whether the page holds at least one `<aim-action>`, `<aim-state>` or `<form toolname>`. */
   agentEnabled: boolean;
   /**
    * The ids of its `items=` actions: their public example names no real item (the keys are the
@@ -164,6 +166,23 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
           ...position(html, node.startIndex ?? 0),
           message: "<aim-state> has no name",
         });
+      }
+    } else if (name === "form" && node.attribs.toolname !== undefined) {
+      // A declarative WebMCP tool: an action of the page as the browser reads it.
+      const where = position(html, node.startIndex ?? 0);
+      const mapped = actionOfTool(formToolOf(view.wrap(node)));
+      try {
+        if (!mapped.ok) throw new MarkupError(mapped.problem);
+        const spec = parseActionSpec(mapped.action);
+        if (actions.some((a) => a.id === spec.id)) {
+          problems.push({ ...where, message: `action "${spec.id}" is declared twice` });
+        } else {
+          actions.push(spec);
+          agentEnabled = true;
+        }
+      } catch (error) {
+        if (!(error instanceof MarkupError)) throw error;
+        problems.push({ ...where, message: error.message });
       }
     } else if (name === "aim-action") {
       agentEnabled = true;

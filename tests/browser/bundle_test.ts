@@ -28,6 +28,7 @@ const FILES = [
   "elements.webmcp.js",
   "elements.state.js",
   "elements.bindings.js",
+  "elements.webmcp-api.js",
 ];
 
 const read = (file: string) => Deno.readTextFile(new URL(file, ELEMENTS_DIR));
@@ -107,7 +108,8 @@ Deno.test("the modules import only each other, by the URLs the bridge serves the
   }
   // And every chunk served is imported by one of them.
   assert.deepEqual([...imported].sort(), [...ELEMENTS_CHUNKS.keys()].sort());
-  assert.equal(ELEMENTS_CHUNKS.size, FILES.length - 1);
+  // The entry and the classic script of /__aim/webmcp.js are no chunks.
+  assert.equal(ELEMENTS_CHUNKS.size, FILES.length - 2);
 });
 
 Deno.test("up front: the client and the shared readAction, without zod, lit-html, the panel, the dialog or WebMCP", async () => {
@@ -193,7 +195,21 @@ Deno.test("the bridge serves the entry revalidated by ETag, and it and every chu
   assert.equal(pinned.headers.get("Cache-Control"), "public, max-age=31536000, immutable");
   assert.deepEqual(new Uint8Array(await pinned.arrayBuffer()), bytes);
 
-  for (const file of FILES.slice(1)) {
+  const api = await bridge.fetch("/__aim/webmcp.js");
+  assert.equal(api.status, 200);
+  assert.match(api.headers.get("Content-Type")!, /^text\/javascript/);
+  assert.equal(api.headers.get("Cache-Control"), "no-cache");
+  assert.deepEqual(
+    new Uint8Array(await api.arrayBuffer()),
+    await Deno.readFile(new URL("elements.webmcp-api.js", ELEMENTS_DIR)),
+  );
+  const apiAgain = await bridge.fetch("/__aim/webmcp.js", {
+    headers: { "If-None-Match": api.headers.get("ETag")! },
+  });
+  assert.equal(apiAgain.status, 304);
+  await apiAgain.body?.cancel();
+
+  for (const file of FILES.slice(1, -1)) {
     const name = file.replace(/\.js$/, "");
     const path = [...ELEMENTS_CHUNKS.keys()].find((p) => p.startsWith(`/__aim/${name}.js?v=`));
     assert.ok(path, `${file} is not served`);

@@ -1,0 +1,330 @@
+/**
+ * Unit tests of bridge/wire/webmcp_tools.ts, how a page's WebMCP tool becomes an aim action:
+ * what it maps, what the bridge then accepts, what it refuses and says why, the consent rule,
+ * and what a run's answer becomes.
+ *
+ * @module
+ */
+import assert from "node:assert/strict";
+import fc from "fast-check";
+import { scanPage } from "../../bridge/site/catalog.ts";
+import { BUILTIN_ACTION_IDS, parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { READ_TOOL } from "../../bridge/wire/tools.ts";
+import { validateInput } from "../../bridge/input/validate.ts";
+import {
+  actionOfTool,
+  inputSchemaOfTool,
+  isConsequentialTool,
+  MAX_TOOL_BYTES,
+  RESERVED_TOOL_NAMES,
+  resultOfTool,
+} from "../../bridge/wire/webmcp_tools.ts";
+
+/** Whether the bridge's validator takes `input` for the action. */
+function accepts(spec: ReturnType<typeof parseActionSpec>, input: unknown): boolean {
+  try {
+    validateInput(spec, input);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+Deno.test("a tool is consequential unless it says it only reads and nothing says otherwise", () => {
+  assert.equal(isConsequentialTool(undefined), true);
+  assert.equal(isConsequentialTool({}), true);
+  assert.equal(isConsequentialTool({ readOnlyHint: false }), true);
+  assert.equal(isConsequentialTool({ readOnlyHint: "true" }), true);
+  assert.equal(isConsequentialTool({ readOnlyHint: true }), false);
+  assert.equal(isConsequentialTool({ readOnlyHint: true, destructiveHint: true }), true);
+  assert.equal(isConsequentialTool({ readOnlyHint: true, consequentialHint: true }), true);
+  assert.equal(isConsequentialTool({ readOnlyHint: true }, { consequential: true }), true);
+  // Markup only makes a tool safer.
+  assert.equal(isConsequentialTool({}, { consequential: false }), true);
+});
+
+Deno.test("a flat tool maps field by field, with annotation keywords left out", () => {
+  const mapped = actionOfTool({
+    name: "add_todo",
+    description: "  Add a todo  ",
+    inputSchema: {
+      $schema: "https://json-schema.org/draft/2020-12/schema",
+      type: "object",
+      properties: {
+        text: { type: "string", title: "Text", minLength: 1, format: "email", default: "a@b.co" },
+        when: { type: ["integer"], minimum: 0, maximum: 9, examples: [4] },
+        kind: { type: "string", const: "todo" },
+        done: { type: "boolean", description: "Done?" },
+      },
+      required: ["text", "when", "kind", "done"],
+    },
+    annotations: { readOnlyHint: true },
+  });
+  assert.ok(mapped.ok);
+  assert.deepEqual(mapped.action, {
+    id: "add_todo",
+    description: "Add a todo",
+    input_schema: {
+      type: "object",
+      properties: {
+        text: { type: "string", description: "Text", minLength: 1 },
+        when: { type: "integer", minimum: 0, maximum: 9 },
+        kind: { type: "string", enum: ["todo"] },
+        done: { type: "boolean", description: "Done?" },
+      },
+      additionalProperties: false,
+      required: ["text", "when", "kind", "done"],
+    },
+    input_example: { text: "a@b.co", when: 4, kind: "todo", done: false },
+    consequential: false,
+    read_only: true,
+    protected: false,
+  });
+  // The bridge accepts it as it is.
+  parseActionSpec(mapped.action);
+});
+
+Deno.test("a tool without a schema takes an empty object, and nothing else", () => {
+  const mapped = actionOfTool({ name: "ping", description: "Ping" });
+  assert.ok(mapped.ok);
+  const spec = parseActionSpec(mapped.action);
+  assert.deepEqual(spec.input_schema, {
+    type: "object",
+    properties: {},
+    additionalProperties: false,
+  });
+  assert.equal(accepts(spec, {}), true);
+  assert.equal(accepts(spec, { extra: 1 }), false);
+});
+
+Deno.test("Chromium's schema of a declarative form maps: a select's anyOf, a number's step", () => {
+  // As Chromium 156 lists <form toolname> with a <select> and an <input type="number">.
+  const schema = inputSchemaOfTool({
+    type: "object",
+    properties: {
+      from: { type: "string", description: "Origin" },
+      cls: {
+        type: "string",
+        anyOf: [
+          { type: "string", const: "eco", title: "eco" },
+          { type: "string", const: "biz", title: "biz" },
+        ],
+        enum: ["eco", "biz"],
+      },
+      n: { type: "number", multipleOf: 1 },
+    },
+    required: ["from"],
+  });
+  assert.deepEqual(schema, {
+    type: "object",
+    properties: {
+      from: { type: "string", description: "Origin" },
+      cls: { type: "string", enum: ["eco", "biz"] },
+      n: { type: "integer" },
+    },
+    additionalProperties: false,
+    required: ["from"],
+  });
+  const odd = inputSchemaOfTool({
+    type: "object",
+    properties: { n: { type: "number", multipleOf: 0.5 } },
+  });
+  assert.match(odd as string, /"multipleOf"/);
+  const differ = inputSchemaOfTool({
+    type: "object",
+    properties: { c: { type: "string", anyOf: [{ const: "a" }], enum: ["b"] } },
+  });
+  assert.match(differ as string, /anyOf and its enum differ/);
+});
+
+Deno.test("what aim cannot enforce refuses the tool, saying why", () => {
+  const refusals: [unknown, RegExp][] = [
+    [{ type: "object", properties: { a: { type: "object" } } }, /field "a" is an object/],
+    [{ type: "object", properties: { a: { type: "array" } } }, /field "a" is an array/],
+    [{ type: "object", properties: { a: { type: ["string", "null"] } } }, /type aim cannot check/],
+    [{ type: "object", properties: { a: { type: "number", multipleOf: 2 } } }, /"multipleOf"/],
+    [
+      { type: "object", properties: { a: { type: "number", exclusiveMinimum: 0 } } },
+      /exclusiveMin/,
+    ],
+    [{ type: "object", properties: { a: { type: "number", enum: [1, 2] } } }, /"enum"/],
+    [{ type: "object", properties: { a: { type: "string", enum: [1] } } }, /enum of strings/],
+    [{ type: "object", properties: { a: { anyOf: [] } } }, /type aim cannot check/],
+    [
+      { type: "object", properties: { a: { type: "string", anyOf: [{ type: "number" }] } } },
+      /"anyOf"/,
+    ],
+    [{ type: "object", properties: {}, anyOf: [] }, /"anyOf"/],
+    [{ type: "object", properties: {}, additionalProperties: {} }, /is a schema/],
+    [{ type: "object", properties: {}, required: ["b"] }, /required fields/],
+    [{ type: "array" }, /not an object schema/],
+    [{ type: "object", properties: { "a b": { type: "string" } } }, /field name "a b"/],
+    [{ type: "object", properties: { constructor: { type: "string" } } }, /field name/],
+    ["{not json", /not JSON/],
+  ];
+  for (const [schema, problem] of refusals) {
+    const result = inputSchemaOfTool(schema);
+    assert.equal(typeof result, "string", JSON.stringify(schema));
+    assert.match(result as string, problem);
+  }
+});
+
+Deno.test("a tool is refused for its name, its description, its size or its markup", () => {
+  const problem = (tool: Parameters<typeof actionOfTool>[0], markup = {}) => {
+    const mapped = actionOfTool(tool, markup);
+    assert.ok(!mapped.ok);
+    return mapped.problem;
+  };
+  assert.match(problem({ name: "Search Products", description: "x" }), /not an action id/);
+  assert.match(problem({ name: "x".repeat(65), description: "x" }), /not an action id/);
+  assert.match(problem({ name: "nothing", description: " " }), /no description/);
+  const properties = Object.fromEntries(
+    Array.from(
+      { length: 20 },
+      (_, i) => [`f${i}`, { type: "string", description: "d".repeat(1000) }],
+    ),
+  );
+  assert.match(
+    problem({ name: "big", description: "x", inputSchema: { type: "object", properties } }),
+    new RegExp(`larger than ${MAX_TOOL_BYTES} bytes`),
+  );
+  assert.match(problem({ name: "x", description: "x" }, { hidden: true }), /hidden/);
+  // A long description is cut, not refused.
+  const long = actionOfTool({ name: "long", description: "y".repeat(5000) });
+  assert.ok(long.ok);
+  assert.equal(long.action.description.length, 2000);
+});
+
+Deno.test("a required field with a pattern gets an example that matches it, or the tool says so", () => {
+  const ok = actionOfTool({
+    name: "find",
+    description: "Find",
+    inputSchema: {
+      type: "object",
+      properties: { id: { type: "string", pattern: "^[0-9]+$" } },
+      required: ["id"],
+    },
+  });
+  assert.ok(ok.ok);
+  assert.deepEqual(ok.action.input_example, { id: "0" });
+  const none = actionOfTool({
+    name: "find",
+    description: "Find",
+    inputSchema: {
+      type: "object",
+      properties: { id: { type: "string", pattern: "^req-[0-9]{4}$" } },
+      required: ["id"],
+    },
+  });
+  assert.ok(!none.ok);
+  assert.match(none.problem, /no example fits its field "id"/);
+});
+
+/** A flat field schema of any kind aim takes. */
+const field = fc.oneof(
+  fc.record({
+    type: fc.constant("string"),
+    minLength: fc.integer({ min: 0, max: 3 }),
+    maxLength: fc.integer({ min: 3, max: 20 }),
+    description: fc.string({ maxLength: 30 }),
+  }, { requiredKeys: ["type"] }),
+  fc.record({
+    type: fc.constant("string"),
+    enum: fc.array(fc.string(), { minLength: 1, maxLength: 4 }),
+  }),
+  fc.record({
+    type: fc.constantFrom("number", "integer"),
+    minimum: fc.integer({ min: -5, max: 0 }),
+    maximum: fc.integer({ min: 0, max: 5 }),
+  }, { requiredKeys: ["type"] }),
+  fc.record({ type: fc.constant("boolean"), title: fc.string() }, { requiredKeys: ["type"] }),
+);
+
+Deno.test("every tool the mapping takes is an action the bridge accepts, its example valid", () => {
+  fc.assert(
+    fc.property(
+      fc.dictionary(fc.stringMatching(/^[a-z][a-z0-9_]{0,8}$/), field, { maxKeys: 8 }),
+      fc.boolean(),
+      fc.option(fc.record({ readOnlyHint: fc.boolean(), destructiveHint: fc.boolean() })),
+      (properties, requireAll, annotations) => {
+        const mapped = actionOfTool({
+          name: "tool",
+          description: "A tool",
+          inputSchema: {
+            type: "object",
+            properties,
+            ...(requireAll ? { required: Object.keys(properties) } : {}),
+          },
+          annotations,
+        });
+        assert.ok(mapped.ok, mapped.ok ? "" : mapped.problem);
+        const spec = parseActionSpec(mapped.action);
+        assert.equal(accepts(spec, spec.input_example), true);
+        // No field the tool did not declare gets through.
+        assert.equal(
+          accepts(spec, { ...spec.input_example as object, zz_extra: 1 }),
+          false,
+        );
+        assert.equal(spec.consequential, isConsequentialTool(annotations ?? undefined));
+      },
+    ),
+  );
+});
+
+Deno.test("a run's answer is the JSON it holds, its text, or a failure with the tool's words", () => {
+  assert.deepEqual(resultOfTool('{"a":1}'), { a: 1 });
+  assert.equal(resultOfTool("done"), "done");
+  assert.equal(resultOfTool(undefined), null);
+  assert.deepEqual(resultOfTool({ content: [{ type: "text", text: "hi" }] }), {
+    content: [{ type: "text", text: "hi" }],
+  });
+  assert.throws(
+    () =>
+      resultOfTool(
+        JSON.stringify({ content: [{ type: "text", text: "Error: no" }], isError: true }),
+      ),
+    /Error: no/,
+  );
+});
+
+Deno.test("the bridge reads a <form toolname> as an action, as the browser reads it", () => {
+  const info = scanPage(
+    `<!doctype html><title>Shop</title>
+<form toolname="book" tooldescription="Book a table">
+  <label for="who">Your name</label><input id="who" name="who" required>
+  <label>Guests <input type="number" name="guests"></label>
+  <label><input type="checkbox" name="terrace"> Terrace</label>
+  <input type="radio" name="time" value="noon"><input type="radio" name="time" value="eve">
+  <select name="menu" toolparamdescription="Which menu"><option value="a">A</option><option>B</option></select>
+  <input type="hidden" name="csrf" value="x"><button>Book</button>
+</form>
+<form toolname="bad name" tooldescription="x"></form>`,
+    "/shop",
+    "shop.html",
+  );
+  assert.equal(info.agentEnabled, true);
+  assert.deepEqual(info.actions.map((a) => a.id), ["book"]);
+  assert.deepEqual(info.actions[0]!.input_schema, {
+    type: "object",
+    properties: {
+      who: { type: "string", description: "Your name" },
+      guests: { type: "integer", description: "Guests" },
+      terrace: { type: "boolean", description: "Terrace" },
+      time: { type: "string", enum: ["noon", "eve"] },
+      menu: { type: "string", description: "Which menu", enum: ["a", "B"] },
+    },
+    required: ["who"],
+    additionalProperties: false,
+  });
+  assert.equal(info.actions[0]!.consequential, true);
+  assert.match(info.problems[0]!.message, /tool "bad name": its name is not an action id/);
+});
+
+Deno.test("a tool never takes the name of a built-in action or of the read tool, in any case", () => {
+  assert.deepEqual([...RESERVED_TOOL_NAMES].sort(), [...BUILTIN_ACTION_IDS, READ_TOOL].sort());
+  for (const name of ["login", "Logout", "DISCONNECT", "aim_read_page"]) {
+    const mapped = actionOfTool({ name, description: "x", annotations: { readOnlyHint: true } });
+    assert.ok(!mapped.ok, name);
+    assert.match(mapped.problem, /its name is aim's own/);
+  }
+});

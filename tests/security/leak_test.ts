@@ -349,8 +349,8 @@ const NOT_AGENT_READABLE: Record<string, string> = {
   "ALL /.well-known/agent-card.json": "wrong methods get 405, public card",
 };
 
-/** Element bundle routes: the same bytes for everyone, no session read. */
-const ASSET = /^(GET|HEAD) \/__aim\/elements\.[\w.]*js$/;
+/** Element bundle routes and WebMCP's API script: the same bytes for everyone, no session read. */
+const ASSET = /^(GET|HEAD) \/__aim\/(elements\.[\w.]*|webmcp\.)js$/;
 
 Deno.test("no surface an agent can read carries a credential, a tab key, the password, or another session's token or state", async () => {
   await using bridge = await startBridge({ users: USERS });

@@ -8,7 +8,7 @@
  */
 import assert from "node:assert/strict";
 import type { Page } from "puppeteer-core";
-import { startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { clusterSize, startBridge, type TestBridge } from "../helpers/bridge.ts";
 import type { ServerAction } from "../../bridge/core/server_actions.ts";
 import { connectClient as connectMcp, within } from "../mcp/helpers.ts";
 import {
@@ -375,27 +375,37 @@ for (const webmcp of [true, false]) {
             assert.match(failed.structuredContent.message, /the list is locked/);
           });
 
-          await t.step("A2A runs them too, approved and declined", async () => {
-            const a2a = await connectA2a("v1", bridge.origin, token);
-            const asked = asTask(await a2a.sendMessage(a2aAction("add_todo", { text: "bread" })));
-            assert.equal(asked.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
-            const following = collect(a2a.resubscribeTask({ tenant: "", id: asked.id }));
-            await clickPanelButton(page, "Approve");
-            assert.deepEqual(shapes(await following).slice(-1), ["status:TASK_STATE_COMPLETED"]);
-            const done = await a2a.getTask({ tenant: "", id: asked.id, historyLength: undefined });
-            assert.deepEqual(answerOf(done).result, {
-              content: [{ type: "text", text: "Added bread" }],
-            });
-            assert.equal(await todosText(page), "milk, bread");
-            const refused = asTask(await a2a.sendMessage(a2aAction("clear_todos")));
-            const refusing = collect(a2a.resubscribeTask({ tenant: "", id: refused.id }));
-            await clickPanelButton(page, "Decline");
-            assert.deepEqual(shapes(await refusing).slice(-1), ["status:TASK_STATE_FAILED"]);
-            failureOf(
-              await a2a.getTask({ tenant: "", id: refused.id, historyLength: undefined }),
-              "declined",
-            );
-            assert.equal(await todosText(page), "milk, bread");
+          // A resubscribe that lands on another instance than the task's gets the task as it is,
+          // then its stream ends (docs/scaling.md): deno task test runs this against one bridge.
+          await t.step({
+            name: "A2A runs them too, approved and declined",
+            ignore: clusterSize() >= 2,
+            fn: async () => {
+              const a2a = await connectA2a("v1", bridge.origin, token);
+              const asked = asTask(await a2a.sendMessage(a2aAction("add_todo", { text: "bread" })));
+              assert.equal(asked.status?.state, TaskState.TASK_STATE_INPUT_REQUIRED);
+              const following = collect(a2a.resubscribeTask({ tenant: "", id: asked.id }));
+              await clickPanelButton(page, "Approve");
+              assert.deepEqual(shapes(await following).slice(-1), ["status:TASK_STATE_COMPLETED"]);
+              const done = await a2a.getTask({
+                tenant: "",
+                id: asked.id,
+                historyLength: undefined,
+              });
+              assert.deepEqual(answerOf(done).result, {
+                content: [{ type: "text", text: "Added bread" }],
+              });
+              assert.equal(await todosText(page), "milk, bread");
+              const refused = asTask(await a2a.sendMessage(a2aAction("clear_todos")));
+              const refusing = collect(a2a.resubscribeTask({ tenant: "", id: refused.id }));
+              await clickPanelButton(page, "Decline");
+              assert.deepEqual(shapes(await refusing).slice(-1), ["status:TASK_STATE_FAILED"]);
+              failureOf(
+                await a2a.getTask({ tenant: "", id: refused.id, historyLength: undefined }),
+                "declined",
+              );
+              assert.equal(await todosText(page), "milk, bread");
+            },
           });
 
           await t.step("ACP: the caller's own page is an agent, for its session only", async () => {

@@ -173,7 +173,12 @@ Deno.test({
       await using context = await browser.context();
       const page = await openPage(context, bridge, "/control-panel");
       const agent = new Agent(bridge, await panelToken(page));
-      const before = await agent.manifestWhen("/control-panel.json", (m) => m.browser_connected);
+      // The demo fills its requests once the session says who is signed in, after the tab
+      // connected: wait for them.
+      const before = await agent.manifestWhen(
+        "/control-panel.json",
+        (m) => m.browser_connected && m.state.requests !== undefined,
+      );
       assert.deepEqual(before.body.state.requests, [], `run ${run}`);
 
       const login = await agent.invoke("login", { username: "alice", password: "wonderland" });

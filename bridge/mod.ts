@@ -415,8 +415,15 @@ export function serve(options: ServeOptions): ServedBridge {
       );
       bridge.close();
       await bridge.core.share.close();
-      // A server whose accept loop failed may still hold connections it answers on.
-      await Promise.allSettled(servers.map((each) => each.shutdown()));
+      // A server whose accept loop failed may still hold connections it answers on. Deno.serve
+      // waits for every open request; one that never ends would hold the process past its
+      // drain, so the wait is bounded (`aim serve` exits when `finished` resolves).
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      await Promise.race([
+        Promise.allSettled(servers.map((each) => each.shutdown())),
+        new Promise((resolve) => timer = setTimeout(resolve, DEFAULTS.serverCloseMs)),
+      ]);
+      clearTimeout(timer);
       status.listening = false;
       finish();
     })();

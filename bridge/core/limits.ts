@@ -55,6 +55,11 @@ export const DEFAULTS = {
    * every long poll, stream and waiting call gets its end promptly.
    */
   shutdownGraceMs: 2_000,
+  /**
+   * How long a shutdown waits, once sessions are handed over or ended, for the HTTP server's
+   * open requests to finish: a client that never reads or closes cannot keep the process alive.
+   */
+  serverCloseMs: 2_000,
   /** How long it waits once the tab says a person is asked. */
   confirmTimeoutMs: 5 * 60 * 1000,
   /**

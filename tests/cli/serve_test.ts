@@ -459,3 +459,28 @@ Deno.test("aim serve --demo runs the demo app that ships with aim, with its user
   const both = await runAim(["serve", "--demo", "--users", "u.json"]);
   assert.equal(both.code, 2);
 });
+
+Deno.test("aim serve exits on SIGTERM though a client holds a download open without reading it", async () => {
+  await using siteDir = await site();
+  // Far more than the sockets' buffers hold: the response waits on a client that never reads.
+  Deno.writeFileSync(join(siteDir.path, "big.bin"), new Uint8Array(64 * 1024 * 1024));
+  await using aim = await startAim(["serve", siteDir.path, "--port", "0"]);
+  const { hostname, port, host } = new URL(aim.url);
+  const conn = await Deno.connect({ hostname, port: Number(port) });
+  try {
+    await conn.write(new TextEncoder().encode(`GET /big.bin HTTP/1.1\r\nHost: ${host}\r\n\r\n`));
+    // The answer has started: the request is open on the server until its body is sent.
+    assert.ok((await conn.read(new Uint8Array(1024)) ?? 0) > 0);
+    let timer: ReturnType<typeof setTimeout> | undefined;
+    const result = await Promise.race([
+      aim.stop("SIGTERM"),
+      new Promise<never>((_, reject) => {
+        timer = setTimeout(() => reject(new Error("aim did not exit within 15 s")), 15_000);
+      }),
+    ]).finally(() => clearTimeout(timer));
+    assert.equal(result.code, 0);
+    assert.match(result.stdout, /aim: stopped/);
+  } finally {
+    conn.close();
+  }
+});

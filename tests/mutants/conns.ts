@@ -82,4 +82,13 @@ export const mutants: Mutant[] = [
     replace: "false ? core.streams.take",
     tests: STREAMS,
   },
+  {
+    name: "shutdown-waits-on-open-requests",
+    guarantee:
+      "A shutdown waits a bounded time for open requests: a client that never reads cannot keep aim serve alive.",
+    file: "bridge/mod.ts",
+    find: "new Promise((resolve) => timer = setTimeout(resolve, DEFAULTS.serverCloseMs)),",
+    replace: "new Promise(() => {}),",
+    tests: ["tests/cli/serve_test.ts"],
+  },
 ];

@@ -575,7 +575,10 @@ function instanceOf(
 /** Whether starting failed because a port chosen as free was taken before it was bound. */
 function portTaken(error: unknown): boolean {
   return error instanceof Deno.errors.AddrInUse ||
-    /address already in use|cannot bind socket|AddrInUse/i.test(String(error));
+    // Deno's error, HAProxy's, and `aim serve`'s own ("port N is already in use").
+    /address already in use|cannot bind socket|AddrInUse|port \d+ is already in use/i.test(
+      String(error),
+    );
 }
 
 /**

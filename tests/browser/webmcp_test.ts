@@ -437,7 +437,13 @@ Deno.test({
       await toolsAre(tab, [...visible.filter((name) => name !== "pay"), "history"]);
       const history = await execute(tab, "history", { input: "2026" });
       assert.deepEqual(history.result, { year: "2026", bills: [] });
-      const [last] = await activity(bridge.origin, token);
+      // The tab reports the run after the tool has answered in the page: wait for the report.
+      const deadline = Date.now() + 10_000;
+      let [last] = await activity(bridge.origin, token);
+      while (last?.actionId !== "history" && Date.now() < deadline) {
+        await new Promise((resolve) => setTimeout(resolve, 20));
+        [last] = await activity(bridge.origin, token);
+      }
       assert.deepEqual([last.actionId, last.username, last.via], ["history", "alice", "webmcp"]);
     });
   },

@@ -54,6 +54,14 @@ const SITE = {
   "static.html": page("Static", ACTIONS),
 };
 
+/**
+ * Whether the tab is connected and the manifest lists what it registers: `disconnect` is there
+ * before the tab is, so a manifest with actions alone does not say that `pay` can run yet.
+ */
+// deno-lint-ignore no-explicit-any
+const tabRegistered = (m: any) =>
+  m.browser_connected && m.actions.some((a: { id: string }) => a.id === "note");
+
 const BOB = { to: "bob", amount: "5" };
 const MALLORY = { to: "mallory", amount: "9000" };
 
@@ -213,7 +221,7 @@ Deno.test({
             bridge,
             where === "panel" ? await panelToken(tab) : await connectedToken(tab),
           );
-          await agent.manifestWhen(`/${path}.json`, (m) => m.actions.length > 0);
+          await agent.manifestWhen(`/${path}.json`, tabRegistered);
           const first = agent.invoke("pay", BOB);
           const approve = await promptShowing(tab, where, '"bob"');
           await pointAtApprove(tab, approve);
@@ -245,7 +253,7 @@ Deno.test({
         await tab.setViewport({ width: 800, height: 600, hasTouch: true, isMobile: true });
         await tab.goto(`${bridge.origin}/static`);
         const token = await connectedToken(tab);
-        await new Agent(bridge, token).manifestWhen("/static.json", (m) => m.actions.length > 0);
+        await new Agent(bridge, token).manifestWhen("/static.json", tabRegistered);
         const bait = invokeWithdrawable(bridge, token, BOB);
         const first = await promptShowing(tab, "dialog", '"bob"');
         await tab.waitForFunction(
@@ -289,7 +297,7 @@ Deno.test({
         const tab = await context.newPage();
         await tab.goto(`${bridge.origin}/panel`);
         const token = await panelToken(tab);
-        await new Agent(bridge, token).manifestWhen("/panel.json", (m) => m.actions.length > 0);
+        await new Agent(bridge, token).manifestWhen("/panel.json", tabRegistered);
         const bait = invokeWithdrawable(bridge, token, BOB);
         await promptShowing(tab, "panel", '"bob"');
         bait.withdraw();
@@ -317,7 +325,7 @@ Deno.test({
         const tab = await context.newPage();
         await tab.goto(`${bridge.origin}/panel`);
         const agent = new Agent(bridge, await panelToken(tab));
-        await agent.manifestWhen("/panel.json", (m) => m.actions.length > 0);
+        await agent.manifestWhen("/panel.json", tabRegistered);
         const answer = agent.invoke("pay", BOB);
         const approve = await promptShowing(tab, "panel", '"bob"');
         await tab.keyboard.press("Tab");
@@ -361,7 +369,7 @@ Deno.test({
         const tab = await context.newPage();
         await tab.goto(`${bridge.origin}/panel`);
         const agent = new Agent(bridge, await panelToken(tab));
-        await agent.manifestWhen("/panel.json", (m) => m.actions.length > 0);
+        await agent.manifestWhen("/panel.json", tabRegistered);
         const answer = agent.invoke("pay", SPOOF);
         await promptShowing(tab, "panel", "ecila");
         const text = await panelText(tab);
@@ -392,7 +400,7 @@ Deno.test({
       const tab = await context.newPage();
       await tab.goto(`${bridge.origin}/static`);
       const agent = new Agent(bridge, await connectedToken(tab));
-      await agent.manifestWhen("/static.json", (m) => m.actions.length > 0);
+      await agent.manifestWhen("/static.json", tabRegistered);
       const answer = agent.invoke("pay", SPOOF);
       await promptShowing(tab, "dialog", "ecila");
       const { text } = await promptState(tab, "dialog");
@@ -417,7 +425,7 @@ Deno.test({
             bridge,
             where === "panel" ? await panelToken(tab) : await connectedToken(tab),
           );
-          await agent.manifestWhen(`/${path}.json`, (m) => m.actions.length > 0);
+          await agent.manifestWhen(`/${path}.json`, tabRegistered);
           const long = { to: "bob " + "x".repeat(50_000), amount: "5" };
           const answer = agent.invoke("pay", long);
           await promptShowing(tab, where, '"bob x');

@@ -23,6 +23,10 @@
  * plus a WebSocket echo through the same Chromium (a page that only sends each message back), so
  * that a loaded machine reads as one.
  *
+ * Puppeteer drives Chromium without DevTools network events (`networkEvents: false`): with them,
+ * every frame on the tab's WebSocket costs Chromium an event and this process, the bridge's own,
+ * its handling (0.2–0.4 ms of every call here), which no person's browser pays.
+ *
  * ```sh
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts     # 1,000 of each kind
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --calls 300 --strict
@@ -134,7 +138,8 @@ try {
     site: { "control-panel.html": BARE_PAGE },
   });
   const origin = demo ? demo.served.url : bareBridge!.origin;
-  await using browser = await launchBrowser();
+  // No DevTools network events: a person's browser has no DevTools attached (harness.ts).
+  await using browser = await launchBrowser({ networkEvents: false });
   await using context = await browser.context();
   const page = await context.newPage();
   await page.setViewport({ width: 1200, height: 900 });

@@ -61,7 +61,8 @@ if (NO_CHROMIUM) {
   Deno.exit(0);
 }
 
-await using browser = await launchBrowser();
+// No DevTools network events: a person's browser has no DevTools attached (harness.ts).
+await using browser = await launchBrowser({ networkEvents: false });
 await using bridge = await startBridge({ site: SITE });
 await using context = await browser.context();
 const page = await openPage(context, bridge, "/bench");

@@ -169,7 +169,7 @@ export interface Bridge {
  * ```
  */
 export function createBridge(options: BridgeOptions): Bridge {
-  const audit = options.audit ?? new AuditLog();
+  const audit = options.audit ?? new AuditLog(":memory:", { onError: options.onError });
   const stats = new InvocationStats();
   const share: SessionShare | undefined = options.redis
     ? new RedisShare({ url: options.redis, onError: options.onError, onStatus: options.onStatus })

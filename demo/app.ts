@@ -124,6 +124,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const { auditRetentionDays, ...rest } = options;
   const audit = new AuditLog(join(options.data, "audit.sqlite"), {
     retentionDays: auditRetentionDays,
+    onError: (error) => console.error("aim demo: the audit log could not be written:", error),
   });
   const served = serve({
     ...rest,

@@ -92,6 +92,12 @@ function tag(token: string): string {
   return (hash >>> 0).toString(36);
 }
 
+/**
+ * Up to this many characters, a result and its state go as one message: under the bridge's
+ * default message limit (1 MiB of UTF-8, at most 3 bytes a character) whatever they hold.
+ */
+const ONE_MESSAGE_CHARS = 256 * 1024;
+
 /** The page this tab shows: its path and its query (the bridge keeps the declared parameters). */
 function here(): string {
   return location.pathname + location.search;
@@ -150,9 +156,10 @@ export class AimClient extends EventTarget {
   #sent = ["", ""];
   /** The declarations' JSON text, to tell when they change. */
   #declared = "[]";
+  /** A flush is due (a frame or 100 ms after a change). */
   #queued = false;
-  /** The prompt the person sees now, if any: the next one waits for its answer. */
-  #prompts: Promise<unknown> = Promise.resolve();
+  /** An action's element said it changed since the declarations were last read. */
+  #actionsChanged = false;
   /** The tab credential: opens the channel; never shown, never sent anywhere else. */
   #credential = "";
   /** The other tabs of this session (see `takeOver`). */
@@ -427,22 +434,8 @@ export class AimClient extends EventTarget {
     const optOut = el?.getAttribute("no-confirm")?.trim().toLowerCase();
     if (optOut !== undefined && optOut !== "false") return true;
     onAsk?.();
-    const turn = this.#prompts.then(async () => {
-      if (signal.aborted) return false;
-      // A panel on the page asks; while its module loads, wait for it, not for the modal.
-      if (!this.confirmer && document.querySelector("aim-panel")) {
-        await customElements.whenDefined("aim-panel");
-      }
-      return (this.confirmer
-        ? await this.confirmer(request, signal)
-        : await (await import("./confirm_dialog.ts")).confirmInDialog(
-          request,
-          String(el?.declaration()?.description ?? ""),
-          signal,
-        )) === true;
-    });
-    this.#prompts = turn.catch(() => {});
-    return await turn;
+    // Asking is on demand (elements/confirm_dialog.ts): most pages never ask.
+    return await (await import("./confirm_dialog.ts")).ask(this, request, el, signal);
   }
 
   /**
@@ -450,10 +443,7 @@ export class AimClient extends EventTarget {
    * holds a session: the bridge records it in the session's audit log (`/__aim/activity`).
    */
   reportRun(report: RunReport): void {
-    // The log keeps a few KiB of input at most; a huge one must not overflow the channel.
-    const small = report.input === undefined || JSON.stringify(report.input).length <= 4096;
-    const { input: _input, ...rest } = report;
-    this.#send({ type: "run", ...(small ? report : rest) });
+    this.#send({ type: "run", ...report });
   }
 
   async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {
@@ -488,14 +478,31 @@ export class AimClient extends EventTarget {
     }
     if (this.#current === id) this.#current = "";
     this.removeEventListener("cancel", onCancel);
-    // The bridge answers with the state and actions it last got: send them first (an item the
-    // action added is a key the agent may name next).
-    this.#flush(true);
-    this.#send(answer);
+    // The bridge answers with the actions it holds when the result comes: when an action said
+    // it changed (an item the action added is a key the agent may name next), they go first.
+    if (this.#actionsChanged) this.#register();
+    // The state rides in the result (one message), when it changed since the last one sent;
+    // a large pair goes as two messages, each within the bridge's message limit as before.
+    let text = JSON.stringify(answer);
+    const state = `{"type":"state","state":${JSON.stringify(this.snapshot())}}`;
+    if (text.length + state.length > ONE_MESSAGE_CHARS) this.#sendOnce(1, state);
+    else if (state !== this.#sent[1]) {
+      this.#sent[1] = state;
+      text = `${text.slice(0, -1)},${state.slice(16)}`;
+    }
+    if (this.#socket?.readyState === 1) this.#socket.send(text);
+    // What no observer tells (a form's fields) is read again in the next frame, off the
+    // answer's path.
+    this.changed(false);
   }
 
-  /** What the page declares changed: register and push state within a frame (or 100 ms). */
-  changed(): void {
+  /**
+   * What the page declares changed: push the state and read the actions again within a frame
+   * (or 100 ms). `actions`: an action's element changed, so an answer sent before then reads
+   * the actions first.
+   */
+  changed(actions = true): void {
+    this.#actionsChanged ||= actions;
     if (this.#queued) return;
     this.#queued = true;
     const run = () => this.#queued && this.#flush(true);
@@ -508,11 +515,15 @@ export class AimClient extends EventTarget {
    * only when its text differs from the last one sent.
    */
   #flush(actions?: boolean): void {
-    if (actions) this.#queued = false;
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
     this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
-    if (!actions) return;
+    if (actions) this.#register();
+  }
+
+  /** Reads the declarations, and sends a `register` when they differ from the last one sent. */
+  #register(): void {
+    this.#queued = this.#actionsChanged = false;
     const declarations = [...this.actions].map((a) => a.declaration()).filter((d) => d !== null);
     const text = JSON.stringify(declarations);
     if (text !== this.#declared) {

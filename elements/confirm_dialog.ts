@@ -18,6 +18,7 @@
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";
+import type { ActionSource, AimClient } from "./client.ts";
 import { ApproveGate, cutNote, readable, REPLACED_NOTICE, shownInput } from "./prompt.ts";
 
 // The panel loads this chunk for the same rules (elements/client_controller.ts).
@@ -52,6 +53,36 @@ button:focus-visible,dialog:focus-visible{outline:3px solid #e8a000;outline-offs
 </style><dialog aria-labelledby="t" aria-describedby="r d i c" tabindex="-1" autofocus>
 <h2 id="t"></h2><p id="r" class="r" role="alert" hidden></p><p id="d"></p><p>With this input:</p><pre id="i"></pre><p id="c"></p>
 <form method="dialog"><button class="decline" value="decline">Decline</button><button class="approve" value="approve" aria-disabled="true">Approve</button></form></dialog>`;
+
+/** The prompt the person sees now, if any: the next one waits for its answer. */
+let prompts: Promise<unknown> = Promise.resolve();
+
+/**
+ * Asks the person about `request` for `client` ({@linkcode AimClient.approve} decided it must):
+ * through the client's `confirmer` (a connected `<aim-panel>`), else in the modal dialog. One
+ * prompt at a time, whichever agent asks: a request waits for the answer to the one before,
+ * and is false when `signal` aborted meanwhile.
+ */
+export function ask(
+  client: AimClient,
+  request: ConfirmRequest,
+  el: ActionSource | undefined,
+  signal: AbortSignal,
+): Promise<boolean> {
+  const turn = prompts.then(async () => {
+    if (signal.aborted) return false;
+    // A panel on the page asks; while its module loads, wait for it, not for the modal.
+    if (!client.confirmer && document.querySelector("aim-panel")) {
+      await customElements.whenDefined("aim-panel");
+    }
+    return (client.confirmer
+      ? await client.confirmer(request, signal)
+      : await confirmInDialog(request, String(el?.declaration()?.description ?? ""), signal)) ===
+      true;
+  });
+  prompts = turn.catch(() => {});
+  return turn;
+}
 
 /** The dialog open now, and its gate: a new request closes it (the bridge stopped waiting). */
 let current: { dialog: HTMLDialogElement; gate: ApproveGate } | null = null;

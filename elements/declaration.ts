@@ -74,9 +74,12 @@ export abstract class Declaration extends ReactiveElement {
   protected abstract readonly set: Set<Element>;
   #self = new MutationObserver(() => this.changed());
 
-  /** Tells the client that what this element declares may have changed. */
+  /**
+   * Tells the client that what this element declares may have changed: an action's, that the
+   * actions are to be read again before the next answer; a state's, in the next frame.
+   */
   protected changed(): void {
-    client.changed();
+    client.changed(this.set === client.actions);
   }
 
   // Light DOM, nothing rendered: the element is a declaration.

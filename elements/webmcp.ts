@@ -367,7 +367,15 @@ export class WebMcpTools {
         via: "webmcp",
       };
       document.dispatchEvent(new CustomEvent("aim-activity", { detail: activity }));
-      this.#client.reportRun({ via: "webmcp", actionId, ...checked, outcome, durationMs });
+      // The log keeps a few KiB of input at most; a huge one must not overflow the channel.
+      const small = JSON.stringify(checked.input ?? null).length <= 4096;
+      this.#client.reportRun({
+        via: "webmcp",
+        actionId,
+        ...(small ? checked : {}),
+        outcome,
+        durationMs,
+      });
       return answer;
     };
   }

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { DatabaseSync, type StatementSync } from "node:sqlite";
+import { DatabaseSync, type SQLInputValue, type StatementSync } from "node:sqlite";
 import type { InvocationRecord } from "../core/bridge.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 
@@ -108,7 +108,15 @@ export interface AuditLogOptions {
   maxRefusals?: { perSession: number; perClient: number } | undefined;
   /** The clock. */
   now?: () => number;
+  /**
+   * Called when entries could not be written (a full disk): they are kept, up to
+   * {@linkcode MAX_UNWRITTEN}, and written with the next ones.
+   */
+  onError?: ((error: unknown) => void) | undefined;
 }
+
+/** Entries kept while the log cannot be written; past this many, the oldest go. */
+export const MAX_UNWRITTEN = 1000;
 
 /** The default of {@linkcode AuditLogOptions.retentionDays}. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
@@ -124,9 +132,13 @@ export class AuditLog implements Disposable {
   readonly #retentionMs: number;
   readonly #now: () => number;
   readonly #maxRefusals: { perSession: number; perClient: number };
+  readonly #onError: ((error: unknown) => void) | undefined;
   readonly #refusals = new BoundedMap<string, RefusalCount>(REFUSAL_KEYS);
   readonly #leftOut = new BoundedMap<string, LeftOut & { last: InvocationRecord }>(REFUSAL_KEYS);
   #pruner: ReturnType<typeof setInterval> | undefined;
+  /** Rows recorded but not yet written, and the timer that writes them. */
+  #pending: SQLInputValue[][] = [];
+  #flusher: ReturnType<typeof setTimeout> | undefined;
 
   /** Opens (and creates) the log at `path`; `:memory:` keeps it in memory. */
   constructor(path = ":memory:", options: AuditLogOptions = {}) {
@@ -135,10 +147,11 @@ export class AuditLog implements Disposable {
     this.#retentionMs = days * DAY_MS;
     this.#now = options.now ?? Date.now;
     this.#maxRefusals = options.maxRefusals ?? { perSession: 20, perClient: 100 };
+    this.#onError = options.onError;
     this.#db = new DatabaseSync(path);
-    // WAL with `synchronous = NORMAL`: a commit is not flushed to disk before the answer (that
-    // was 1.2–1.6 ms of every invocation, bench/invoke_bench.ts), yet a crash of the bridge
-    // loses nothing; only an OS crash or power loss may lose the last entries.
+    // WAL with `synchronous = NORMAL`: a commit is not flushed to disk (that was 1.2–1.6 ms of
+    // every invocation, bench/invoke_bench.ts); only an OS crash or power loss may lose the last
+    // entries, and a crash of the bridge those of its last turn (see #write).
     this.#db.exec(
       "PRAGMA journal_mode = WAL; PRAGMA synchronous = NORMAL; PRAGMA busy_timeout = 5000;",
     );
@@ -168,6 +181,7 @@ export class AuditLog implements Disposable {
   /** Deletes the entries older than the retention; returns how many went. */
   prune(): number {
     if (!Number.isFinite(this.#retentionMs) || !this.#db.isOpen) return 0;
+    this.flush();
     const cutoff = new Date(this.#now() - this.#retentionMs).toISOString();
     return Number(this.#prune.run(cutoff).changes);
   }
@@ -228,9 +242,21 @@ export class AuditLog implements Disposable {
     });
   }
 
+  /**
+   * Queues the entry's row, written with the others of the same turn in one transaction once
+   * the event loop turns: after the agent's answer is on its way, not before it (a file write
+   * is 0.1 ms of every invocation). Reads, pruning and closing write the queue first.
+   */
   #write(entry: InvocationRecord): void {
     const input = keptInput(entry.input);
-    this.#insert.run(
+    this.#flusher ??= setTimeout(() => {
+      try {
+        this.flush();
+      } catch (error) {
+        this.#onError?.(error);
+      }
+    }, 0);
+    this.#pending.push([
       entry.at.toISOString(),
       entry.sessionId,
       entry.username,
@@ -241,11 +267,34 @@ export class AuditLog implements Disposable {
       entry.outcome,
       entry.durationMs,
       entry.via ?? "bridge",
-    );
+    ]);
+  }
+
+  /**
+   * Writes the entries recorded so far (they are written on the next turn anyway).
+   *
+   * @throws the database's error when they could not be written; they are kept for the next try.
+   */
+  flush(): void {
+    clearTimeout(this.#flusher);
+    this.#flusher = undefined;
+    if (!this.#pending.length || !this.#db.isOpen) return;
+    const rows = this.#pending;
+    this.#pending = [];
+    try {
+      this.#db.exec("BEGIN");
+      for (const row of rows) this.#insert.run(...row);
+      this.#db.exec("COMMIT");
+    } catch (error) {
+      if (this.#db.isTransaction) this.#db.exec("ROLLBACK");
+      this.#pending = [...rows, ...this.#pending].slice(-MAX_UNWRITTEN);
+      throw error;
+    }
   }
 
   /** The newest entries of one session, newest first. */
   forSession(sessionId: string, limit = 100): AuditEntry[] {
+    this.flush();
     return this.#bySession.all(sessionId, limit).map((row) => ({
       at: String(row.at),
       session: String(row.session_id).slice(0, 8),
@@ -265,6 +314,7 @@ export class AuditLog implements Disposable {
     clearInterval(this.#pruner);
     if (!this.#db.isOpen) return;
     for (const sessionId of [...this.#leftOut.keys()]) this.#writeLeftOut(sessionId);
+    this.flush();
     this.#db.close();
   }
 

@@ -251,7 +251,11 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (values.data && !values.demo) {
     try {
       await Deno.mkdir(values.data, { recursive: true });
-      audit = new AuditLog(join(values.data, "audit.sqlite"), { retentionDays: auditDays });
+      audit = new AuditLog(join(values.data, "audit.sqlite"), {
+        retentionDays: auditDays,
+        onError: (error) =>
+          io.stderr(`aim: the audit log could not be written, retrying: ${error}\n`),
+      });
     } catch (error) {
       throw new CliError(
         `cannot use data folder ${values.data}: ${error instanceof Error ? error.message : error}`,

@@ -44,10 +44,12 @@ export function tagOf(el: MarkupElement): string {
 }
 
 export function* descendants(el: MarkupElement): Generator<MarkupElement> {
-  const children = Array.from(el.children);
-  for (const child of children) {
-    yield child;
-    yield* descendants(child);
+  // A stack, not nested generators: each element is yielded once, whatever its depth (a
+  // delegating generator costs every level it crosses, for every element below it).
+  const stack = Array.from(el.children).reverse();
+  for (let node; (node = stack.pop());) {
+    yield node;
+    stack.push(...Array.from(node.children).reverse());
   }
 }
 

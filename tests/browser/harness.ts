@@ -50,6 +50,13 @@ export interface LaunchOptions {
   webmcp?: boolean;
   /** Which browser: Chromium over the DevTools protocol, or Firefox ESR over WebDriver BiDi. */
   browser?: "chromium" | "firefox";
+  /**
+   * Whether puppeteer follows the pages' network (the DevTools `Network` domain). The benchmarks
+   * turn it off: with it, every WebSocket frame a page sends or gets costs Chromium a DevTools
+   * event and the benchmark's process (the bridge's too) its handling, which a person's browser,
+   * with no DevTools attached, never pays. @default {true}
+   */
+  networkEvents?: boolean;
 }
 
 /** Launches Chromium (or Firefox ESR) headless with a temporary profile. */
@@ -66,6 +73,7 @@ export async function launchBrowser(options: LaunchOptions = {}): Promise<TestBr
     : await puppeteer.launch({
       executablePath: CHROMIUM,
       userDataDir: profile,
+      networkEnabled: options.networkEvents ?? true,
       args: [
         "--headless",
         "--no-sandbox",

@@ -1,7 +1,7 @@
 /**
  * The tab's side of an invocation in real Chromium, as the invocation benchmark
- * (bench/invoke_bench.ts) drives it: what the tab sends before its `result` (the state and the
- * actions the action left, so that the agent's answer carries them), and the panel's activity
+ * (bench/invoke_bench.ts) drives it: what the tab sends with its `result` (the actions the action
+ * left before it, the state in it, so that the agent's answer carries them), and the panel's activity
  * log, which changes on every invocation and so must cost the page little.
  *
  * @module
@@ -64,17 +64,20 @@ Deno.test({
         const added = await agent.invoke("add", "first");
         assert.equal(added.status, 200, JSON.stringify(added.body));
         assert.deepEqual(added.body.state.items, ["first"]);
-        // On the wire: the state holding the item and the register listing `extra` come before
-        // the result, whatever their order between them.
+        // On the wire: the register listing `extra` comes before the result, and the state
+        // holding the item rides in the result itself (one message, no `state` before it).
         const sent = (await page.evaluate("aimSent") as string[]).map((m) => JSON.parse(m));
         const result = sent.findIndex((m) => m.type === "result");
-        const state = sent.findIndex((m) => m.type === "state" && m.state.items?.[0] === "first");
         const register = sent.findIndex((m) =>
           m.type === "register" && m.actions.some((a: { id: string }) => a.id === "extra")
         );
         const order = sent.map((m) => m.type).join(" ");
         assert.ok(result > 0, order);
-        assert.ok(state >= 0 && state < result, `state after the result: ${order}`);
+        assert.deepEqual(sent[result].state?.items, ["first"], `the result's state: ${order}`);
+        assert.ok(
+          !sent.slice(0, result).some((m) => m.type === "state" && m.state.items?.[0] === "first"),
+          `no state message for it before the result: ${order}`,
+        );
         assert.ok(register >= 0 && register < result, `register after the result: ${order}`);
         // So the very next invocation may name the action the first one showed.
         assert.equal((await agent.invoke("extra")).body.result, "extra");

@@ -1,7 +1,7 @@
 /**
  * Named mutants of what an agent reads staying cheap: over MCP it still says what it
- * needs (changes from the version it was told, an unsettled page, a version it cannot hold); a
- * tab's result may carry its state; the cheapest HTTP way stays within its budget.
+ * needs (changes from the version it was told, an unsettled page, a version it cannot hold); and
+ * the tab's answer carries its state in one message, after the actions it changed.
  *
  * @module
  */
@@ -68,6 +68,23 @@ export const mutants: Mutant[] = [
     tests: ["tests/protocol/settle_test.ts"],
   },
   {
+    name: "tab-actions-after-result",
+    guarantee:
+      "Actions an invocation changed are registered before its result, so the agent's next call may name them.",
+    file: "elements/client.ts",
+    find: "if (this.#actionsChanged) this.#register();",
+    replace: "",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
+    name: "tab-result-without-state",
+    guarantee: "The tab's result carries the state the action left.",
+    file: "elements/client.ts",
+    find: "text = `${text.slice(0, -1)},${state.slice(16)}`;",
+    replace: "",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
     name: "minimal-answer-version-forgotten",
     guarantee:
       "The manifest at a return=minimal answer's version is kept: an If-Match on it is answered with changes.",
@@ -75,6 +92,15 @@ export const mutants: Mutant[] = [
     find: "const changes = wanted\n",
     replace: 'const changes = wanted === "changes"\n',
     tests: ["tests/protocol/invoke_answers_test.ts"],
+  },
+  {
+    name: "tab-large-pair-one-message",
+    guarantee:
+      "A large result and its state go as two messages, each within the bridge's message limit.",
+    file: "elements/client.ts",
+    find: "if (text.length + state.length > ONE_MESSAGE_CHARS) this.#sendOnce(1, state);",
+    replace: "if (false) this.#sendOnce(1, state);",
+    tests: ["tests/browser/invoke_path_test.ts"],
   },
   {
     name: "stale-ahead-says-changed",

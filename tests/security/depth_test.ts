@@ -142,3 +142,19 @@ Deno.test("jsonDepth() ignores brackets inside strings and escaped quotes", () =
   assert.equal(jsonDepth('{"a":[{"b":"}}}]"}]}'), 3);
   assert.equal(jsonDepth("1"), 0);
 });
+
+Deno.test("parseUntrustedJson() refuses a __proto__ key at any depth, spelled plainly or with escapes", () => {
+  for (
+    const text of [
+      '{"__proto__":null}',
+      '{"\\u005f_proto__":1}',
+      '[{"a":{"__pro\\u0074o__":{}}}]',
+      '{"a":[1,{"b":{"__proto__":[]}}]}',
+    ]
+  ) {
+    assert.deepEqual(parseUntrustedJson(text), { ok: false, problem: "proto" }, text);
+  }
+  // The word as a value, and other escapes, are not keys.
+  const fine = parseUntrustedJson('{"a":"__proto__","b":"\\u00e9\\n"}');
+  assert.deepEqual(fine, { ok: true, value: { a: "__proto__", b: "é\n" } });
+});

@@ -4,6 +4,7 @@
  * them, and what a session keeps for idempotent retries is bounded in bytes.
  */
 import assert from "node:assert/strict";
+import { DatabaseSync } from "node:sqlite";
 import { AuditLog } from "../../bridge/mod.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { expectError } from "../helpers/errors.ts";
@@ -125,6 +126,21 @@ Deno.test("an audit log opened over entries past its retention deletes them at o
   now += 25 * 86_400_000;
   using reopened = new AuditLog(file, { retentionDays: 30, now: () => now });
   assert.equal(reopened.forSession("s").length, 1);
+});
+
+Deno.test("an audit entry is written once the event loop turns, after the answer, with no read or close", async () => {
+  await using dir = await tempDir("aim-audit-");
+  const file = `${dir.path}/audit.sqlite`;
+  using audit = new AuditLog(file);
+  using reader = new DatabaseSync(file);
+  const written = () => Number(reader.prepare("SELECT count(*) AS n FROM audit").get()!.n);
+  audit.record(entry(Date.now()));
+  audit.record(entry(Date.now()));
+  // Not on the answer's path: the bridge answers the agent in this turn.
+  assert.equal(written(), 0);
+  // Timers of the same delay run in order: the log's own is first.
+  await new Promise((resolve) => setTimeout(resolve, 0));
+  assert.equal(written(), 2);
 });
 
 /** A refused call of `session` from `client` at `at`. */

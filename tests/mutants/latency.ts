@@ -1,0 +1,51 @@
+/**
+ * Named mutants of what keeps an invocation cheap without losing anything: the audit entry is
+ * written after the answer yet never lost on a read or a close, and the faster JSON parse still
+ * refuses every `__proto__` key.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+export const mutants: Mutant[] = [
+  {
+    name: "audit-written-on-answer-path",
+    guarantee: "An audit entry is written once the event loop turns, not before the answer.",
+    file: "bridge/audit/log.ts",
+    find: '      entry.via ?? "bridge",\n    ]);\n',
+    replace: '      entry.via ?? "bridge",\n    ]);\n    this.flush();\n',
+    tests: ["tests/security/sessions_test.ts"],
+  },
+  {
+    name: "audit-queue-never-written",
+    guarantee: "Queued audit entries are written on the next turn, with no read or close.",
+    file: "bridge/audit/log.ts",
+    find: "      try {\n        this.flush();\n      } catch (error) {",
+    replace: "      try {\n        void 0;\n      } catch (error) {",
+    tests: ["tests/security/sessions_test.ts"],
+  },
+  {
+    name: "audit-close-drops-queue",
+    guarantee: "Closing the audit log writes the entries still queued.",
+    file: "bridge/audit/log.ts",
+    find: "    this.flush();\n    this.#db.close();",
+    replace: "    this.#db.close();",
+    tests: ["tests/security/sessions_test.ts"],
+  },
+  {
+    name: "audit-read-misses-queue",
+    guarantee: "An audit read sees every entry recorded before it.",
+    file: "bridge/audit/log.ts",
+    find: "  forSession(sessionId: string, limit = 100): AuditEntry[] {\n    this.flush();",
+    replace: "  forSession(sessionId: string, limit = 100): AuditEntry[] {",
+    tests: ["tests/security/sessions_test.ts"],
+  },
+  {
+    name: "json-proto-escaped-key-missed",
+    guarantee: "A __proto__ key spelled with \\u escapes is refused.",
+    file: "bridge/wire/json.ts",
+    find: "/__proto__|\\\\u/.test(text)",
+    replace: "/__proto__/.test(text)",
+    tests: ["tests/security/depth_test.ts"],
+  },
+];

@@ -55,6 +55,8 @@ export class ClientController implements ReactiveController {
   pending: PendingConfirmation | null = null;
   readonly #host: ReactiveElement;
   #timer: ReturnType<typeof setTimeout> | undefined;
+  /** The frame the log renders in, when new entries wait for one. */
+  #logFrame = 0;
 
   constructor(host: ReactiveElement) {
     this.#host = host;
@@ -65,7 +67,12 @@ export class ClientController implements ReactiveController {
 
   #onActivity = (e: Event) => {
     this.log = [(e as CustomEvent<Activity>).detail, ...this.log].slice(0, 50);
-    this.#update();
+    // In the next frame, once for a burst of calls: a render per call would hold up the next
+    // call's answer (a hidden page renders it when shown).
+    this.#logFrame ||= requestAnimationFrame(() => {
+      this.#logFrame = 0;
+      this.#update();
+    });
   };
 
   #confirmer = (request: ConfirmRequest, signal?: AbortSignal) =>
@@ -118,6 +125,8 @@ export class ClientController implements ReactiveController {
     // Gone from the page, the prompt cannot be answered: it declines.
     this.#withdraw();
     clearTimeout(this.#timer);
+    cancelAnimationFrame(this.#logFrame);
+    this.#logFrame = 0;
   }
 
   hostUpdated(): void {

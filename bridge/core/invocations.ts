@@ -285,14 +285,16 @@ export class Invocations {
       const durationMs = Math.round((performance.now() - started) * 100) / 100;
       const at = new Date(this.#ctx.now());
       const { actionId } = request;
-      session.tab.notify({
+      const activity = {
         type: "activity",
         at: at.toISOString(),
         actionId,
         status,
         outcome,
         durationMs,
-      });
+      } as const;
+      // The panel's log, once the answer is on its way: the page renders it off the agent's path.
+      setTimeout(() => session.tab.notify(activity), 0);
       this.#ctx.onInvocation?.({
         at,
         sessionId: session.id,

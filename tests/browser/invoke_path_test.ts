@@ -155,6 +155,44 @@ Deno.test({
         // The two first invocations fell off the end.
         assert.ok(!shown.some((l) => l.text.startsWith("nope")), JSON.stringify(shown));
         for (const line of shown) assert.equal(line.time, line.expected);
+
+        // A burst of calls (each answer in a task of its own) draws the log once, in a frame,
+        // not once per call: a render per call would hold up the next call's answer.
+        const renders = await page.evaluate(async () => {
+          const panel = document.querySelector("aim-panel") as unknown as {
+            updated(changed: unknown): void;
+          };
+          let count = 0;
+          const updated = panel.updated.bind(panel);
+          panel.updated = (changed) => {
+            count++;
+            updated(changed);
+          };
+          const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
+          await frame();
+          await Promise.all(
+            Array.from({ length: 8 }, (_, i) =>
+              new Promise<void>((resolve) =>
+                setTimeout(() => {
+                  const detail = {
+                    type: "activity",
+                    at: new Date().toISOString(),
+                    actionId: `burst${i}`,
+                    status: 200,
+                    outcome: "ok",
+                    durationMs: 1,
+                  };
+                  document.dispatchEvent(new CustomEvent("aim-activity", { detail }));
+                  resolve();
+                })
+              )),
+          );
+          await frame();
+          await frame();
+          return count;
+        });
+        assert.ok(renders >= 1 && renders <= 2, `${renders} renders for 8 calls`);
+        assert.equal((await lines())[0]?.text, "burst7 200 ok");
       },
     );
   },

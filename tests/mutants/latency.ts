@@ -48,4 +48,12 @@ export const mutants: Mutant[] = [
     replace: "/__proto__/.test(text)",
     tests: ["tests/security/depth_test.ts"],
   },
+  {
+    name: "panel-log-renders-per-call",
+    guarantee: "The panel draws its activity log once a frame, not once per call.",
+    file: "elements/client_controller.ts",
+    find: "    this.#logFrame ||= requestAnimationFrame(() => {",
+    replace: "    this.#update();\n    this.#logFrame ||= requestAnimationFrame(() => {",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
 ];

@@ -173,6 +173,9 @@ export function forbiddenOrigin(): AimError {
 /** How long a request body may take to arrive, whole. */
 export const BODY_TIMEOUT_MS = 10_000;
 
+/** Strict UTF-8: a body that is not is refused, not patched with U+FFFD. */
+const UTF8 = new TextDecoder("utf-8", { fatal: true });
+
 /**
  * The JSON body of a request, read up to `maxBytes` and within `timeoutMs`: a client that
  * sends its body a byte at a time holds nothing for long.
@@ -206,15 +209,28 @@ export async function readJson(
     }, timeoutMs);
   });
   late.catch(() => {});
-  // hono's body limit refuses a declared Content-Length over the limit at once, and counts a
-  // chunked body as it arrives, stopping at the limit; the body is then read whole, in time.
-  const limit = bodyLimit({
-    maxSize: maxBytes,
-    onError: () => {
-      throw tooLarge();
-    },
-  });
-  const read = limit(c, () => Promise.resolve()).then(() => c.req.raw.arrayBuffer());
+  // A declared length is checked here (no more bytes are read than it says): the usual case, and
+  // the invocation's path, which hono's body limit would cost 15 µs more. hono's body limit
+  // counts a chunked body as it arrives, stopping at the limit. Either way the body is then read
+  // whole, in time.
+  const declared = /^\d{1,15}$/.test(c.req.header("Content-Length") ?? "")
+    ? Number(c.req.header("Content-Length"))
+    : undefined;
+  if (declared !== undefined && declared > maxBytes) {
+    clearTimeout(timer);
+    throw tooLarge();
+  }
+  const limit = declared === undefined
+    ? bodyLimit({
+      maxSize: maxBytes,
+      onError: () => {
+        throw tooLarge();
+      },
+    })
+    : undefined;
+  const read = limit
+    ? limit(c, () => Promise.resolve()).then(() => c.req.raw.arrayBuffer())
+    : c.req.raw.arrayBuffer();
   read.catch(() => {});
   let bytes: Uint8Array;
   try {
@@ -224,7 +240,7 @@ export async function readJson(
   }
   let text: string;
   try {
-    text = new TextDecoder("utf-8", { fatal: true }).decode(bytes);
+    text = UTF8.decode(bytes);
   } catch {
     throw badRequest("The body is not valid UTF-8.");
   }

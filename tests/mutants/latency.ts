@@ -56,4 +56,12 @@ export const mutants: Mutant[] = [
     replace: "    this.#update();\n    this.#logFrame ||= requestAnimationFrame(() => {",
     tests: ["tests/browser/invoke_path_test.ts"],
   },
+  {
+    name: "body-declared-length-unchecked",
+    guarantee: "A body whose Content-Length is over the limit is refused 413 without being read.",
+    file: "bridge/http/request.ts",
+    find: "  if (declared !== undefined && declared > maxBytes) {",
+    replace: "  if (false) {",
+    tests: ["tests/protocol/invoke_test.ts"],
+  },
 ];

@@ -64,4 +64,12 @@ export const mutants: Mutant[] = [
     replace: "  if (false) {",
     tests: ["tests/protocol/invoke_test.ts"],
   },
+  {
+    name: "audit-failed-write-drops-entries",
+    guarantee: "Audit entries that could not be written are kept and written with the next ones.",
+    file: "bridge/audit/log.ts",
+    find: "      this.#pending = [...rows, ...this.#pending].slice(-MAX_UNWRITTEN);",
+    replace: "",
+    tests: ["tests/security/sessions_test.ts"],
+  },
 ];

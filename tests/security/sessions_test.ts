@@ -143,6 +143,25 @@ Deno.test("an audit entry is written once the event loop turns, after the answer
   assert.equal(written(), 2);
 });
 
+Deno.test("audit entries that cannot be written are reported, kept, and written with the next ones", async () => {
+  await using dir = await tempDir("aim-audit-");
+  const file = `${dir.path}/audit.sqlite`;
+  const errors: unknown[] = [];
+  using audit = new AuditLog(file, { onError: (error) => errors.push(error) });
+  using other = new DatabaseSync(file);
+  const turn = () => new Promise((resolve) => setTimeout(resolve, 0));
+  // The table goes away under the log, as a full disk would make every write fail.
+  other.exec("ALTER TABLE audit RENAME TO away");
+  audit.record(entry(Date.now()));
+  await turn();
+  assert.equal(errors.length, 1);
+  other.exec("ALTER TABLE away RENAME TO audit");
+  audit.record(entry(Date.now()));
+  await turn();
+  assert.equal(errors.length, 1);
+  assert.equal(Number(other.prepare("SELECT count(*) AS n FROM audit").get()!.n), 2);
+});
+
 /** A refused call of `session` from `client` at `at`. */
 const refused = (at: number, session: string, client: string) => ({
   ...entry(at),

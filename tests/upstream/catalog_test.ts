@@ -10,6 +10,15 @@ const PUBLIC_PAGE = `<!doctype html><title>Search</title>
 <meta name="description" content="Find things">
 <aim-action name="search" description="Search the catalog" input-example="pens"></aim-action>`;
 
+/** `POST /__aim/session` for `page`, from the bridge's own origin, as a page does. */
+function openSession(origin: string, page: string): Promise<Response> {
+  return fetch(`${origin}/__aim/session`, {
+    method: "POST",
+    headers: { "Content-Type": "application/json", Origin: origin },
+    body: JSON.stringify({ page }),
+  });
+}
+
 /** An app with a public agent-enabled page, a page behind a login and a sitemap. */
 function app(options: { etag?: string; seen?: Headers[] } = {}) {
   return startApp((request) => {
@@ -135,11 +144,7 @@ Deno.test("the site map lists the app's sitemap.xml pages on its own origin that
 Deno.test("any page path of the app hosts a session, with no public manifest", async () => {
   await using upstream = app();
   await using aim = startAim(upstream.url);
-  const res = await fetch(`${aim.url}/__aim/session`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Origin: aim.url },
-    body: JSON.stringify({ page: "/app/dashboard" }),
-  });
+  const res = await openSession(aim.url, "/app/dashboard");
   assert.equal(res.status, 200);
   const grant = await res.json();
   assert.equal(grant.page, "/app/dashboard");
@@ -160,11 +165,7 @@ Deno.test("any page path of the app hosts a session, with no public manifest", a
 Deno.test("declared query parameters make pages of one path different pages; others are dropped", async () => {
   await using upstream = app();
   await using aim = startAim(upstream.url, { pageQuery: ["id", "do"] });
-  const res = await fetch(`${aim.url}/__aim/session`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Origin: aim.url },
-    body: JSON.stringify({ page: "/edit.php?utm=x&do=edit&id=1#top" }),
-  });
+  const res = await openSession(aim.url, "/edit.php?utm=x&do=edit&id=1#top");
   const grant = await res.json();
   assert.equal(grant.page, "/edit.php?id=1&do=edit");
   const auth = { headers: { Authorization: `Bearer ${grant.sessionToken}` } };
@@ -185,11 +186,7 @@ Deno.test("declared query parameters make pages of one path different pages; oth
 Deno.test("without declared query parameters a page is its path alone", async () => {
   await using upstream = app();
   await using aim = startAim(upstream.url);
-  const res = await fetch(`${aim.url}/__aim/session`, {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Origin: aim.url },
-    body: JSON.stringify({ page: "/edit.php?id=1" }),
-  });
+  const res = await openSession(aim.url, "/edit.php?id=1");
   assert.equal((await res.json()).page, "/edit.php");
 });
 
@@ -197,11 +194,7 @@ Deno.test("a page a session visited joins the site map when it is agent-enabled,
   await using upstream = app();
   await using aim = startAim(upstream.url);
   for (const page of ["/unlisted", "/account"]) {
-    const res = await fetch(`${aim.url}/__aim/session`, {
-      method: "POST",
-      headers: { "Content-Type": "application/json", Origin: aim.url },
-      body: JSON.stringify({ page }),
-    });
+    const res = await openSession(aim.url, page);
     await res.body?.cancel();
   }
   const sitemap = await (await fetch(`${aim.url}/sitemap.json`)).json();

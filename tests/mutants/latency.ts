@@ -72,4 +72,15 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: ["tests/security/sessions_test.ts"],
   },
+  {
+    name: "tab-timeout-ignores-queue",
+    guarantee:
+      "An invocation's tab timeout counts from its request: time queued behind another counts.",
+    file: "bridge/core/tab.ts",
+    find:
+      "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs));",
+    replace:
+      "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs) + (this.#current ? this.confirmTimeoutMs : 0));",
+    tests: ["tests/protocol/invoke_test.ts"],
+  },
 ];

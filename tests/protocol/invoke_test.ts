@@ -677,14 +677,18 @@ Deno.test(
   "invoke() counts the tab timeout from the request, queue included",
   ONE_PROCESS,
   async () => {
-    await using bridge = await startBridge({ tabTimeoutMs: 150 });
+    // The first call waits for the person (a longer timeout): the two behind it stay queued
+    // however late their requests come, and must run out of time there, 150 ms after each one's
+    // own request.
+    await using bridge = await startBridge({ tabTimeoutMs: 150, confirmTimeoutMs: 1_000 });
     const { token, tab } = await connected(bridge);
     await using _tab = tab;
     tab.answerWith = "never";
-    const answers = await Promise.all(
-      ["a", "b", "c"].map((q) => bridge.invoke(token, "search", q)),
-    );
-    for (const res of answers) await expectError(res, 504, "tab_timeout");
+    const first = bridge.invoke(token, "search", "a");
+    const running = await tab.next("invoke");
+    tab.send({ type: "awaiting", id: running.id, message: "Asking the person." });
+    const queued = await Promise.all(["b", "c"].map((q) => bridge.invoke(token, "search", q)));
+    for (const res of [...queued, await first]) await expectError(res, 504, "tab_timeout");
     // The two queued behind the first ran out of time in the queue: the tab never saw them.
     assert.equal(tab.messages.filter((m) => m.type === "invoke").length, 1);
     // The bridge told the tab to forget the one it was running.

@@ -26,6 +26,7 @@
  *
  * @module
  */
+import { BoundedMap } from "../utils/bounded_map.ts";
 
 /** What {@linkcode watchHangUp} returns: dispose it once the request is answered. */
 export interface HangUp extends Disposable {
@@ -82,7 +83,7 @@ let readable: boolean | undefined;
  */
 export function watchHangUp(request: Request, remoteAddr: Deno.Addr | undefined): HangUp {
   const controller = new AbortController();
-  const address = remoteAddr?.transport === "tcp" ? tableAddresses(remoteAddr) : undefined;
+  const address = remoteAddr?.transport === "tcp" ? addressesOf(remoteAddr) : undefined;
   const entry: Watched | undefined = address && canReadTables()
     ? { ...address, seen: false, missed: 0, controller }
     : undefined;
@@ -223,6 +224,13 @@ function statesOf(table: string, address: string): string[] {
     if (fields[2] === address && fields[3]) states.push(fields[3]);
   }
   return states;
+}
+
+/** A client's addresses as the tables write them, kept per connection (keep-alive reuses it). */
+const spellings = new BoundedMap<string, ReturnType<typeof tableAddresses>>(1024);
+
+function addressesOf(addr: Deno.NetAddr): ReturnType<typeof tableAddresses> {
+  return spellings.getOrSet(`${addr.hostname} ${addr.port}`, () => tableAddresses(addr));
 }
 
 /** How the TCP tables write a client's address (`rem_address`), in each table it may be in. */

@@ -196,7 +196,17 @@ export async function readJson(
     new AimError("payload_too_large", `The body is over the limit of ${maxBytes} bytes.`, {
       details: { limit: maxBytes },
     });
-  if (!c.req.raw.body) throw badRequest("The body is empty; send a JSON object.");
+  // A declared length is checked here (no more bytes are read than it says): the usual case, and
+  // the invocation's path, which hono's body limit would cost 15 µs more. hono's body limit
+  // counts a chunked body as it arrives, stopping at the limit. Either way the body is then read
+  // whole, in time.
+  const length = c.req.header("Content-Length");
+  const declared = length !== undefined && /^\d{1,15}$/.test(length) ? Number(length) : undefined;
+  if (declared !== undefined && declared > maxBytes) throw tooLarge();
+  // With a length declared, the body is not asked for as a stream (that stream costs 20 µs).
+  if (declared === 0 || (declared === undefined && !c.req.raw.body)) {
+    throw badRequest("The body is empty; send a JSON object.");
+  }
   let timer: ReturnType<typeof setTimeout> | undefined;
   const late = new Promise<never>((_, reject) => {
     timer = setTimeout(() => {
@@ -209,17 +219,6 @@ export async function readJson(
     }, timeoutMs);
   });
   late.catch(() => {});
-  // A declared length is checked here (no more bytes are read than it says): the usual case, and
-  // the invocation's path, which hono's body limit would cost 15 µs more. hono's body limit
-  // counts a chunked body as it arrives, stopping at the limit. Either way the body is then read
-  // whole, in time.
-  const declared = /^\d{1,15}$/.test(c.req.header("Content-Length") ?? "")
-    ? Number(c.req.header("Content-Length"))
-    : undefined;
-  if (declared !== undefined && declared > maxBytes) {
-    clearTimeout(timer);
-    throw tooLarge();
-  }
   const limit = declared === undefined
     ? bodyLimit({
       maxSize: maxBytes,

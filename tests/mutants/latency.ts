@@ -49,6 +49,14 @@ export const mutants: Mutant[] = [
     tests: ["tests/security/depth_test.ts"],
   },
   {
+    name: "body-declared-empty-read",
+    guarantee: "A body declared empty (Content-Length: 0) is refused 400 as empty.",
+    file: "bridge/http/request.ts",
+    find: "  if (declared === 0 || (declared === undefined && !c.req.raw.body)) {",
+    replace: "  if (declared === undefined && !c.req.raw.body) {",
+    tests: ["tests/protocol/invoke_test.ts"],
+  },
+  {
     name: "panel-log-renders-per-call",
     guarantee: "The panel draws its activity log once a frame, not once per call.",
     file: "elements/client_controller.ts",
@@ -60,8 +68,8 @@ export const mutants: Mutant[] = [
     name: "body-declared-length-unchecked",
     guarantee: "A body whose Content-Length is over the limit is refused 413 without being read.",
     file: "bridge/http/request.ts",
-    find: "  if (declared !== undefined && declared > maxBytes) {",
-    replace: "  if (false) {",
+    find: "  if (declared !== undefined && declared > maxBytes) throw tooLarge();",
+    replace: "",
     tests: ["tests/protocol/invoke_test.ts"],
   },
   {

@@ -114,7 +114,8 @@ Deno.test("invoke() answers 400 bad_request for bodies that are not JSON or of t
     400,
     "bad_request",
   );
-  await expectError(await send(""), 400, "bad_request");
+  const empty = await expectError(await send(""), 400, "bad_request");
+  assert.match(empty.message, /body is empty/);
 });
 
 Deno.test("invoke() answers 413 payload_too_large over the body limit", async () => {

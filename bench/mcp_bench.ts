@@ -4,6 +4,10 @@
  * call, with both official clients (v2 and v1). Prints the medians, the 95th percentiles and
  * their ratio (the budget: MCP adds under 30 %, a ratio under 1.30), held or missed.
  *
+ * Beside them, call by call, the floor under that budget (bench/sdk_floor.ts): the same
+ * clients' `tools/call` to a bare SDK server against a plain JSON `POST`, no aim code and no tab,
+ * so that what the SDKs cost reads apart from what aim adds.
+ *
  * ```sh
  * deno run -A bench/mcp_bench.ts            # 2,000 calls of each
  * deno run -A bench/mcp_bench.ts --calls 500 --strict   # exit 1 when over budget
@@ -22,6 +26,7 @@ import {
   panelToken,
 } from "../tests/browser/harness.ts";
 import { connectClient } from "../tests/mcp/helpers.ts";
+import { startSdkFloor } from "./sdk_floor.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -50,7 +55,14 @@ function percentile(sorted: number[], p: number): number {
   return value;
 }
 
-function stats(samples: number[]) {
+interface Stats {
+  median: number;
+  p95: number;
+}
+
+const ms = (n: number) => `${n.toFixed(2)} ms`;
+
+function stats(samples: number[]): Stats {
   const sorted = [...samples].sort((a, b) => a - b);
   return { median: percentile(sorted, 0.5), p95: percentile(sorted, 0.95) };
 }
@@ -64,6 +76,7 @@ if (NO_CHROMIUM) {
 // No DevTools network events: a person's browser has no DevTools attached (harness.ts).
 await using browser = await launchBrowser({ networkEvents: false });
 await using bridge = await startBridge({ site: SITE });
+await using floor = startSdkFloor();
 await using context = await browser.context();
 const page = await openPage(context, bridge, "/bench");
 const token = await panelToken(page);
@@ -89,31 +102,44 @@ for (const kind of ["v2", "v1"] as const) {
     }
     return performance.now() - started;
   };
-  for (let i = 0; i < WARMUP; i++) {
-    await httpCall(i);
-    await mcpCall(i);
-  }
-  const http: number[] = [];
-  const mcp: number[] = [];
-  // Interleaved, so that both see the same machine at the same moment.
-  for (let i = 0; i < CALLS; i++) {
-    if (i % 2) {
-      http.push(await httpCall(i));
-      mcp.push(await mcpCall(i));
-    } else {
-      mcp.push(await mcpCall(i));
-      http.push(await httpCall(i));
+  await using bare = await connectClient(kind, floor.origin, "floor");
+  const floorHttp = async (i: number): Promise<number> => {
+    const started = performance.now();
+    const body = await floor.post(`f${i}`) as { result?: unknown };
+    if (body.result !== `f${i}`) throw new Error(`floor HTTP: ${JSON.stringify(body)}`);
+    return performance.now() - started;
+  };
+  const floorMcp = async (i: number): Promise<number> => {
+    const started = performance.now();
+    const result = await bare.callTool("echo", { input: `g${i}` });
+    if (result.structuredContent?.result !== `g${i}`) {
+      throw new Error(`floor MCP: ${JSON.stringify(result)}`);
     }
+    return performance.now() - started;
+  };
+  const kinds = [httpCall, mcpCall, floorHttp, floorMcp];
+  for (let i = 0; i < WARMUP; i++) {
+    for (const call of kinds) await call(i);
   }
-  const h = stats(http);
-  const m = stats(mcp);
+  const samples = kinds.map(() => [] as number[]);
+  // Interleaved, so that all see the same machine at the same moment.
+  for (let i = 0; i < CALLS; i++) {
+    const order = i % 2 ? [0, 1, 2, 3] : [1, 0, 3, 2];
+    for (const k of order) samples[k]!.push(await kinds[k]!(i));
+  }
+  const [h, m, fh, fm] = samples.map(stats) as [Stats, Stats, Stats, Stats];
   const ratio = m.median / h.median;
   over ||= ratio >= BUDGET;
   results.push(
     `mcp tools/call (${kind} client) vs POST /__aim/invoke, ${CALLS} calls each through Chromium: ` +
       `median ${m.median.toFixed(2)} ms vs ${h.median.toFixed(2)} ms, ` +
       `p95 ${m.p95.toFixed(2)} ms vs ${h.p95.toFixed(2)} ms; ratio ${ratio.toFixed(2)} ` +
-      `(budget < ${BUDGET.toFixed(2)}: ${ratio < BUDGET ? "held" : "MISSED"})`,
+      `(budget < ${BUDGET.toFixed(2)}: ${ratio < BUDGET ? "held" : "MISSED"}); ` +
+      `MCP adds ${ms(m.median - h.median)}, of which the SDKs alone (a bare SDK server, no aim, ` +
+      `no tab: ${ms(fm.median)} vs a plain POST ${ms(fh.median)}) add ${
+        ms(fm.median - fh.median)
+      }; ` +
+      `the budget allows ${ms((BUDGET - 1) * h.median)}`,
   );
 }
 // `deno task bench` (bench/run.ts) lists the `summary: ` lines.

@@ -35,6 +35,14 @@ export const mutants: Mutant[] = [
     tests: ["tests/security/hang_up_test.ts"],
   },
   {
+    name: "hang-up-address-kept-per-host",
+    guarantee: "A client's table address is kept per connection (host and port), not per host.",
+    file: "bridge/http/hang_up.ts",
+    find: "spellings.getOrSet(`${addr.hostname} ${addr.port}`,",
+    replace: "spellings.getOrSet(addr.hostname,",
+    tests: ["tests/security/hang_up_test.ts"],
+  },
+  {
     name: "hang-up-invoke-ignores-watch",
     guarantee:
       "POST /__aim/invoke passes the connection watch to the invocation, not the request's signal alone.",

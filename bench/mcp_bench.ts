@@ -6,7 +6,9 @@
  *
  * Beside them, call by call, the floor under that budget (bench/sdk_floor.ts): the same
  * clients' `tools/call` to a bare SDK server against a plain JSON `POST`, no aim code and no tab,
- * so that what the SDKs cost reads apart from what aim adds.
+ * so that what the SDKs cost reads apart from what aim adds; and the same `tools/call` sent as
+ * plain JSON-RPC, with no client SDK, which splits that cost between the server SDK and the
+ * client's.
  *
  * ```sh
  * deno run -A bench/mcp_bench.ts            # 2,000 calls of each
@@ -117,17 +119,26 @@ for (const kind of ["v2", "v1"] as const) {
     }
     return performance.now() - started;
   };
-  const kinds = [httpCall, mcpCall, floorHttp, floorMcp];
+  // The same call with no client SDK: what the server SDK costs alone.
+  const floorRaw = async (i: number): Promise<number> => {
+    const started = performance.now();
+    const result = await floor.rawCall(`r${i}`) as { structuredContent?: { result?: unknown } };
+    if (result.structuredContent?.result !== `r${i}`) {
+      throw new Error(`floor raw MCP: ${JSON.stringify(result)}`);
+    }
+    return performance.now() - started;
+  };
+  const kinds = [httpCall, mcpCall, floorHttp, floorMcp, floorRaw];
   for (let i = 0; i < WARMUP; i++) {
     for (const call of kinds) await call(i);
   }
   const samples = kinds.map(() => [] as number[]);
   // Interleaved, so that all see the same machine at the same moment.
   for (let i = 0; i < CALLS; i++) {
-    const order = i % 2 ? [0, 1, 2, 3] : [1, 0, 3, 2];
+    const order = i % 2 ? [0, 1, 2, 3, 4] : [1, 0, 4, 3, 2];
     for (const k of order) samples[k]!.push(await kinds[k]!(i));
   }
-  const [h, m, fh, fm] = samples.map(stats) as [Stats, Stats, Stats, Stats];
+  const [h, m, fh, fm, fr] = samples.map(stats) as [Stats, Stats, Stats, Stats, Stats];
   const ratio = m.median / h.median;
   over ||= ratio >= BUDGET;
   results.push(
@@ -138,7 +149,9 @@ for (const kind of ["v2", "v1"] as const) {
       `MCP adds ${ms(m.median - h.median)}, of which the SDKs alone (a bare SDK server, no aim, ` +
       `no tab: ${ms(fm.median)} vs a plain POST ${ms(fh.median)}) add ${
         ms(fm.median - fh.median)
-      }; ` +
+      } (the server SDK ${ms(fr.median - fh.median)}, with no client SDK: ${
+        ms(fr.median)
+      }; the ${kind} client ${ms(fm.median - fr.median)}); ` +
       `the budget allows ${ms((BUDGET - 1) * h.median)}`,
   );
 }

@@ -9,12 +9,17 @@
  *
  * await using floor = await startSdkFloor();
  * await floor.post("x"); // {ok: true, actionId: "echo", result: "x", settled: true}
+ * await floor.rawCall("x"); // the same `tools/call` result a client SDK would get
  * // connectClient("v2", floor.origin, "any token") calls its `echo` tool at /__aim/mcp
  * ```
  *
  * @module
  */
-import { Server, WebStandardStreamableHTTPServerTransport } from "@modelcontextprotocol/server";
+import {
+  LATEST_PROTOCOL_VERSION,
+  Server,
+  WebStandardStreamableHTTPServerTransport,
+} from "@modelcontextprotocol/server";
 
 /** A bare SDK server and a bare JSON endpoint, answering `echo` as aim's bench page does. */
 export interface SdkFloor extends AsyncDisposable {
@@ -22,6 +27,11 @@ export interface SdkFloor extends AsyncDisposable {
   readonly origin: string;
   /** `POST /invoke` with `input`; resolves to the parsed answer. */
   post(input: string): Promise<unknown>;
+  /**
+   * A `tools/call` of `echo` as one plain JSON-RPC `POST`, with no client SDK (the session is
+   * opened on the first call): what the server SDK costs alone. Resolves to the call's result.
+   */
+  rawCall(input: string): Promise<unknown>;
 }
 
 /** The answer both give, shaped as aim's invoke answer to the bench's `echo`. */
@@ -73,8 +83,53 @@ export function startSdkFloor(): SdkFloor {
     return await transport.handleRequest(req);
   });
   const origin = `http://127.0.0.1:${server.addr.port}`;
+  const endpoint = `${origin}/__aim/mcp`;
+  let raw: Promise<Record<string, string>> | undefined;
+  let ids = 0;
+  // What a client SDK sends: JSON-RPC over POST, in a session it opened with `initialize`.
+  const rpc = async (headers: Record<string, string>, message: object) => {
+    const res = await fetch(endpoint, {
+      method: "POST",
+      headers: {
+        "Content-Type": "application/json",
+        Accept: "application/json, text/event-stream",
+        ...headers,
+      },
+      body: JSON.stringify({ jsonrpc: "2.0", ...message }),
+    });
+    if (!res.ok) throw new Error(`raw MCP: ${res.status} ${await res.text()}`);
+    const text = await res.text();
+    return { res, body: text ? JSON.parse(text) : undefined };
+  };
+  const open = async () => {
+    const { res } = await rpc({}, {
+      id: ++ids,
+      method: "initialize",
+      params: {
+        protocolVersion: LATEST_PROTOCOL_VERSION,
+        capabilities: {},
+        clientInfo: { name: "raw", version: "1.0.0" },
+      },
+    });
+    const headers = {
+      "Mcp-Session-Id": res.headers.get("mcp-session-id") ?? "",
+      "Mcp-Protocol-Version": LATEST_PROTOCOL_VERSION,
+    };
+    await rpc(headers, { method: "notifications/initialized" });
+    return headers;
+  };
   return {
     origin,
+    async rawCall(input) {
+      const headers = await (raw ??= open());
+      const { body } = await rpc(headers, {
+        id: ++ids,
+        method: "tools/call",
+        params: { name: "echo", arguments: { input } },
+      });
+      if (!body?.result) throw new Error(`raw MCP: ${JSON.stringify(body)}`);
+      return body.result;
+    },
     async post(input) {
       const res = await fetch(`${origin}/invoke`, {
         method: "POST",

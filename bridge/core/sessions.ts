@@ -12,6 +12,10 @@ import { LocalShare } from "../share/local.ts";
 import type { TabChannelOptions } from "./tab_connection.ts";
 import { Session } from "./session.ts";
 import { hashToken, isTokenShaped, newToken } from "./tokens.ts";
+import { BoundedMap } from "../utils/bounded_map.ts";
+
+/** How many agents' tokens a store remembers the session of. */
+const KNOWN_TOKENS = 4096;
 
 export type { Identity };
 
@@ -77,6 +81,12 @@ export class SessionStore {
   readonly maxFreshPerClient: number;
   readonly share: SessionShare;
   #byHash = new Map<string, Session>();
+  /**
+   * Token to session, so that an agent's next request does not hash its token again (no shared
+   * store). The tokens stay in this process's memory, as the requests carrying them do; nothing
+   * is written.
+   */
+  readonly #byToken = new BoundedMap<string, Session>(KNOWN_TOKENS);
   #byCredential = new Map<string, Session>();
   #byTabKey = new Map<string, Session>();
   /** Sessions no tab bound and nobody used, oldest first: the first to go when full. */
@@ -462,8 +472,10 @@ export class SessionStore {
    * @throws {AimError} 503 `store_unavailable` when the shared store cannot be reached.
    */
   find(token: string | undefined): Promise<Session | undefined> {
+    if (!this.share.shared) {
+      return Promise.resolve(token === undefined ? undefined : this.findHere(token));
+    }
     if (!isTokenShaped(token)) return Promise.resolve(undefined);
-    if (!this.share.shared) return Promise.resolve(this.#live(this.#byHash.get(hashToken(token))));
     return this.#lookup(hashToken(token));
   }
 
@@ -472,16 +484,24 @@ export class SessionStore {
    * found without waiting; undefined otherwise, or when it is malformed, unknown or expired.
    */
   findHere(token: string): Session | undefined {
-    if (this.share.shared || !isTokenShaped(token)) return undefined;
-    return this.#live(this.#byHash.get(hashToken(token)));
+    if (this.share.shared) return undefined;
+    const known = this.#byToken.get(token);
+    // Still this token's session: an ended one left the store, and a resumed one replaced it.
+    if (known !== undefined && this.#byHash.get(known.tokenHash) === known) {
+      return this.#live(known);
+    }
+    if (!isTokenShaped(token)) return undefined;
+    const session = this.#live(this.#byHash.get(hashToken(token)));
+    if (session) this.#byToken.set(token, session);
+    return session;
   }
 
   /**
-   * An agent used a session found earlier, as {@linkcode use} says; false when it has ended,
-   * or is past its expiry (it ends now). One look at the clock: this is the hot path of reads.
+   * An agent used a session {@linkcode findHere} just found (so not ended), as
+   * {@linkcode use} says; false when it is past its expiry (it ends now). One look at the clock:
+   * this is the hot path of reads.
    */
   reuse(session: Session): boolean {
-    if (session.ended) return false;
     const now = this.#now();
     if (session.expiresAt <= now) {
       this.end(session, "expired");

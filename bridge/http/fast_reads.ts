@@ -28,9 +28,6 @@ export interface FastReadsOptions extends IdentifyOptions {
   instance?: string | undefined;
 }
 
-/** How many tokens the hot path remembers. */
-const KNOWN_TOKENS = 4096;
-
 /**
  * A handler that answers repeated manifest reads, or returns undefined for the full route to
  * answer. It takes only a plain `GET` without a query, from a Host the bridge answers to:
@@ -60,10 +57,6 @@ export function fastReads(
   // The verdict on a request's Host (null: refused), and the scheme and authority its URL
   // must start with for the verdict to hold: a few per bridge.
   const origins = new BoundedMap<string, { prefix: string; origin: string | null }>(64);
-  // Token to session, so that a repeated read does not hash its token again. Only live
-  // sessions of this process: an ended or expired one is dropped on its next use. The tokens
-  // stay in this process's memory, as the requests carrying them do; nothing is written.
-  const sessions = new BoundedMap<string, Session>(KNOWN_TOKENS);
   // Per session, the answers' headers at its current version, made once per version.
   const headersOf = new WeakMap<Session, VersionHeaders>();
   const log = options.log;
@@ -108,13 +101,9 @@ export function fastReads(
       return answered(response, url, pathStart, started);
     }
 
-    const token = authorization.slice(7);
-    let session = sessions.get(token);
-    if (!session) {
-      session = core.sessions.findHere(token);
-      if (!session) return undefined;
-      sessions.set(token, session);
-    }
+    // Found without hashing the token again when it was seen before (SessionStore).
+    const session = core.sessions.findHere(authorization.slice(7));
+    if (!session) return undefined;
     // The session's own page, as the catalog knows it without a look at the disk.
     const page = session.page;
     if (url.length !== pathStart + page.length + 5 || !url.startsWith(page, pathStart)) {
@@ -131,13 +120,13 @@ export function fastReads(
     let response: Response;
     if (namesEtag(held, made.etag)) {
       if (headers.has("Prefer")) return undefined;
-      if (!core.sessions.reuse(session)) return forget(token);
+      if (!core.sessions.reuse(session)) return undefined;
       response = new Response(null, { status: 304, headers: made.notModified });
     } else {
       if (held !== null) return undefined;
       const text = manifests.encoded(session, origin, format);
       if (text === undefined) return undefined;
-      if (!core.sessions.reuse(session)) return forget(token);
+      if (!core.sessions.reuse(session)) return undefined;
       response = new Response(text, { headers: made[format] });
     }
     return answered(response, url, pathStart, started);
@@ -151,11 +140,6 @@ export function fastReads(
       ms: Math.round((performance.now() - started) * 10) / 10,
     });
     return response;
-  }
-
-  function forget(token: string): undefined {
-    sessions.delete(token);
-    return undefined;
   }
 }
 

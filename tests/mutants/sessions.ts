@@ -42,12 +42,13 @@ export const mutants: Mutant[] = [
     env: { AIM_TEST_FAST_READS: "0" },
   },
   {
-    name: "fast-read-expiry",
-    guarantee: "The fast read path refuses an expired or ended session (no 304 after the end).",
+    name: "token-cache-ended-session",
+    guarantee:
+      "A token whose session ended is refused though its session was found before: no 304 on the fast read path, no invocation.",
     file: "bridge/core/sessions.ts",
-    find: "    if (session.ended) return false;\n    const now = this.#now();",
-    replace: "    const now = this.#now();",
-    tests: ["tests/protocol/fast_reads_test.ts"],
+    find: "if (known !== undefined && this.#byHash.get(known.tokenHash) === known) return",
+    replace: "if (known !== undefined) return",
+    tests: ["tests/protocol/fast_reads_test.ts", "tests/security/session_end_test.ts"],
   },
   {
     name: "shutdown-waits-tab-timeout",

@@ -487,8 +487,10 @@ export class SessionStore {
     if (this.share.shared) return undefined;
     const known = this.#byToken.get(token);
     // Still this token's session: an ended one left the store, and a resumed one replaced it.
-    if (known !== undefined && this.#byHash.get(known.tokenHash) === known) {
-      return this.#live(known);
+    if (known !== undefined) {
+      if (this.#byHash.get(known.tokenHash) === known) return this.#live(known);
+      // Not kept past its next use: an ended session holds nothing in memory for long.
+      this.#byToken.delete(token);
     }
     if (!isTokenShaped(token)) return undefined;
     const session = this.#live(this.#byHash.get(hashToken(token)));

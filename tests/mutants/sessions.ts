@@ -46,8 +46,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "A token whose session ended is refused though its session was found before: no 304 on the fast read path, no invocation.",
     file: "bridge/core/sessions.ts",
-    find: "if (known !== undefined && this.#byHash.get(known.tokenHash) === known) {",
-    replace: "if (known !== undefined) {",
+    find: "if (this.#byHash.get(known.tokenHash) === known) return this.#live(known);",
+    replace: "return this.#live(known);",
     tests: ["tests/protocol/fast_reads_test.ts", "tests/security/session_end_test.ts"],
   },
   {

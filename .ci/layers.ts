@@ -47,6 +47,8 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "elements", // the built bundles it serves, imported as text
   ],
   "bridge/mcp": ["bridge/core", "bridge/http", "bridge/wire", "bridge/markup", "bridge/input"],
+  // What an operator watches: counts from the core's and the HTTP layer's hooks (prom-client)
+  "bridge/metrics": ["bridge/core", "bridge/http", "bridge/wire"],
   // aim in front of an app: the proxy and the catalog read from the app
   "bridge/upstream": ["bridge/core", "bridge/http", "bridge/site", "bridge/utils", "bridge/wire"],
   "bridge/a2a": [
@@ -74,6 +76,7 @@ export const LAYERS: Readonly<Record<string, readonly string[]>> = {
     "bridge/core",
     "bridge/http",
     "bridge/mcp",
+    "bridge/metrics",
     "bridge/share",
     "bridge/upstream",
     "bridge/utils",

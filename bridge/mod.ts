@@ -33,6 +33,15 @@ import { proxyRoutes } from "./upstream/proxy.ts";
 import type { Hono } from "hono";
 import type { AppEnv as HonoEnv } from "./http/env.ts";
 import { type AimPaths, aimPaths } from "./upstream/routes.ts";
+import { BridgeMetrics } from "./metrics/metrics.ts";
+import {
+  METRICS_DEFAULT_HOST,
+  METRICS_PATH,
+  type MetricsFetchOptions,
+  metricsHosts,
+  MetricsListenError,
+  type MetricsListenOptions,
+} from "./metrics/endpoint.ts";
 
 export {
   type AppEnv,
@@ -47,6 +56,14 @@ export { A2A_PATH, AGENT_CARD_PATH } from "./a2a/routes.ts";
 export { READ_TOOL } from "./mcp/tools.ts";
 export { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
 export { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
+export { BridgeMetrics, type BridgeMetricsOptions } from "./metrics/metrics.ts";
+export {
+  isWildcard,
+  METRICS_PATH,
+  MetricsListenError,
+  type MetricsListenOptions,
+  parseMetricsAddress,
+} from "./metrics/endpoint.ts";
 
 export {
   BridgeCore,
@@ -133,6 +150,11 @@ export interface BridgeOptions extends BridgeCoreOptions {
   proxy?: ProxyOptions | undefined;
   /** Bounds of the public catalog read from `upstream`. */
   upstreamCatalog?: UpstreamCatalogOptions | undefined;
+  /**
+   * Keep metrics ({@linkcode Bridge.metrics}), to serve on a listener of their own (docs/scaling.md,
+   * "Metrics"); `serve()` takes the listener's address instead. @default {false}
+   */
+  metrics?: boolean | MetricsFetchOptions | undefined;
 }
 
 /** Activity entries kept per session in a shared store, newest first. */
@@ -153,6 +175,8 @@ export interface Bridge {
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response>;
   /** Every route the bridge answers, as hono registered it (middleware included). */
   readonly routes: readonly { method: string; path: string }[];
+  /** The metrics, when asked for: `metrics.fetch` answers `GET /__aim/metrics`. */
+  readonly metrics: BridgeMetrics | undefined;
   close(): void;
 }
 
@@ -174,13 +198,30 @@ export function createBridge(options: BridgeOptions): Bridge {
   const share: SessionShare | undefined = options.redis
     ? new RedisShare({ url: options.redis, onError: options.onError, onStatus: options.onStatus })
     : options.share;
-  const proxy = options.upstream ? new UpstreamProxy(options.upstream, options.proxy) : undefined;
+  // Metrics: every hook below is a no-op without them (bridge/metrics/).
+  const metrics = options.metrics
+    ? new BridgeMetrics({
+      ...(options.metrics === true ? {} : options.metrics),
+      upstream: Boolean(options.upstream),
+      redis: Boolean(options.redis),
+    })
+    : undefined;
+  const log = metrics ? metrics.logTo(options.log) : options.log;
+  const proxy = options.upstream
+    ? new UpstreamProxy(
+      options.upstream,
+      metrics
+        ? { ...options.proxy, onFailure: metrics.failureTo(options.proxy?.onFailure) }
+        : options.proxy,
+    )
+    : undefined;
   const core = new BridgeCore({
     ...options,
     ...(options.upstream
       ? { catalog: new UpstreamCatalog(options.upstream, options.upstreamCatalog) }
       : {}),
     share,
+    watchInvocation: metrics?.watchInvocation,
     onInvocation: (record) => {
       audit.record(record);
       if (share?.shared) {
@@ -192,9 +233,11 @@ export function createBridge(options: BridgeOptions): Bridge {
       }
       // What a page reports of its in-browser agents is its word: not in the public statistics.
       if (record.via !== "webmcp") stats.record(record);
+      else metrics?.pageRun(record.outcome);
       options.onInvocation?.(record);
     },
   });
+  metrics?.watch(core);
   const mcp = new McpEndpoint(core, { ...options.mcp, onError: options.onError });
   const manifests = new SessionManifests(core, { changeBudget: options.changeBudget });
   const publics = new PublicManifests();
@@ -207,13 +250,13 @@ export function createBridge(options: BridgeOptions): Bridge {
   const instance = share?.shared ? share.instance : undefined;
   const fast = options.fastReads === false
     ? () => undefined
-    : fastReads(core, { manifests, publics, ...origins, log: options.log, instance });
+    : fastReads(core, { manifests, publics, ...origins, log, instance });
   const app = createApp(core, {
     ...origins,
     manifests,
     publics,
     onError: options.onError,
-    log: options.log,
+    log,
     routes: options.routes,
     health: options.health,
     activity: share?.shared
@@ -234,7 +277,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   const first = proxy
     ? proxyFirst(proxy, () => paths ??= aimPaths(app.routes), {
       ...origins,
-      log: options.log,
+      log,
       onError: options.onError,
     })
     : undefined;
@@ -244,8 +287,10 @@ export function createBridge(options: BridgeOptions): Bridge {
     fetch: (request, info) =>
       first?.(request, info) ?? fast(request) ?? app.fetch(request, { info }),
     routes: app.routes.map(({ method, path }) => ({ method, path })),
+    metrics,
     close: () => {
       core.close();
+      metrics?.close();
       // Ends the MCP clients' streams, which would otherwise hold the server open.
       void mcp.close();
       audit.close();
@@ -255,7 +300,12 @@ export function createBridge(options: BridgeOptions): Bridge {
 }
 
 /** Options of {@linkcode serve}. */
-export interface ServeOptions extends BridgeOptions {
+export interface ServeOptions extends Omit<BridgeOptions, "metrics"> {
+  /**
+   * Serve `GET /__aim/metrics` on a listener of its own, at this address (never the bridge's
+   * own port: docs/scaling.md, "Metrics"). @default {undefined} (no metrics)
+   */
+  metrics?: MetricsListenOptions | undefined;
   /** Port; 0 picks a free one. Default 8000. */
   port?: number;
   /** Address to listen on. Default 127.0.0.1. */
@@ -265,6 +315,11 @@ export interface ServeOptions extends BridgeOptions {
   key?: string | undefined;
   /** Called once listening. */
   onListen?: (addr: { hostname: string; port: number; url: string }) => void;
+}
+
+/** `HOST:PORT` of a listening address, an IPv6 host in brackets. */
+function shownAddress(addr: Deno.NetAddr): string {
+  return `${addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname}:${addr.port}`;
 }
 
 /** Below this soft file limit, `serve` warns that it bounds connections. */
@@ -285,6 +340,8 @@ export interface ServedBridge extends AsyncDisposable {
   readonly url: string;
   readonly port: number;
   readonly hostname: string;
+  /** Where the metrics are served (`http://127.0.0.1:9464/__aim/metrics`), when asked for. */
+  readonly metricsUrl: string | undefined;
   /**
    * Lets invocations under way be answered (for at most `DEFAULTS.shutdownGraceMs`; up to the
    * tab timeout when sessions live in a shared store), ends every session (tabs are told; long
@@ -332,8 +389,11 @@ export function serve(options: ServeOptions): ServedBridge {
   }
   const streamsByFiles = files ? Math.floor(files.soft / 4) : UNKNOWN_LIMIT_STREAMS;
   const status = { listening: false, relistens: 0 };
+  const metricsAt = options.metrics;
+  const metricsHost = metricsAt?.hostname ?? METRICS_DEFAULT_HOST;
   const bridge = createBridge({
     ...options,
+    metrics: metricsAt && { allowedHosts: metricsHosts(metricsHost) },
     streams: {
       ...options.streams,
       total: options.streams?.total ?? Math.min(DEFAULTS.maxStreams, streamsByFiles),
@@ -350,13 +410,33 @@ export function serve(options: ServeOptions): ServedBridge {
       ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
       onListen: () => {},
     }, bridge.fetch);
-  let server = listen(options.port ?? 8000);
+  // The metrics' own listener, first: a port taken there fails before the bridge listens.
+  let metricsServer: Deno.HttpServer | undefined;
+  if (metricsAt) {
+    try {
+      metricsServer = Deno.serve(
+        { port: metricsAt.port, hostname: metricsHost, onListen: () => {} },
+        bridge.metrics!.fetch,
+      );
+    } catch (error) {
+      bridge.close();
+      throw new MetricsListenError(metricsHost, metricsAt.port, error);
+    }
+  }
+  let server: Deno.HttpServer;
+  try {
+    server = listen(options.port ?? 8000);
+  } catch (error) {
+    void metricsServer?.shutdown();
+    throw error;
+  }
   status.listening = true;
   const servers = [server];
   const addr = server.addr as Deno.NetAddr;
   const scheme = options.cert ? "https" : "http";
-  const shownHost = addr.hostname.includes(":") ? `[${addr.hostname}]` : addr.hostname;
-  const url = `${scheme}://${shownHost}:${addr.port}`;
+  const url = `${scheme}://${shownAddress(addr)}`;
+  const metricsUrl = metricsServer &&
+    `http://${shownAddress(metricsServer.addr as Deno.NetAddr)}${METRICS_PATH}`;
   options.onListen?.({ hostname: addr.hostname, port: addr.port, url });
   let stopping: Promise<void> | undefined;
   let retry: ReturnType<typeof setTimeout> | undefined;
@@ -420,7 +500,9 @@ export function serve(options: ServeOptions): ServedBridge {
       // drain, so the wait is bounded (`aim serve` exits when `finished` resolves).
       let timer: ReturnType<typeof setTimeout> | undefined;
       await Promise.race([
-        Promise.allSettled(servers.map((each) => each.shutdown())),
+        Promise.allSettled(
+          [...servers, ...metricsServer ? [metricsServer] : []].map((each) => each.shutdown()),
+        ),
         new Promise((resolve) => timer = setTimeout(resolve, DEFAULTS.serverCloseMs)),
       ]);
       clearTimeout(timer);
@@ -434,6 +516,7 @@ export function serve(options: ServeOptions): ServedBridge {
     url,
     port: addr.port,
     hostname: addr.hostname,
+    metricsUrl,
     shutdown,
     finished,
     ready: bridge.core.ready(),

@@ -145,7 +145,7 @@ export class A2ATasks implements TaskStore {
       deadlineMs: this.#registry.deadlineFor(session),
       maxBytes: this.#registry.limits.maxSessionBytes,
       // The invocation as sent (its secrets too) is held by this closure only, until it starts.
-      begin: (task) => task.invoke(this.#core, session, call, { client }),
+      begin: (task) => task.invoke(this.#core, session, call, { client, protocol: "a2a" }),
     });
     this.#registry.add(task);
     return task;

@@ -302,8 +302,9 @@ export class RunStore {
       this.#core,
       owner,
       call,
-      request.client === undefined ? {} : {
+      request.client === undefined ? { protocol: "acp" } : {
         client: request.client,
+        protocol: "acp",
       },
     );
   }

@@ -11,6 +11,10 @@ import {
   AuditLog,
   createUserStore,
   DEFAULT_AUDIT_RETENTION_DAYS,
+  isWildcard,
+  MetricsListenError,
+  type MetricsListenOptions,
+  parseMetricsAddress,
   type RequestLogEntry,
   serve,
   type ServedBridge,
@@ -54,6 +58,9 @@ Options:
                        data in --data, default .aim-demo-data) instead of serving ROOT
   --max-streams N      event streams and long polls open at once in all (default 1024, at
                        most a quarter of the file limit; docs/security.md)
+  --metrics ADDR       serve Prometheus metrics at http://ADDR/__aim/metrics, on a listener of
+                       their own: PORT (on 127.0.0.1) or HOST:PORT (docs/scaling.md); off
+                       by default
   --log-format F       text (default) or json: one line per request
   --quiet              no request log
   -h, --help           this help
@@ -133,6 +140,23 @@ function formatLog(format: string, entry: RequestLogEntry): string {
   return `${time} ${entry.method} ${entry.path} ${entry.status} ${entry.ms}ms\n`;
 }
 
+/** The `--metrics` address, checked: never the bridge's own port (on any address). */
+function metricsAddress(
+  text: string,
+  bridge: { hostname: string; port: number },
+): MetricsListenOptions {
+  const address = parseMetricsAddress(text);
+  if (typeof address === "string") throw new CliError(address, Exit.Usage);
+  if (address.port !== 0 && address.port === bridge.port) {
+    throw new CliError(
+      `--metrics must be another port than the bridge's (${bridge.port}): the metrics are ` +
+        `never served where agents and browsers reach the bridge`,
+      Exit.Usage,
+    );
+  }
+  return address;
+}
+
 /** Runs `aim serve`; resolves when the server has stopped. */
 export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const { values, positionals } = parseFlags(args, {
@@ -155,6 +179,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     "upstream-timeout": { type: "string" },
     "log-format": { type: "string" },
     "max-streams": { type: "string" },
+    metrics: { type: "string" },
     quiet: { type: "boolean" },
   }, SERVE_USAGE);
   if (values.help) {
@@ -206,6 +231,10 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
       Exit.Usage,
     );
   }
+  const metrics = values.metrics === undefined ? undefined : metricsAddress(values.metrics, {
+    hostname: values.host ?? "127.0.0.1",
+    port,
+  });
   const format = values["log-format"] ?? "text";
   if (format !== "text" && format !== "json") {
     throw new CliError(`--log-format must be text or json, got "${format}"`, Exit.Usage);
@@ -273,6 +302,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     redis,
     trustProxy: values["trust-proxy"] ?? false,
     streams: maxStreams === undefined ? undefined : { total: Number(maxStreams) },
+    metrics,
     allowedHosts: values["allowed-host"]?.map((h) => h.toLowerCase()),
     log: values.quiet ? undefined : (entry: RequestLogEntry) => io.stdout(formatLog(format, entry)),
     onError: (error: unknown) =>
@@ -313,6 +343,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     }
   } catch (error) {
     audit?.close();
+    if (error instanceof MetricsListenError) throw new CliError(error.message);
     if (error instanceof Deno.errors.AddrInUse) {
       throw new CliError(
         `port ${port} is already in use; choose another with --port N (--port 0 picks a free one)`,
@@ -336,6 +367,15 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   };
   addEventListener("unhandledrejection", survive);
   addEventListener("error", survive);
+  if (served.metricsUrl) {
+    io.stdout(`aim: metrics at ${served.metricsUrl}\n`);
+    if (metrics && isWildcard(metrics.hostname ?? "")) {
+      io.stderr(
+        `aim: the metrics listen on every interface: keep port ${metrics.port} from the ` +
+          `internet (docs/security.md, "Metrics")\n`,
+      );
+    }
+  }
   if (redis) {
     // The address only: a URL may hold a password.
     const { host } = new URL(redis);

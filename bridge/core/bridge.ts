@@ -36,8 +36,15 @@ import type { SessionShare } from "../share/share.ts";
 import { type StreamLimits, StreamSlots } from "./streams.ts";
 import { type ChannelState, sessionMessage, TabMessages } from "./tab_messages.ts";
 import type { TabConnection, TabPort } from "./tab_connection.ts";
+import { type AgentInvokeOptions, watched, type WatchInvocation } from "./invocation_watch.ts";
 
 export { DEFAULT_LIMITS, type InvocationRecord, type InvokeOptions, type Limits };
+export type {
+  AgentInvokeOptions,
+  InvocationWatch,
+  InvokeProtocol,
+  WatchInvocation,
+} from "./invocation_watch.ts";
 
 /** Options of {@linkcode BridgeCore}. Defaults are in `limits.ts`. */
 export interface BridgeCoreOptions {
@@ -98,6 +105,11 @@ export interface BridgeCoreOptions {
   /** Called for unexpected errors (bugs), without request data. */
   onError?: ((error: unknown) => void) | undefined;
   /**
+   * Told of every invocation an agent sends to this instance, by any protocol: when the person
+   * is asked, and how it ended (the metrics, bridge/metrics/).
+   */
+  watchInvocation?: WatchInvocation | undefined;
+  /**
    * Where sessions are shared with other instances (docs/scaling.md); default: this process
    * holds them all.
    */
@@ -138,6 +150,7 @@ export class BridgeCore {
   readonly #invocations: Invocations;
   readonly #tabs: TabMessages;
   readonly #settleTimeoutMs: number;
+  readonly #watch: WatchInvocation | undefined;
   readonly #tabTimeoutMs: number;
   readonly #confirmTimeoutMs: number;
   readonly share: SessionShare;
@@ -149,6 +162,7 @@ export class BridgeCore {
     const share = this.share = options.share ?? new LocalShare();
     this.#tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
     this.#confirmTimeoutMs = options.confirmTimeoutMs ?? DEFAULTS.confirmTimeoutMs;
+    this.#watch = options.watchInvocation;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.streams = new StreamSlots(options.streams);
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
@@ -359,10 +373,21 @@ export class BridgeCore {
    *
    * @throws {AimError} every failure of an invocation (docs/protocol.md).
    */
-  async invoke(
+  invoke(
     session: Session,
     body: unknown,
-    options: InvokeOptions = {},
+    options: AgentInvokeOptions = {},
+  ): Promise<InvokeResult> {
+    // Metrics: the protocol, the person's confirmation and the outcome (invocation_watch.ts).
+    const watch = this.#watch?.(options.protocol ?? "http");
+    if (!watch) return this.#invoke(session, body, options);
+    return watched(watch, options, (watching) => this.#invoke(session, body, watching));
+  }
+
+  async #invoke(
+    session: Session,
+    body: unknown,
+    options: InvokeOptions,
   ): Promise<InvokeResult> {
     const elsewhere = session.tab.remoteHolder;
     if (elsewhere && !session.tab.holder) {

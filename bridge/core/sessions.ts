@@ -162,6 +162,11 @@ export class SessionStore {
     return this.#fresh.size;
   }
 
+  /** The sessions held now, to count what they hold (the metrics read it when scraped). */
+  held(): IterableIterator<Session> {
+    return this.#byHash.values();
+  }
+
   /** This instance no longer holds the shared lease: the session ended, or another took it. */
   async #leaseLost(session: Session): Promise<void> {
     const record = await this.share.load(session.tokenHash).catch(() => undefined);

@@ -137,6 +137,7 @@ export function createSessionServer(options: SessionServerOptions): Server {
     const progressToken = ctx.mcpReq._meta?.progressToken;
     try {
       const answer = await core.invoke(session, { actionId: name, input }, {
+        protocol: "mcp",
         idempotencyKey: key,
         client: options.client?.(),
         signal: options.signal

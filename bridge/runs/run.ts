@@ -6,7 +6,7 @@
  *
  * @module
  */
-import type { BridgeCore } from "../core/bridge.ts";
+import type { BridgeCore, InvokeProtocol } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
@@ -231,9 +231,15 @@ export abstract class TrackedRun<Failure, Awaiting> {
    * Invokes `call` for `owner` through the core, as `POST /__aim/invoke` does, and ends the run
    * with its answer: the tab's word that the person is asked makes it `awaiting`.
    */
-  invoke(core: BridgeCore, owner: Session, call: unknown, options: { client?: string } = {}): void {
+  invoke(
+    core: BridgeCore,
+    owner: Session,
+    call: unknown,
+    options: { client?: string; protocol?: InvokeProtocol } = {},
+  ): void {
     core.invoke(owner, call, {
       ...(options.client === undefined ? {} : { client: options.client }),
+      protocol: options.protocol,
       onAwaiting: (text) => this.awaiting(this.awaitOf(awaitDetail(call, text))),
       signal: this.signal,
     }).then(

@@ -29,6 +29,11 @@ export interface ProxyOptions {
   timeoutMs?: number | undefined;
   /** Idle connections kept open to the app. @default 64 */
   keepAlive?: number | undefined;
+  /**
+   * Told each time the app gave no answer: none at all (`bad_gateway`), or not within `timeoutMs`
+   * (`gateway_timeout`); never for a client that hung up. For the metrics (bridge/metrics/).
+   */
+  onFailure?: ((code: "bad_gateway" | "gateway_timeout") => void) | undefined;
 }
 
 /** The proxy's answer when the app cannot be reached or answers garbage. */
@@ -137,6 +142,9 @@ export class UpstreamProxy implements Disposable {
       } as RequestInit);
     } catch (error) {
       request.signal.removeEventListener("abort", hangUp);
+      if (!request.signal.aborted) {
+        this.#options.onFailure?.(timedOut ? "gateway_timeout" : "bad_gateway");
+      }
       throw timedOut
         ? gatewayTimeout(this.#timeoutMs)
         : Object.assign(badGateway(), { cause: error });
@@ -187,6 +195,7 @@ export class UpstreamProxy implements Disposable {
     });
     if (!opened) {
       upstream.close();
+      this.#options.onFailure?.("bad_gateway");
       throw badGateway();
     }
     const { socket, response } = Deno.upgradeWebSocket(request, {

@@ -371,7 +371,9 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     io.stdout(`aim: metrics at ${served.metricsUrl}\n`);
     if (metrics && isWildcard(metrics.hostname ?? "")) {
       io.stderr(
-        `aim: the metrics listen on every interface: keep port ${metrics.port} from the ` +
+        `aim: the metrics listen on every interface: keep port ${
+          new URL(served.metricsUrl).port
+        } from the ` +
           `internet (docs/security.md, "Metrics")\n`,
       );
     }

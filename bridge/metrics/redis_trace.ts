@@ -23,6 +23,7 @@ const COMMAND_NAME = /^[A-Z][A-Z.]{0,31}$/;
 interface TraceContext {
   command?: string;
   batchMode?: string;
+  error?: unknown;
   /** Set here at the start: when the round trip began, ms. */
   [STARTED]?: number;
 }
@@ -66,6 +67,9 @@ export function traceRedis(registers: Registry[]): () => void {
     }
   };
   const nothing = () => {};
+  // A script Redis does not hold yet (after its start): the client loads it and runs it again.
+  const unloaded = (context: TraceContext) =>
+    context.error instanceof Error && context.error.message.startsWith("NOSCRIPT");
   // A command inside a MULTI or a pipeline is counted with its batch, not alone.
   const commandHandlers = {
     start: (context: TraceContext) => {
@@ -77,7 +81,9 @@ export function traceRedis(registers: Registry[]): () => void {
       if (context.batchMode === undefined) observe(context.command, context);
     },
     error: (context: TraceContext) => {
-      if (context.batchMode === undefined) errors.inc(labelOf(context.command));
+      if (context.batchMode === undefined && !unloaded(context)) {
+        errors.inc(labelOf(context.command));
+      }
     },
   };
   const batchHandlers = {

@@ -368,15 +368,15 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   addEventListener("unhandledrejection", survive);
   addEventListener("error", survive);
   if (served.metricsUrl) {
-    io.stdout(`aim: metrics at ${served.metricsUrl}\n`);
+    // The warning first: whoever reads the address has read it too.
     if (metrics && isWildcard(metrics.hostname ?? "")) {
       io.stderr(
         `aim: the metrics listen on every interface: keep port ${
           new URL(served.metricsUrl).port
-        } from the ` +
-          `internet (docs/security.md, "Metrics")\n`,
+        } from the internet (docs/security.md, "Metrics")\n`,
       );
     }
+    io.stdout(`aim: metrics at ${served.metricsUrl}\n`);
   }
   if (redis) {
     // The address only: a URL may hold a password.

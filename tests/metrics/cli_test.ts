@@ -42,6 +42,7 @@ Deno.test("aim serve --metrics on every interface warns to keep the port from th
   assert.match(
     stopped.stderr,
     new RegExp(`metrics listen on every interface: keep port ${port} from the internet`),
+    JSON.stringify(stopped),
   );
 });
 

@@ -41,6 +41,11 @@ export const INVOCATION_PROTOCOLS = ["http", "mcp", "acp", "a2a", "webmcp"] as c
 /** What an invocation's outcome is counted as: `ok`, an error code, or `other`. */
 const OUTCOMES: readonly string[] = ["ok", ...ERROR_CODES, "other"];
 
+/** Each route family's row in the request counts. */
+const FAMILY_INDEX: ReadonlyMap<RouteFamily, number> = new Map(
+  ROUTE_FAMILIES.map((family, i) => [family, i]),
+);
+
 /** Status classes of the `status` label. */
 const STATUS_CLASSES = ["1xx", "2xx", "3xx", "4xx", "5xx"] as const;
 
@@ -80,14 +85,14 @@ export class BridgeMetrics {
   /** Answers `GET /__aim/metrics` (and 404, 405 otherwise): serve it on a listener of its own. */
   readonly fetch: (request: Request) => Promise<Response>;
   readonly #upstream: boolean;
-  readonly #requests: Counter<"family" | "status">;
+  /** Requests by route family and status class, since the last scrape. */
+  readonly #requestCounts = new Float64Array(ROUTE_FAMILIES.length * STATUS_CLASSES.length);
   readonly #durations: Histogram<"family">;
   readonly #invocations: Counter<"protocol" | "outcome">;
   readonly #pending: Gauge;
   readonly #confirmWaits: Histogram<"outcome">;
   readonly #upstreamFailures: Counter<"code">;
-  /** Label objects, by family and status class; by family; by protocol and outcome. */
-  readonly #requestLabels: Map<RouteFamily, Labels<"family" | "status">[]>;
+  /** Label objects, by family; by protocol and outcome; by outcome. */
   readonly #familyLabels: Map<string, Labels<"family">>;
   readonly #invocationLabels: Map<string, Map<string, Labels<"protocol" | "outcome">>>;
   readonly #outcomeLabels: Map<string, Labels<"outcome">>;
@@ -97,11 +102,23 @@ export class BridgeMetrics {
   constructor(options: BridgeMetricsOptions = {}) {
     this.#upstream = options.upstream ?? false;
     const registers = [this.registry];
-    this.#requests = new Counter({
+    // Counted in an array per request (an increment), handed to prom-client when scraped.
+    const counts = this.#requestCounts;
+    const countLabels = ROUTE_FAMILIES.flatMap((family) =>
+      STATUS_CLASSES.map((status) => ({ family, status }))
+    );
+    new Counter({
       name: "aim_http_requests_total",
       help: "Requests answered, by route family and status class.",
       labelNames: ["family", "status"],
       registers,
+      collect() {
+        for (let i = 0; i < counts.length; i++) {
+          if (counts[i] === 0) continue;
+          this.inc(countLabels[i]!, counts[i]);
+          counts[i] = 0;
+        }
+      },
     });
     this.#durations = new Histogram({
       name: "aim_http_request_duration_seconds",
@@ -110,11 +127,6 @@ export class BridgeMetrics {
       buckets: REQUEST_BUCKETS,
       registers,
     });
-    this.#requestLabels = new Map(
-      ROUTE_FAMILIES.map((
-        family,
-      ) => [family, STATUS_CLASSES.map((status) => ({ family, status }))]),
-    );
     this.#familyLabels = labelsOf("family", ROUTE_FAMILIES);
     this.#invocations = new Counter({
       name: "aim_invocations_total",
@@ -162,7 +174,7 @@ export class BridgeMetrics {
   readonly request = (entry: RequestLogEntry): void => {
     const family = routeFamily(entry.path, this.#upstream);
     const status = Math.min(Math.max(Math.floor(entry.status / 100), 1), 5) - 1;
-    this.#requests.inc(this.#requestLabels.get(family)![status]!);
+    this.#requestCounts[FAMILY_INDEX.get(family)! * STATUS_CLASSES.length + status]!++;
     this.#durations.observe(this.#familyLabels.get(family)!, entry.ms / 1000);
   };
 

@@ -208,6 +208,18 @@ Deno.test(
       3,
     );
     assert.ok(now.value("aim_http_request_duration_seconds_sum", { family: "invoke" }) > 0);
+    // Scraped again with no request between: nothing is counted twice.
+    const again = await scrape(url);
+    for (const family of ["manifest", "session", "invoke", "static"]) {
+      for (const status of ["2xx", "4xx"]) {
+        const labels = { family, status };
+        assert.equal(
+          again.value("aim_http_requests_total", labels),
+          now.value("aim_http_requests_total", labels),
+          `${family} ${status}`,
+        );
+      }
+    }
     assert.equal(now.value("aim_invocations_total", { protocol: "http", outcome: "ok" }), 1);
     assert.equal(
       now.value("aim_invocations_total", { protocol: "http", outcome: "unknown_action" }),

@@ -58,6 +58,14 @@ export const mutants: Mutant[] = [
     tests: [...METRICS, ...FAMILIES],
   },
   {
+    name: "metrics-requests-counted-twice",
+    guarantee: "Each request is counted once, however often the metrics are scraped.",
+    file: "bridge/metrics/metrics.ts",
+    find: "          counts[i] = 0;\n",
+    replace: "",
+    tests: METRICS,
+  },
+  {
     name: "metrics-pending-never-falls",
     guarantee: "A prompt the person answered no longer counts as pending.",
     file: "bridge/metrics/metrics.ts",

@@ -32,6 +32,7 @@
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --calls 300 --strict
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --page bare  # no render
  * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --front  # a visible tab
+ * deno run -A --lock=deno.test.lock --frozen=false bench/invoke_bench.ts --metrics  # metrics on
  * ```
  *
  * The last line, `summary: …`, is what `deno task bench` (bench/run.ts) lists.
@@ -52,6 +53,8 @@ const { values: flags } = parseArgs({
     page: { type: "string", default: "demo" },
     /** The page measured in front of the echo page (it draws its frames), not behind it. */
     front: { type: "boolean", default: false },
+    /** The bridge keeps metrics (`--metrics`), to compare with a run without. */
+    metrics: { type: "boolean", default: false },
   },
 });
 if (flags.page !== "demo" && flags.page !== "bare") throw new Error("--page is demo or bare");
@@ -129,16 +132,18 @@ Object.defineProperty(WebSocket.prototype, "onmessage", {
   },
 });
 
+const metricsOption = flags.metrics ? { metrics: { port: 0 } } : {};
 const data = await Deno.makeTempDir({ prefix: "aim-invoke-bench-" });
 try {
   // `--page bare`: the same action on a page that publishes its filter and renders nothing, so
   // that what the demo's table costs to render (on a loaded machine, it competes for the CPU with
   // the answer's way back) reads apart from what aim adds.
   await using demo = flags.page === "demo"
-    ? await startDemo({ data, port: 0, hostname: "127.0.0.1" })
+    ? await startDemo({ data, port: 0, hostname: "127.0.0.1", ...metricsOption })
     : undefined;
   await using bareBridge = demo ? undefined : await startBridge({
     site: { "control-panel.html": BARE_PAGE },
+    ...metricsOption,
   });
   const origin = demo ? demo.served.url : bareBridge!.origin;
   // No DevTools network events: a person's browser has no DevTools attached (harness.ts).
@@ -425,7 +430,9 @@ try {
     `back to back, added:    ${both(backToBack)} (budget median ≤ ${BUDGET.backMedian} ms: ` +
       `${mark(verdicts.back)})`,
   );
-  const where = `${flags.page} page${flags.front ? ", in front" : ""}`;
+  const where = `${flags.page} page${flags.front ? ", in front" : ""}${
+    flags.metrics ? ", metrics on" : ""
+  }`;
   console.log(
     `summary: invoke ${ACTION} (${where}) through Chromium, ${CALLS} calls at rest: ` +
       `adds median ` +

@@ -67,7 +67,7 @@ export {
 export type { ServerAction, ServerActionContext } from "./core/server_actions.ts";
 export type { Identity } from "./core/sessions.ts";
 export type { Session } from "./core/session.ts";
-export { AimError } from "./wire/errors.ts";
+export { AimError } from "./errors/aim_error.ts";
 import type { AuditEntry } from "./audit/log.ts";
 export {
   type AuditEntry,

@@ -15,7 +15,7 @@
  *
  * @module
  */
-import { AimError, invalidToken, missingToken, notFound } from "../wire/errors.ts";
+import { AimError, invalidToken, missingToken, notFound } from "../errors/aim_error.ts";
 import { NOT_SENT } from "../share/share.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
 import type { InvokeResult, Manifest, Sitemap } from "../wire/schemas.ts";

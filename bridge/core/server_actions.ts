@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { noInput } from "../markup/action.ts";
 import type { InputSchema, InputValue } from "../wire/schemas.ts";
 import type { AttemptLimiter, UserStore } from "./login.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { EndReason } from "../wire/channel.ts";
 import { DEFAULTS } from "./limits.ts";
 import type { Identity, SessionRecord, SessionShare, SessionSignal } from "../share/share.ts";

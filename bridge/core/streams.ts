@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { DEFAULTS } from "./limits.ts";
 
 /** The bounds of {@linkcode StreamSlots}. */

@@ -9,7 +9,7 @@
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError, invalidToken } from "../wire/errors.ts";
+import { AimError, invalidToken } from "../errors/aim_error.ts";
 import { DEFAULTS } from "../core/limits.ts";
 import { createJsonPatch, type JsonPatchOperation } from "../wire/json_patch.ts";
 import { createMergePatch } from "../wire/merge_patch.ts";

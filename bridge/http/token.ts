@@ -18,7 +18,7 @@
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { AppEnv } from "./env.ts";
 import { forbiddenOrigin, isCrossOrigin, readToken } from "./request.ts";
 

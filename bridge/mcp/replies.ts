@@ -4,17 +4,16 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
-import { errorResponse } from "../http/responses.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { FULL_RETRY_SECONDS, type SharedMcpSession } from "./session.ts";
 
 const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
-/** An aim error as the bridge answers it everywhere (401, 403, 405). */
+/** An aim error as the bridge answers it everywhere (401, 403, 405): as itself. */
 export function aimError(error: AimError): Response {
-  return errorResponse(error, NO_STORE);
+  return error.getResponse();
 }
 
 /** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */

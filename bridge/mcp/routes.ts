@@ -29,7 +29,7 @@ import { type Context, Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
 import { watchHangUp } from "../http/hang_up.ts";
 import {

@@ -23,7 +23,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import { ToldStates } from "./answers.ts";
 import {

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { TrackedRun } from "./run.ts";
 
 /** The bounds of a registry; {@linkcode RUN_LIMITS} holds the defaults. */

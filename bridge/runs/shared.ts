@@ -13,7 +13,7 @@
  * @module
  */
 import type { SessionShare } from "../share/share.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { RunProblem } from "./run.ts";
 
 /** What the shared document of a run holds besides the protocol's own fields. */
@@ -35,7 +35,6 @@ function isSharedRun(value: unknown): value is SharedRun & { view: object } {
 export function instanceStopped(noun: string): RunProblem {
   return new RunProblem(
     "instance_stopped",
-    502,
     `The bridge instance running this ${noun} stopped before it finished, so the ${noun} can no longer finish or be cancelled. Its action may or may not have run: read the page's state before starting a new ${noun}.`,
     {},
   );

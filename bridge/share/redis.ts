@@ -14,7 +14,7 @@
 import type { EventEmitter } from "node:events";
 import { createClient } from "@redis/client";
 import type { EndReason } from "../wire/channel.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import type {
   AttemptPolicy,

@@ -6,7 +6,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
-import { AimError, notFound } from "../wire/errors.ts";
+import { AimError, notFound } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, isAimPath } from "./routes.ts";

@@ -1,0 +1,81 @@
+/**
+ * Named mutants of the public API's guarantees (issue 32, items 3 to 6): errors rendered one way
+ * (an `AimError` answers as hono's `HTTPException` with aim's headers; ACP and run statuses from
+ * their tables), the layer table's packages, `serve()` leaving the process's file limit alone
+ * unless asked, no import cycle between files, documented defaults equal to the code's, and the
+ * elements' author warnings bounded.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+export const mutants: Mutant[] = [
+  {
+    name: "error-answer-without-private-headers",
+    guarantee: "Every AimError answers with Cache-Control: private, no-store and Vary, wherever " +
+      "hono catches it.",
+    file: "bridge/errors/aim_error.ts",
+    find: '      headers: { "Content-Type": JSON_TYPE, ...PRIVATE_HEADERS, ...this.headers },',
+    replace: '      headers: { "Content-Type": JSON_TYPE, ...this.headers },',
+    tests: ["tests/protocol/errors_test.ts"],
+  },
+  {
+    name: "app-errors-not-through-http-exception",
+    guarantee: "An HTTPException thrown in any route (an AimError, an embedder's own) answers as " +
+      "itself, not as a 500.",
+    file: "bridge/http/app.ts",
+    find: "    if (error instanceof HTTPException) return error.getResponse();",
+    replace: "    if (error instanceof Response) return error;",
+    tests: ["tests/protocol/errors_test.ts"],
+  },
+  {
+    name: "acp-unreadable-body-not-422",
+    guarantee: "Over ACP a body that does not parse answers 422 invalid_input, as the reference.",
+    file: "bridge/acp/errors.ts",
+    find: "  bad_request: 422,\n",
+    replace: "",
+    tests: ["tests/acp/runs_test.ts"],
+  },
+  {
+    name: "acp-refusal-status-drift",
+    guarantee: "Cancelling a finished ACP run is refused with 403, as the reference.",
+    file: "bridge/acp/errors.ts",
+    find: "  run_refused: 403,",
+    replace: "  run_refused: 409,",
+    tests: ["tests/acp/runs_test.ts"],
+  },
+  {
+    name: "acp-error-cached",
+    guarantee: "An ACP error answer is never cached and varies with the credentials.",
+    file: "bridge/acp/errors.ts",
+    find: "        ...PRIVATE_HEADERS,\n",
+    replace: "",
+    tests: ["tests/acp/agents_test.ts"],
+  },
+  {
+    name: "run-problem-status-drift",
+    guarantee:
+      "A run whose answer is too large to keep is told with status 507 (ACP's data.status).",
+    file: "bridge/runs/run.ts",
+    find: "  output_too_large: 507,",
+    replace: "  output_too_large: 500,",
+    tests: ["tests/unit/errors_test.ts"],
+  },
+  {
+    name: "layers-any-package",
+    guarantee: "A package a folder's row does not list (hono in elements/) fails the layer check.",
+    file: ".ci/layers.ts",
+    find: 'if (layer?.packages.includes("*") || layer?.packages.includes(name)) continue;',
+    replace: "continue;",
+    tests: ["tests/unit/layers_test.ts"],
+  },
+  {
+    name: "layers-browser-rows-unchecked",
+    guarantee: "A folder shared with the page may list only browser folders and browser-safe " +
+      "packages.",
+    file: ".ci/layers.ts",
+    find: "    if (!layer.browser) continue;",
+    replace: "    continue;",
+    tests: ["tests/unit/layers_test.ts"],
+  },
+];

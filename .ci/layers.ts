@@ -177,7 +177,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "bridge/utils",
       "bridge/wire",
     ],
-    packages: ["hono"],
+    packages: [],
   },
   "bridge/cli": {
     imports: [

@@ -78,4 +78,21 @@ export const mutants: Mutant[] = [
     replace: "    continue;",
     tests: ["tests/unit/layers_test.ts"],
   },
+  {
+    name: "serve-raises-file-limit-unasked",
+    guarantee: "serve() leaves an embedding process's file limit as it is unless asked.",
+    file: "bridge/serve/serve.ts",
+    find: "const files = options.raiseFileLimit ? raiseFileLimit() : fileLimit();",
+    replace: "const files = raiseFileLimit();",
+    tests: ["tests/cli/serve_test.ts"],
+  },
+  {
+    name: "aim-serve-keeps-low-file-limit",
+    guarantee: "aim serve raises its soft file limit to the hard one (every connection holds a " +
+      "file).",
+    file: "bridge/cli/serve.ts",
+    find: "    raiseFileLimit: true,",
+    replace: "    raiseFileLimit: false,",
+    tests: ["tests/cli/serve_test.ts"],
+  },
 ];

@@ -53,7 +53,7 @@ export const mutants: Mutant[] = [
   {
     name: "shutdown-waits-tab-timeout",
     guarantee: "A stopping bridge ends every wait promptly, not after the tab timeout.",
-    file: "bridge/mod.ts",
+    file: "bridge/serve/serve.ts",
     find: "Math.min(tabTimeoutMs, DEFAULTS.shutdownGraceMs)",
     replace: "tabTimeoutMs",
     tests: ["tests/security/session_end_test.ts"],

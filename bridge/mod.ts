@@ -4,7 +4,7 @@
  * its own module.
  *
  * @example
- * ```ts ignore
+ * ```ts
  * import { serve } from "@aim/bridge";
  *
  * await using served = serve({ root: "site", port: 8000 });

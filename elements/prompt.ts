@@ -21,6 +21,7 @@
  * ```ts
  * import { ApproveGate, shownInput } from "./prompt.ts";
  *
+ * declare function render(): void; // the panel's
  * const gate = new ApproveGate(() => render());
  * const { text, more } = shownInput("\u202Eecila\u202C bob");
  * // text: "\"\\u202Eecila\\u202C bob\"", more: 0

@@ -9,7 +9,7 @@
  * that holds a session tells the bridge, whose audit log records it.
  *
  * @example What an agent in the browser does (docs/webmcp.md)
- * ```ts
+ * ```ts ignore
  * const tools = await document.modelContext.getTools();
  * const approve = tools.find((t) => t.name === "approve_request");
  * const answer = JSON.parse(await document.modelContext.executeTool(approve, { input: "req-3" }));

@@ -5,9 +5,13 @@
  *
  * @example
  * ```ts
+ * import { Hono } from "hono";
+ * import { BridgeCore } from "../core/bridge.ts";
+ * import type { AppEnv } from "../http/env.ts";
  * import { a2aRoutes } from "./routes.ts";
  *
- * // core: a BridgeCore; app: the bridge's hono app (AppEnv)
+ * const core = new BridgeCore({ root: "site" });
+ * const app = new Hono<AppEnv>();
  * app.route("/", a2aRoutes(core));
  * ```
  *

@@ -9,7 +9,8 @@
  *
  * const core = new BridgeCore({ root: "demo/site" });
  * const { token } = await core.openSession("/control-panel");
- * const manifest = await core.manifest("/control-panel", core.authenticate(token), "http://x");
+ * const session = await core.authenticate(token);
+ * const manifest = await core.manifest("/control-panel", session, "http://x");
  * core.close();
  * ```
  *

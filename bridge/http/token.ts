@@ -4,12 +4,18 @@
  *
  * @example
  * ```ts
+ * import { createBridge } from "../mod.ts";
  * import { requireSession } from "./token.ts";
  *
- * // In an embedding app's routes (see `routes` of createBridge):
- * app.post("/api/orders/:id/cancel", async (c) => {
- *   const session = await requireSession(c, core, { signedIn: true, tab: true });
- *   return c.json({ cancelledBy: session.identity!.username });
+ * // In an embedding app's routes:
+ * const bridge = createBridge({
+ *   root: "site",
+ *   routes: (app, core) => {
+ *     app.post("/api/orders/:id/cancel", async (c) => {
+ *       const session = await requireSession(c, core, { signedIn: true, tab: true });
+ *       return c.json({ cancelledBy: session.identity!.username });
+ *     });
+ *   },
  * });
  * ```
  *

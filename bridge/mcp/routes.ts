@@ -14,9 +14,12 @@
  * @example
  * ```ts
  * import { Hono } from "hono";
+ * import { BridgeCore } from "../core/bridge.ts";
+ * import type { AppEnv } from "../http/env.ts";
  * import { McpEndpoint } from "./routes.ts";
  *
- * // core: a BridgeCore; app: the bridge's hono app (AppEnv)
+ * const core = new BridgeCore({ root: "site" });
+ * const app = new Hono<AppEnv>();
  * const mcp = new McpEndpoint(core);
  * app.route("/", mcp.routes);
  * // ... and when the bridge stops:

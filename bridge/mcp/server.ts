@@ -5,11 +5,16 @@
  *
  * @example
  * ```ts
+ * import type { Transport } from "@modelcontextprotocol/server";
+ * import type { BridgeCore } from "../core/bridge.ts";
+ * import type { Session } from "../core/session.ts";
  * import { createSessionServer } from "./server.ts";
  *
- * // core: a BridgeCore; session: await core.authenticate(token)
+ * declare const core: BridgeCore;
+ * declare const session: Session; // await core.authenticate(token)
+ * declare const transport: Transport; // any MCP transport
  * const server = createSessionServer({ core, session, origin: () => "http://127.0.0.1:8000" });
- * await server.connect(transport); // any MCP transport
+ * await server.connect(transport);
  * ```
  *
  * @module

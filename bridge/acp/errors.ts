@@ -20,10 +20,10 @@ import type { AcpError, ErrorCode } from "./schemas.ts";
  * reference would refuse to cancel or resume (403), and a run whose events another instance
  * holds (503, retry).
  */
-const ACP_ONLY_STATUS = {
+export const ACP_ONLY_STATUS = {
   run_refused: 403,
   run_elsewhere: 503,
-} as const;
+} as const satisfies Record<string, ContentfulStatusCode>;
 
 /** Why an ACP request failed: an AIM error code, or one of ACP's own refusals. */
 export type AcpReason = AimErrorCode | keyof typeof ACP_ONLY_STATUS;

@@ -34,7 +34,13 @@ import {
   isErrorCode,
 } from "../wire/errors.ts";
 
-export { ERROR_CODES, ERROR_STATUS, type ErrorCode, type ErrorDetails } from "../wire/errors.ts";
+export {
+  ERROR_CODES,
+  ERROR_STATUS,
+  type ErrorCode,
+  type ErrorDetails,
+  type ErrorStatus,
+} from "../wire/errors.ts";
 
 /**
  * Headers of every answer that depends on who asks (errors, manifests): never stored by a cache,

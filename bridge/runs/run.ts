@@ -25,6 +25,7 @@ const TERMINAL: ReadonlySet<RunPhase> = new Set(["completed", "failed", "cancell
 
 /** What a run waiting for the person shows of it: bounded, secret-looking keys left out. */
 export interface AwaitDetail {
+  /** The action that waits. */
   actionId: string;
   /** The input, or a sentence saying how large it was when too large to show. */
   input: unknown;
@@ -32,8 +33,9 @@ export interface AwaitDetail {
   message: string;
 }
 
-/** What an await detail shows of the input and of the page's message, at most. */
+/** What an await detail shows of the input at most, in bytes of JSON. */
 export const MAX_AWAIT_INPUT_BYTES = 16 * 1024;
+/** What an await detail shows of the page's message at most, in characters. */
 export const MAX_AWAIT_TEXT_CHARS = 2000;
 
 /**

@@ -55,9 +55,13 @@ const KEPT_SERVERS = 8;
 
 /** A running bridge. */
 export interface ServedBridge extends AsyncDisposable {
+  /** The bridge served. */
   readonly bridge: Bridge;
+  /** Where it listens: `http://127.0.0.1:8000` (`https:` with a certificate). */
   readonly url: string;
+  /** The port it listens on (the one picked when asked for 0). */
   readonly port: number;
+  /** The address it listens on. */
   readonly hostname: string;
   /**
    * Lets invocations under way be answered (for at most `DEFAULTS.shutdownGraceMs`; up to the

@@ -5,7 +5,35 @@
  * @module
  */
 import { parseUntrustedJson } from "../wire/json.ts";
-import { type MarkupElement, MarkupError } from "./action.ts";
+
+/** The part of a DOM element markup is read through; a browser `Element` is one. */
+export interface MarkupElement {
+  readonly tagName: string;
+  getAttribute(name: string): string | null;
+  readonly children: ArrayLike<MarkupElement>;
+  readonly textContent: string | null;
+  /** The first descendant matching a CSS selector; a tree without it has no item keys. */
+  querySelector?(selectors: string): MarkupElement | null;
+}
+
+/** The part of a document markup is read through; a browser `Document` is one. */
+export interface MarkupDocument {
+  getElementById(id: string): MarkupElement | null;
+  readonly documentElement: MarkupElement | null;
+  /**
+   * Every element matching a CSS selector, in document order; a tree without it finds no
+   * controls for `fill=` (its inputs stay strings) and no items.
+   */
+  querySelectorAll?(selectors: string): ArrayLike<MarkupElement>;
+}
+
+/** A declaration that cannot become an action; the message names the attribute at fault. */
+export class MarkupError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "MarkupError";
+  }
+}
 
 export const FIELD_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
 export const SKIPPED_INPUT_TYPES = new Set([

@@ -95,4 +95,20 @@ export const mutants: Mutant[] = [
     replace: "    raiseFileLimit: false,",
     tests: ["tests/cli/serve_test.ts"],
   },
+  {
+    name: "cycles-two-file-cycle-unseen",
+    guarantee: "Two files that import each other fail the cycle check, named.",
+    file: ".ci/cycles.ts",
+    find: "if (group.length > 1 || selfImport) groups.push(group);",
+    replace: "if (group.length > 2 || selfImport) groups.push(group);",
+    tests: ["tests/unit/cycles_test.ts"],
+  },
+  {
+    name: "cycles-check-exits-0",
+    guarantee: "The cycle check fails deno task check when it finds a cycle.",
+    file: ".ci/cycles.ts",
+    find: "  if (cycles.length) Deno.exit(1);",
+    replace: "  if (cycles.length) Deno.exit(0);",
+    tests: ["tests/unit/cycles_test.ts"],
+  },
 ];

@@ -11,11 +11,6 @@ import { FULL_RETRY_SECONDS, type SharedMcpSession } from "./session.ts";
 
 const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
-/** An aim error as the bridge answers it everywhere (401, 403, 405): as itself. */
-export function aimError(error: AimError): Response {
-  return error.getResponse();
-}
-
 /** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */
 export function rpcError(status: number, code: number, message: string): Response {
   return Response.json({ jsonrpc: "2.0", error: { code, message }, id: null }, {
@@ -56,11 +51,9 @@ export function jsonSize(value: unknown): number {
 
 /** The refusal of an `initialize` for which no MCP session is free to make room. */
 export function full(message: string): Response {
-  return aimError(
-    new AimError("too_many_requests", message, {
-      headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
-    }),
-  );
+  return new AimError("too_many_requests", message, {
+    headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
+  }).getResponse();
 }
 
 /** Whether two action lists are the same specs in the same order (specs are shared objects). */

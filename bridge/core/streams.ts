@@ -10,11 +10,25 @@ import { DEFAULTS } from "./limits.ts";
 
 /** The bounds of {@linkcode StreamSlots}. */
 export interface StreamLimits {
-  /** Streams and long polls open at once from one client address. @default {64} */
+  /**
+   * Streams and long polls open at once from one client address.
+   *
+   * @default {64}
+   */
   perClient: number;
-  /** Streams and long polls open at once in all. @default {1024} */
+  /**
+   * Streams and long polls open at once in all.
+   *
+   * @default {1024}
+   */
   total: number;
 }
+
+/** The defaults of {@linkcode StreamLimits}, as its `@default` tags say. */
+export const STREAM_DEFAULTS: Readonly<StreamLimits> = {
+  perClient: DEFAULTS.maxStreamsPerClient,
+  total: DEFAULTS.maxStreams,
+};
 
 /** Seconds a refused stream is told to wait before it retries. */
 const RETRY_AFTER_S = 5;
@@ -29,12 +43,12 @@ export class StreamSlots {
   #open = 0;
 
   constructor(limits: Partial<StreamLimits> = {}) {
-    const total = Math.max(1, Math.floor(limits.total ?? DEFAULTS.maxStreams));
+    const total = Math.max(1, Math.floor(limits.total ?? STREAM_DEFAULTS.total));
     this.limits = {
       total,
       perClient: Math.max(
         1,
-        Math.min(total, Math.floor(limits.perClient ?? DEFAULTS.maxStreamsPerClient)),
+        Math.min(total, Math.floor(limits.perClient ?? STREAM_DEFAULTS.perClient)),
       ),
     };
   }

@@ -51,7 +51,11 @@ export interface ComputeRate {
  * encoded once per version.
  */
 export interface ChangeBudget {
-  /** Per session: 25 ms per second, 250 ms at most. @default {{ msPerSecond: 25, burstMs: 250 }} */
+  /**
+   * Per session: 25 ms per second, 250 ms at most.
+   *
+   * @default {{ msPerSecond: 25, burstMs: 250 }}
+   */
   session: ComputeRate;
   /**
    * Per client address, over all its sessions: 100 ms per second, 1000 ms at most.

@@ -30,7 +30,11 @@ import { forbiddenOrigin, isCrossOrigin, readToken } from "./request.ts";
 
 /** Options of {@linkcode requireSession}. */
 export interface RequireSessionOptions {
-  /** Also require a signed-in identity (403 `login_required` otherwise). @default {false} */
+  /**
+   * Also require a signed-in identity (403 `login_required` otherwise).
+   *
+   * @default {false}
+   */
   signedIn?: boolean;
   /**
    * Answer the page's own tab only: the session is the one of the `X-Aim-Tab` key, which only

@@ -51,7 +51,7 @@ export interface ReadActionOptions {
    * List the keys of the items present now as the `enum` of an `items=` action's key, and take
    * its example from them: the tab's reading, for the session manifest. The static HTML's
    * reading (the public manifest) leaves them out, since scripts render most lists.
-   * @default false
+   * @default {false}
    */
   keys?: boolean;
 }

@@ -68,7 +68,7 @@ export interface SessionServerOptions {
   signal?: AbortSignal;
   /**
    * The states this MCP session told its agent, shared by every server that answers for it,
-   * so that results say what changed since. A server of its own by default.
+   * so that results say what changed since; without it, the server keeps its own.
    */
   told?: ToldStates;
 }

@@ -127,7 +127,11 @@ export interface RunMirrorOptions<D extends SharedRun> {
   cancel: (id: string, owner: string) => Promise<void>;
   /** Told of writes and messages that failed (the store unreachable, a broken message). */
   onError?: ((error: unknown) => void) | undefined;
-  /** How long a cancel waits for the running instance's confirmation. @default {2000} */
+  /**
+   * How long a cancel waits for the running instance's confirmation.
+   *
+   * @default {2000}
+   */
   confirmMs?: number | undefined;
 }
 
@@ -139,8 +143,8 @@ export interface CancelOutcome<D> {
   document: D;
 }
 
-/** How long a cancel waits for the running instance's confirmation, by default. */
-const CONFIRM_MS = 2000;
+/** The defaults of {@linkcode RunMirrorOptions}, as its `@default` tags say. */
+export const MIRROR_DEFAULTS: { readonly confirmMs: number } = { confirmMs: 2000 };
 
 /**
  * The shared documents of one protocol's runs, and the cancellations between instances. The
@@ -246,7 +250,7 @@ export class RunMirror<D extends SharedRun> {
       this.#asked.delete(ask);
       resolve();
     };
-    const timer = setTimeout(stop, this.#options.confirmMs ?? CONFIRM_MS);
+    const timer = setTimeout(stop, this.#options.confirmMs ?? MIRROR_DEFAULTS.confirmMs);
     Deno.unrefTimer(timer);
     this.#asked.set(ask, stop);
     return { promise, stop };

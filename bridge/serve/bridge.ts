@@ -34,10 +34,10 @@ import { type AimPaths, aimPaths } from "../upstream/routes.ts";
 
 /** Options of {@linkcode createBridge}. */
 export interface BridgeOptions extends BridgeCoreOptions {
-  /** Where invocations are recorded; default an in-memory log, closed with the bridge. */
+  /** Where invocations are recorded; without it, a log in memory, closed with the bridge. */
   audit?: AuditLog | undefined;
   /**
-   * Host names allowed in `Host` besides loopback names, or null for no Host check. Default:
+   * Host names allowed in `Host` besides loopback names, or null for no Host check. Without it,
    * the check is on when the bridge listens on a loopback address.
    */
   allowedHosts?: readonly string[] | null | undefined;
@@ -52,8 +52,10 @@ export interface BridgeOptions extends BridgeCoreOptions {
   /** Called once per answered request. */
   log?: ((entry: RequestLogEntry) => void) | undefined;
   /**
-   * Answer repeated manifest reads before routing (bridge/http/fast_reads.ts). Default true;
-   * tests turn it off to reach the full route's checks.
+   * Answer repeated manifest reads before routing (bridge/http/fast_reads.ts); tests turn it off
+   * to reach the full route's checks.
+   *
+   * @default {true}
    */
   fastReads?: boolean | undefined;
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
@@ -88,6 +90,9 @@ export interface BridgeOptions extends BridgeCoreOptions {
   /** Bounds of the public catalog read from `upstream`. */
   upstreamCatalog?: UpstreamCatalogOptions | undefined;
 }
+
+/** The defaults of {@linkcode BridgeOptions}, as its `@default` tags say. */
+export const BRIDGE_DEFAULTS: { readonly fastReads: boolean } = { fastReads: true };
 
 /** Activity entries kept per session in a shared store, newest first. */
 const SHARED_ACTIVITY = 100;
@@ -159,7 +164,7 @@ export function createBridge(options: BridgeOptions): Bridge {
   };
   // A session's repeated manifest reads are answered before routing (bridge/http/fast_reads.ts).
   const instance = share?.shared ? share.instance : undefined;
-  const fast = options.fastReads === false
+  const fast = !(options.fastReads ?? BRIDGE_DEFAULTS.fastReads)
     ? () => undefined
     : fastReads(core, { manifests, publics, ...origins, log: options.log, instance });
   const app = createApp(core, {

@@ -41,6 +41,13 @@ export interface ServeOptions extends BridgeOptions {
   raiseFileLimit?: boolean | undefined;
 }
 
+/** The defaults of {@linkcode ServeOptions}, as its `@default` tags say. */
+export const SERVE_DEFAULTS: {
+  readonly port: number;
+  readonly hostname: string;
+  readonly raiseFileLimit: boolean;
+} = { port: 8000, hostname: "127.0.0.1", raiseFileLimit: false };
+
 /** Below this soft file limit, `serve` warns that it bounds connections. */
 const LOW_FILE_LIMIT = 4096;
 /** Streams open at once in all when the file limit cannot be read: a quarter of Linux's 1,024. */
@@ -97,11 +104,12 @@ export interface ServedBridge extends AsyncDisposable {
  * ```
  */
 export function serve(options: ServeOptions): ServedBridge {
-  const hostname = options.hostname ?? "127.0.0.1";
+  const hostname = options.hostname ?? SERVE_DEFAULTS.hostname;
   const loopback = isLoopback(hostname);
   // Every connection holds a file: streams take at most a quarter of the soft limit, raised to the
   // hard one first when the caller asks (a process-wide change: `aim serve` asks, a library not).
-  const files = options.raiseFileLimit ? raiseFileLimit() : fileLimit();
+  const raise = options.raiseFileLimit ?? SERVE_DEFAULTS.raiseFileLimit;
+  const files = raise ? raiseFileLimit() : fileLimit();
   if (files && files.soft < LOW_FILE_LIMIT) {
     options.onStatus?.(
       `the file limit is ${files.soft} open files, which bounds connections; raise it with ` +
@@ -128,7 +136,7 @@ export function serve(options: ServeOptions): ServedBridge {
       ...(options.cert && options.key ? { cert: options.cert, key: options.key } : {}),
       onListen: () => {},
     }, bridge.fetch);
-  let server = listen(options.port ?? 8000);
+  let server = listen(options.port ?? SERVE_DEFAULTS.port);
   status.listening = true;
   const servers = [server];
   const addr = server.addr as Deno.NetAddr;

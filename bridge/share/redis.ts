@@ -52,7 +52,7 @@ export interface RedisShareOptions {
   onError?: ((error: unknown) => void) | undefined;
   /**
    * Told, in a sentence, when Redis becomes unreachable and when it is back: once per outage,
-   * never with the URL (it may hold a password). Default: `onError`.
+   * never with the URL (it may hold a password); without it, told to `onError`.
    */
   onStatus?: ((message: string) => void) | undefined;
 }

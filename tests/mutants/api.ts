@@ -135,4 +135,30 @@ export const mutants: Mutant[] = [
     replace: "   * `Infinity` keeps everything. Default 90.",
     tests: ["tests/unit/defaults_test.ts"],
   },
+  {
+    name: "author-warnings-unbounded",
+    guarantee: "The warnings to page authors stop at MAX_WARNINGS: the set of those given cannot " +
+      "grow without bound.",
+    file: "elements/warning_text.ts",
+    find: "  if (given.has(sentence) || given.size > MAX_WARNINGS) return;",
+    replace: "  if (given.has(sentence)) return;",
+    tests: ["tests/unit/warnings_test.ts"],
+  },
+  {
+    name: "author-warning-without-link",
+    guarantee: "Every warning to a page author names its code and its section of " +
+      "docs/elements.md.",
+    file: "elements/warning_text.ts",
+    find: "      : `[aim] ${sentence} (docs/elements.md#${code})`,",
+    replace: "      : `[aim] ${sentence}`,",
+    tests: ["tests/unit/warnings_test.ts", "tests/browser/elements_test.ts"],
+  },
+  {
+    name: "author-warning-repeated",
+    guarantee: "A warning to a page author is given once per sentence.",
+    file: "elements/warning_text.ts",
+    find: "  given.add(sentence);",
+    replace: "  given.add(sentence + Math.random());",
+    tests: ["tests/unit/warnings_test.ts"],
+  },
 ];

@@ -27,6 +27,7 @@ export * from "./prompt.ts";
 export interface ConfirmRequest {
   /** The invocation's id: a `cancel` for it withdraws the prompt (see `oncancel`). */
   id: string;
+  /** The action that would run. */
   actionId: string;
   /** The agent's input, exactly as the action will receive it. */
   input: InputValue;

@@ -38,10 +38,12 @@ const RETRY_AFTER_S = 5;
  * total: only addresses with an open stream are remembered.
  */
 export class StreamSlots {
+  /** The bounds in force: `limits` given, each at least 1, `perClient` at most `total`. */
   readonly limits: Readonly<StreamLimits>;
   readonly #byClient = new Map<string, number>();
   #open = 0;
 
+  /** Slots within `limits`; each one not given is {@linkcode STREAM_DEFAULTS}'s. */
   constructor(limits: Partial<StreamLimits> = {}) {
     const total = Math.max(1, Math.floor(limits.total ?? STREAM_DEFAULTS.total));
     this.limits = {

@@ -12,9 +12,13 @@ import { splitDeep } from "../markup/deep_selector.ts";
 
 /** One problem found by {@linkcode checkPage}. */
 export interface CheckProblem {
+  /** The page's file. */
   file: string;
+  /** Where in it, 1-based. */
   line: number;
+  /** Where in the line, 1-based. */
   column: number;
+  /** What is wrong, and what to do. */
   message: string;
   /** An error fails `aim check`; a warning only with `--strict`. */
   severity: "error" | "warning";

@@ -1,8 +1,9 @@
 /**
  * `deno run -A bench/upstream_bench.ts [--quick]`: pages passed through `aim serve --upstream`
- * against nginx's `proxy_pass` to the same app, in the same run (DESIGN §11: at least 0.8× its
- * throughput, under 1 ms added at the median). The app is a bare `Deno.serve` answering a 2 KB
- * HTML page; nginx runs one worker (aim runs one JavaScript thread), keep-alive to the app on both.
+ * against nginx's `proxy_pass` to the same app, in the same run, against the goal docs/upstream.md
+ * states ("Speed": at least 0.8× its throughput, under 1 ms added at the median). The app is a
+ * bare `Deno.serve` answering a 2 KB HTML page; nginx runs one worker (aim runs one JavaScript
+ * thread), keep-alive to the app on both.
  * Throughput: bench/load.ts with 32 keep-alive connections, alternating rounds. Latency: one
  * keep-alive connection, one request at a time, through each proxy and straight to the app;
  * what a proxy adds is its median minus the app's.

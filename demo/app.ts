@@ -13,6 +13,7 @@ import {
   AimError,
   type AppEnv,
   AuditLog,
+  DEFAULT_AUDIT_RETENTION_DAYS,
   readJson,
   requireSession,
   serve,
@@ -30,9 +31,18 @@ export const DEMO_SITE = fileURLToPath(new URL("./site", import.meta.url));
 export interface DemoOptions extends Partial<Omit<ServeOptions, "root" | "users" | "audit">> {
   /** Folder for `demo.sqlite` and `audit.sqlite`, created when missing. */
   data: string;
-  /** Days the audit log keeps an entry. Default 90. */
+  /**
+   * Days the audit log keeps an entry.
+   *
+   * @default {90}
+   */
   auditRetentionDays?: number;
 }
+
+/** The defaults of {@linkcode DemoOptions}, as its `@default` tags say (the audit log's). */
+export const DEMO_DEFAULTS: { readonly auditRetentionDays: number } = {
+  auditRetentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+};
 
 /** A running demo. */
 export interface RunningDemo extends AsyncDisposable {
@@ -123,7 +133,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   const store = await DemoStore.open(join(options.data, "demo.sqlite"));
   const { auditRetentionDays, ...rest } = options;
   const audit = new AuditLog(join(options.data, "audit.sqlite"), {
-    retentionDays: auditRetentionDays,
+    retentionDays: auditRetentionDays ?? DEMO_DEFAULTS.auditRetentionDays,
     onError: (error) => console.error("aim demo: the audit log could not be written:", error),
   });
   const served = serve({

@@ -13,7 +13,8 @@ import {
   type Declaration as Registered,
   type WaitUntil,
 } from "./client.ts";
-import { warn, Work } from "./work.ts";
+import { Work } from "./work.ts";
+import { warn } from "./warnings.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";
@@ -70,7 +71,7 @@ export class AimAction extends Declaration implements ActionSource {
       // a framework has not rendered yet is no error while the page still loads.
       const message = (error as Error).message;
       if (!(/^form=/.test(message) && document.readyState !== "complete")) {
-        warn(`<aim-action name="${this.name}">: ${message}`, this);
+        warn("action-markup", [this.name, message], this);
       }
       return null;
     } finally {

@@ -8,7 +8,7 @@
 import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
 import { readJsonChild } from "../bridge/markup/element.ts";
 import { client, type StateSource } from "./client.ts";
-import { warn } from "./work.ts";
+import { warn } from "./warnings.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 
 function text(el: Element): string {
@@ -60,7 +60,7 @@ export class AimState extends Declaration implements StateSource {
       return collectRoots(watched, () => this.#read(watched));
     } catch (error) {
       // A bad selector, field or child script: the author's error.
-      warn(`<aim-state name="${this.name}">: ${(error as Error).message}`, this);
+      warn("state-markup", [this.name, (error as Error).message], this);
       return null;
     } finally {
       // Typing changes a control's value without any mutation: the watch hears input events.
@@ -82,7 +82,7 @@ export class AimState extends Declaration implements StateSource {
     ) {
       // Published once the reader is loaded: until then, nothing.
       loading ??= import("./state_reader.ts").then((m) => structured = m)
-        .catch((error) => warn(`the state reader did not load: ${error}`))
+        .catch((error) => warn("chunk-not-loaded", ["state reader", error]))
         .finally(() => client.changed());
       return structured
         ? structured.readStructured(this, el, { warn, all: deepAll, text: shownText })
@@ -90,7 +90,7 @@ export class AimState extends Declaration implements StateSource {
     }
     const value = control(el);
     if (value === undefined) {
-      warn(`<aim-state name="${this.name}">: passwords are never published`);
+      warn("password-field", ["aim-state", this.name]);
     }
     return value;
   }

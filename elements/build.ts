@@ -18,6 +18,8 @@
  *   imported the first time one runs;
  * - `elements.state.js`: `<aim-state>`'s tables, `items=` and `<aim-field>`s, imported the
  *   first time a page's state has one;
+ * - `elements.warnings.js`: the words of the warnings to page authors, imported on the first
+ *   one (elements/warning_text.ts);
  * - `elements.webmcp-api.js`: not a module but a classic script of its own (elements/webmcp_api.ts),
  *   served as `/__aim/webmcp.js`: WebMCP's API for pages that register tools where the browser
  *   has none, then the entry.
@@ -48,6 +50,7 @@ const NAMES: Record<string, string> = {
   webmcp: "webmcp",
   bindings: "bindings",
   state_reader: "state",
+  warning_text: "warnings",
 };
 
 const ROOT = new URL("../", import.meta.url);

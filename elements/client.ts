@@ -14,7 +14,8 @@ import type { ConfirmRequest } from "./confirm_dialog.ts";
 import type { z } from "zod";
 import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
 import type { InputValue, SessionGrant, SessionRequest } from "../bridge/wire/schemas.ts";
-import { type Timer, type WaitUntil, warn, Work } from "./work.ts";
+import { type Timer, type WaitUntil, Work } from "./work.ts";
+import { warn } from "./warnings.ts";
 import { store, stored } from "./session_storage.ts";
 
 /** Where the client is: see {@linkcode AimClient.status}. */
@@ -324,7 +325,7 @@ export class AimClient extends EventTarget {
         return this.#end("unavailable", `The bridge refused this page: ${e.reason}`);
       }
       // The bridge says why it closes (a bad message, an expired lease, a shutdown).
-      if (e.reason) warn(`channel closed: ${e.reason}`);
+      if (e.reason) warn("channel-closed", [e.reason]);
       // A channel that never opened: is the bridge away, or has it forgotten the session?
       const res = opened || await fetch(manifestPath(this.page)).catch(() => null);
       if ((res as Response)?.status === 401) {
@@ -360,7 +361,7 @@ export class AimClient extends EventTarget {
         this.dispatchEvent(new Event("change"));
         return;
       case "registered":
-        for (const { id, reason } of message.rejected) warn(`"${id}" was rejected: ${reason}`);
+        for (const { id, reason } of message.rejected) warn("action-rejected", [id, reason]);
         return;
       case "invoke":
         // The bridge sends one at a time; a new one means it gave up waiting on the last.
@@ -550,13 +551,13 @@ export class AimClient extends EventTarget {
         const value = el.read();
         if (el.name && value !== undefined) raw[el.name] = toJson(value);
       } catch {
-        warn(`<aim-state name="${el.name}"> is not JSON`, el);
+        warn("state-not-json", [el.name], el);
       }
     }
     const limit = this.session?.maxStateBytes ?? 256 * 1024;
     const fitted = fitState(redactSecrets(raw) as Record<string, unknown>, limit);
     if (fitted.truncated) {
-      warn(`the state is over ${limit} bytes: the agent sees it cut (see its "_truncated" key)`);
+      warn("state-too-large", [limit]);
     }
     return fitted.state;
   }

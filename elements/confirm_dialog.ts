@@ -18,7 +18,6 @@
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";
-import type { ActionSource, AimClient } from "./client.ts";
 import { ApproveGate, cutNote, readable, REPLACED_NOTICE, shownInput } from "./prompt.ts";
 
 // The panel loads this chunk for the same rules (elements/client_controller.ts).
@@ -28,6 +27,7 @@ export * from "./prompt.ts";
 export interface ConfirmRequest {
   /** The invocation's id: a `cancel` for it withdraws the prompt (see `oncancel`). */
   id: string;
+  /** The action that would run. */
   actionId: string;
   /** The agent's input, exactly as the action will receive it. */
   input: InputValue;
@@ -54,19 +54,36 @@ button:focus-visible,dialog:focus-visible{outline:3px solid #e8a000;outline-offs
 <h2 id="t"></h2><p id="r" class="r" role="alert" hidden></p><p id="d"></p><p>With this input:</p><pre id="i"></pre><p id="c"></p>
 <form method="dialog"><button class="decline" value="decline">Decline</button><button class="approve" value="approve" aria-disabled="true">Approve</button></form></dialog>`;
 
+/**
+ * What asking needs of the page's client (elements/client.ts `AimClient`, which loads this
+ * module: it is not imported back).
+ */
+export interface Asker {
+  /** A connected `<aim-panel>`'s way of asking; null without one. */
+  readonly confirmer:
+    | ((request: ConfirmRequest, signal: AbortSignal) => boolean | Promise<boolean>)
+    | null;
+}
+
+/** What asking reads of the `<aim-action>` that runs (elements/client.ts `ActionSource`). */
+export interface AskedAction {
+  /** Its declaration now, whose description the dialog shows. */
+  declaration(): Record<string, unknown> | null;
+}
+
 /** The prompt the person sees now, if any: the next one waits for its answer. */
 let prompts: Promise<unknown> = Promise.resolve();
 
 /**
- * Asks the person about `request` for `client` ({@linkcode AimClient.approve} decided it must):
+ * Asks the person about `request` for `client` (its `approve` decided it must):
  * through the client's `confirmer` (a connected `<aim-panel>`), else in the modal dialog. One
  * prompt at a time, whichever agent asks: a request waits for the answer to the one before,
  * and is false when `signal` aborted meanwhile.
  */
 export function ask(
-  client: AimClient,
+  client: Asker,
   request: ConfirmRequest,
-  el: ActionSource | undefined,
+  el: AskedAction | undefined,
   signal: AbortSignal,
 ): Promise<boolean> {
   const turn = prompts.then(async () => {

@@ -21,7 +21,7 @@
 import { AimAction } from "./aim_action.ts";
 import { AimState } from "./aim_state.ts";
 import { client } from "./client.ts";
-import { warn } from "./work.ts";
+import { warn } from "./warnings.ts";
 import type { AimPanel } from "./aim_panel.ts";
 
 export { AimAction, AimState, client };
@@ -40,7 +40,7 @@ export function loadPanel(): Promise<void> {
     ({ AimPanel }) => {
       if (!customElements.get("aim-panel")) customElements.define("aim-panel", AimPanel);
     },
-    (error) => warn(`the panel did not load: ${error}`),
+    (error) => warn("chunk-not-loaded", ["panel", error]),
   );
 }
 

@@ -61,10 +61,13 @@ export interface PageToolsClient extends EventTarget {
   changed(): void;
 }
 
-const warned = new Set<string>();
-function warn(message: string): void {
-  if (!warned.has(message)) console.warn(`[aim] ${message}`);
-  warned.add(message);
+/**
+ * Warns a page author about the page's WebMCP tools (elements/warnings.ts): straight from the
+ * warnings' own chunk, since this chunk imports nothing of the entry, which would split the
+ * shared one.
+ */
+export function warn(problem: string): void {
+  import("./warning_text.ts").then((text) => text.issue("webmcp-tool", [problem]), () => {});
 }
 
 /** What the page's `<aim-tool>` elements say, by tool name. */

@@ -21,6 +21,7 @@
  * ```ts
  * import { ApproveGate, shownInput } from "./prompt.ts";
  *
+ * declare function render(): void; // the panel's
  * const gate = new ApproveGate(() => render());
  * const { text, more } = shownInput("\u202Eecila\u202C bob");
  * // text: "\"\\u202Eecila\\u202C bob\"", more: 0
@@ -60,11 +61,25 @@ function escape(char: string): string {
 
 /** Options of {@linkcode readable}. */
 export interface ReadableOptions {
-  /** Show a line feed as a line break (JSON laid out on lines), not as `\u000A`. @default {false} */
+  /**
+   * Show a line feed as a line break (JSON laid out on lines), not as `\u000A`.
+   *
+   * @default {false}
+   */
   lines?: boolean;
-  /** Show at most this many characters (escapes count as what they show). @default {Infinity} */
+  /**
+   * Show at most this many characters (escapes count as what they show).
+   *
+   * @default {Infinity}
+   */
   max?: number;
 }
+
+/** The defaults of {@linkcode ReadableOptions}, as its `@default` tags say. */
+export const READABLE_DEFAULTS: Readonly<Required<ReadableOptions>> = {
+  lines: false,
+  max: Infinity,
+};
 
 /** What a person is shown of a text: the text, and how many of its characters are left out. */
 export interface Readable {
@@ -78,7 +93,7 @@ export interface Readable {
  * visible escape (`\u202E`), cut after `max` characters shown, never inside an escape.
  */
 export function readable(text: string, options: ReadableOptions = {}): Readable {
-  const { lines = false, max = Infinity } = options;
+  const { lines, max } = { ...READABLE_DEFAULTS, ...options };
   let shown = "";
   let used = 0;
   for (const char of text) {

@@ -6,9 +6,10 @@
  */
 // Nothing the entry imports at run time: a chunk with its own imports would split the shared one.
 import { readStateSpec, type StateField, type StateSpec, typed } from "../bridge/markup/state.ts";
+import type { WarningCode } from "./warnings.ts";
 
-/** The client's console warning, once per message, given by the element. */
-let warn: (message: string, el?: Element) => void = () => {};
+/** The client's console warning (elements/warnings.ts), given by the element. */
+let warn: (code: WarningCode, parts: readonly unknown[], el?: Element) => void = () => {};
 /** Every element a selector matches in a root, across `>>>` (deep_selector.ts's `deepAll`). */
 let all: (root: ParentNode, selector: string) => Element[] = () => [];
 
@@ -29,7 +30,7 @@ function field(item: Element, f: StateField): unknown {
   const el = f.from ? all(item, f.from)[0] : item;
   if (!el) return null;
   if (el instanceof HTMLInputElement && el.type === "password") {
-    warn(`<aim-field name="${f.name}">: passwords are never published`, el);
+    warn("password-field", ["aim-field", f.name], el);
     return null;
   }
   if (f.attribute) {

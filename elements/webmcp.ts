@@ -9,7 +9,7 @@
  * that holds a session tells the bridge, whose audit log records it.
  *
  * @example What an agent in the browser does (docs/webmcp.md)
- * ```ts
+ * ```ts ignore
  * const tools = await document.modelContext.getTools();
  * const approve = tools.find((t) => t.name === "approve_request");
  * const answer = JSON.parse(await document.modelContext.executeTool(approve, { input: "req-3" }));
@@ -28,6 +28,7 @@ import {
   type PageToolsClient,
   type ReadableModelContext,
   startPageTools,
+  warn,
 } from "./page_tools.ts";
 
 /** An action as the page declares it (the client's `declarations`). */
@@ -252,8 +253,6 @@ function failure(
 }
 
 let runs = 0;
-/** Warnings already shown: a tool the browser refuses is tried again at each change. */
-const warned = new Set<string>();
 
 /**
  * The page's tools in `document.modelContext`, kept equal to what the page declares: a tool is
@@ -313,9 +312,8 @@ export class WebMcpTools {
         // Unregistering rejects the registration's promise: that is no failure.
         if (controller.signal.aborted) return;
         if (this.#registered.get(name)?.controller === controller) this.#registered.delete(name);
-        const message = `[aim] WebMCP did not take the tool "${name}": ${error}`;
-        if (!warned.has(message)) console.warn(message);
-        warned.add(message);
+        // Once per message: a tool the browser refuses is tried again at each change.
+        warn(`WebMCP did not take the tool "${name}": ${error}`);
       });
     }
   }

@@ -1,9 +1,10 @@
 /**
- * The work a page declares for one invocation (`waitUntil`), and the console warnings to page
- * authors.
+ * The work a page declares for one invocation (`waitUntil`).
  *
  * @module
  */
+import { warn } from "./warnings.ts";
+
 /**
  * Declares work the page started for an invocation or a session change (a load, a render):
  * the agent's answer waits for the promise, so that its state is the one after.
@@ -11,13 +12,6 @@
 export type WaitUntil = (work: unknown) => void;
 
 export type Timer = ReturnType<typeof setTimeout> | undefined;
-const warned = new Set<string>();
-
-/** Warns a page author (in the console) once per distinct message. */
-export function warn(message: string, el?: Element): void {
-  if (!warned.has(message)) console.warn(`[aim] ${message}`, el ?? "");
-  warned.add(message);
-}
 
 /**
  * The work a page declares it started for one invocation or session change, through
@@ -28,7 +22,9 @@ export class Work {
 
   /** Declares one piece of work; a rejection ends it as well (the console says so). */
   readonly waitUntil: WaitUntil = (work) => {
-    this.#all.push(Promise.resolve(work).catch((error) => warn(`waitUntil: ${error}`)));
+    this.#all.push(
+      Promise.resolve(work).catch((error) => warn("wait-until-failed", [error])),
+    );
   };
 
   /**

@@ -23,7 +23,7 @@ import type {
 } from "@a2a-js/sdk";
 import { A2AError, UnsupportedOperationError } from "@a2a-js/sdk/errors";
 import type { BridgeCore } from "../core/bridge.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import { manifestPath } from "../site/paths.ts";
 import type { A2ATask } from "./task.ts";

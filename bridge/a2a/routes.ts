@@ -5,9 +5,13 @@
  *
  * @example
  * ```ts
+ * import { Hono } from "hono";
+ * import { BridgeCore } from "../core/bridge.ts";
+ * import type { AppEnv } from "../http/env.ts";
  * import { a2aRoutes } from "./routes.ts";
  *
- * // core: a BridgeCore; app: the bridge's hono app (AppEnv)
+ * const core = new BridgeCore({ root: "site" });
+ * const app = new Hono<AppEnv>();
  * app.route("/", a2aRoutes(core));
  * ```
  *
@@ -20,7 +24,7 @@ import { isV1JsonRpcMethod } from "@a2a-js/sdk/compat/v0_3";
 import { formatSSEErrorEvent, formatSSEEvent, SSE_HEADERS } from "@a2a-js/sdk";
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readBearer, readJson } from "../http/request.ts";
 import { methodNotAllowed } from "../http/responses.ts";

@@ -12,7 +12,7 @@ import {
   TaskState,
   type TaskStatus,
 } from "@a2a-js/sdk";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import { type AwaitDetail, jsonBytes, RunProblem, TrackedRun } from "../runs/run.ts";
 import { agentMessage, dataPart, textPart } from "./caller.ts";

@@ -14,7 +14,7 @@ function mediaType(part: MessagePart): string {
 }
 
 export function invalid(message: string): AcpHttpError {
-  return new AcpHttpError(422, "invalid_input", message);
+  return new AcpHttpError("bad_request", message);
 }
 
 export const HOW =

@@ -4,30 +4,73 @@
  *
  * @module
  */
-import { AimError, type ErrorCode as AimErrorCode } from "../wire/errors.ts";
+import { HTTPException } from "hono/http-exception";
+import type { ContentfulStatusCode } from "hono/utils/http-status";
+import {
+  AimError,
+  ERROR_STATUS,
+  type ErrorCode as AimErrorCode,
+  PRIVATE_HEADERS,
+} from "../errors/aim_error.ts";
 import { RunProblem } from "../runs/run.ts";
 import type { AcpError, ErrorCode } from "./schemas.ts";
 
-/** An error answered in ACP's shape, with an HTTP status. */
-export class AcpHttpError extends Error {
-  readonly status: number;
+/**
+ * ACP answers of the bridge's own that no AIM code names, and their HTTP status: a run the
+ * reference would refuse to cancel or resume (403), and a run whose events another instance
+ * holds (503, retry).
+ */
+export const ACP_ONLY_STATUS = {
+  run_refused: 403,
+  run_elsewhere: 503,
+} as const satisfies Record<string, ContentfulStatusCode>;
+
+/** Why an ACP request failed: an AIM error code, or one of ACP's own refusals. */
+export type AcpReason = AimErrorCode | keyof typeof ACP_ONLY_STATUS;
+
+/**
+ * The HTTP status of each {@linkcode AcpReason}: AIM's table, but a body ACP cannot read
+ * (`bad_request`) answers 422 as the reference does.
+ */
+export const ACP_STATUS: Readonly<Record<AcpReason, ContentfulStatusCode>> = {
+  ...ERROR_STATUS,
+  bad_request: 422,
+  ...ACP_ONLY_STATUS,
+};
+
+/** Options of {@linkcode AcpHttpError}. */
+export interface AcpHttpErrorOptions {
+  /** ACP's `data`: AIM's code and details, when an AIM error is answered. */
+  data?: Record<string, unknown> | undefined;
+  /** Headers the answer must carry (`WWW-Authenticate`, `Retry-After`, `Allow`). */
+  headers?: Record<string, string> | undefined;
+}
+
+/**
+ * An error answered in ACP's shape `{"code", "message", "data"}`: its status from
+ * {@linkcode ACP_STATUS}, its ACP code from {@linkcode ACP_CODES}, both by its reason. A hono
+ * `HTTPException`: it answers as itself wherever hono catches it.
+ */
+export class AcpHttpError extends HTTPException {
+  /** Why the request failed. */
+  readonly reason: AcpReason;
+  /** The status {@linkcode ACP_STATUS} gives the reason. */
+  override readonly status: ContentfulStatusCode;
+  /** ACP's code {@linkcode ACP_CODES} gives the reason. */
   readonly code: ErrorCode;
+  /** ACP's `data`, or null. */
   readonly data: Record<string, unknown> | null;
+  /** Headers of the answer beside {@linkcode PRIVATE_HEADERS}. */
   readonly headers: Record<string, string>;
 
-  constructor(
-    status: number,
-    code: ErrorCode,
-    message: string,
-    options: {
-      data?: Record<string, unknown> | undefined;
-      headers?: Record<string, string> | undefined;
-    } = {},
-  ) {
-    super(message);
+  /** An error of `reason`, saying `message`. */
+  constructor(reason: AcpReason, message: string, options: AcpHttpErrorOptions = {}) {
+    const status = ACP_STATUS[reason];
+    super(status, { message });
     this.name = "AcpHttpError";
+    this.reason = reason;
     this.status = status;
-    this.code = code;
+    this.code = ACP_CODES[reason];
     this.data = options.data ?? null;
     this.headers = options.headers ?? {};
   }
@@ -36,13 +79,26 @@ export class AcpHttpError extends Error {
   toJSON(): AcpError {
     return { code: this.code, message: this.message, data: this.data };
   }
+
+  /** The answer: its status, ACP's Error, {@linkcode PRIVATE_HEADERS} and its own headers. */
+  override getResponse(): Response {
+    return new Response(JSON.stringify(this.toJSON()), {
+      status: this.status,
+      headers: {
+        "Content-Type": "application/json; charset=utf-8",
+        ...PRIVATE_HEADERS,
+        ...this.headers,
+      },
+    });
+  }
 }
 
 /**
- * ACP's code for each AIM error code: ACP has three, so most AIM codes are `server_error`
- * there, with AIM's own code kept in `data.error`. A new AIM code must be placed here.
+ * ACP's code for each {@linkcode AcpReason}: ACP has three, so most AIM codes are
+ * `server_error` there, with AIM's own code kept in `data.error`. A new AIM code must be placed
+ * here.
  */
-export const ACP_CODES: Readonly<Record<AimErrorCode, ErrorCode>> = {
+export const ACP_CODES: Readonly<Record<AcpReason, ErrorCode>> = {
   bad_request: "invalid_input",
   payload_too_large: "invalid_input",
   invalid_input: "invalid_input",
@@ -73,6 +129,8 @@ export const ACP_CODES: Readonly<Record<AimErrorCode, ErrorCode>> = {
   store_unavailable: "server_error",
   bad_gateway: "server_error",
   gateway_timeout: "server_error",
+  run_refused: "server_error",
+  run_elsewhere: "server_error",
 };
 
 /** ACP's code for an AIM error code. */
@@ -104,12 +162,10 @@ export function runError(error: unknown): AcpError {
   };
 }
 
-/** An AIM error answered in ACP's shape, keeping its status and headers. */
+/** An AIM error answered in ACP's shape, keeping its code (as the reason) and headers. */
 export function fromAimError(error: AimError): AcpHttpError {
-  const { code, message, data } = runError(error);
-  // As the reference does for a body it cannot read: 422 invalid_input.
-  const status = error.code === "bad_request" ? 422 : error.status;
-  return new AcpHttpError(status, code, message, {
+  const { message, data } = runError(error);
+  return new AcpHttpError(error.code, message, {
     data: data ?? undefined,
     headers: error.headers,
   });

@@ -8,11 +8,12 @@
  */
 import { firstIssue } from "../wire/issue.ts";
 import { type Context, Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import { streamSSE } from "hono/streaming";
 import type { z } from "zod";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
 import { forbiddenOrigin, isCrossOrigin, readJson, readToken } from "../http/request.ts";
 import { agentDirectory, agentManifest, PageFactsCache } from "./agents.ts";
@@ -40,25 +41,15 @@ export interface AcpRoutesOptions {
   onError?: ((error: unknown) => void) | undefined;
 }
 
-const JSON_TYPE = "application/json; charset=utf-8";
-const PRIVATE = { "Cache-Control": "no-store" };
-
-function errorResponse(error: AcpHttpError): Response {
-  return new Response(JSON.stringify(error.toJSON()), {
-    status: error.status,
-    headers: { "Content-Type": JSON_TYPE, ...PRIVATE, ...error.headers },
-  });
-}
-
 /** zod's first complaint as ACP's 422 `invalid_input`, as the reference answers bad bodies. */
 function parse<T extends z.ZodType>(schema: T, value: unknown, what: string): z.infer<T> {
   const parsed = schema.safeParse(value);
   if (parsed.success) return parsed.data;
-  throw new AcpHttpError(422, "invalid_input", firstIssue(parsed.error, what, what));
+  throw new AcpHttpError("bad_request", firstIssue(parsed.error, what, what));
 }
 
 function methodNotAllowed(allow: string): never {
-  throw new AcpHttpError(405, "server_error", `Method Not Allowed; use ${allow} here.`, {
+  throw new AcpHttpError("method_not_allowed", `Method Not Allowed; use ${allow} here.`, {
     headers: { Allow: allow },
   });
 }
@@ -74,13 +65,13 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   const facts = new PageFactsCache();
   const runs = new RunStore(core, { ...options.runs, onError: options.onError });
 
+  // Every error answers as itself (hono's HTTPException), an AIM error in ACP's shape.
   app.onError((error) => {
-    if (error instanceof AcpHttpError) return errorResponse(error);
-    if (error instanceof AimError) return errorResponse(fromAimError(error));
+    if (error instanceof AimError) return fromAimError(error).getResponse();
+    if (error instanceof HTTPException) return error.getResponse();
     options.onError?.(error);
-    return errorResponse(
-      new AcpHttpError(500, "server_error", "The bridge failed to answer; the error was logged."),
-    );
+    return new AcpHttpError("server_error", "The bridge failed to answer; the error was logged.")
+      .getResponse();
   });
 
   /** The caller's AIM session; 401 in ACP's shape without a valid token. */
@@ -100,7 +91,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     const id = parse(RunId, c.req.param("id"), "run_id");
     const found = await read(session, id);
     // Another session's run is answered like a missing one: its existence is not told.
-    if (found === undefined) throw new AcpHttpError(404, "not_found", `Run ${id} not found`);
+    if (found === undefined) throw new AcpHttpError("not_found", `Run ${id} not found`);
     c.header("Cache-Control", "no-store");
     return found;
   };
@@ -133,7 +124,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
   app.get("/agents/:name", async (c) => {
     const name = c.req.param("name");
     const entry = (await agentDirectory(core, await optionalCaller(c))).byName(name);
-    if (!entry) throw new AcpHttpError(404, "not_found", `Agent ${name} not found`);
+    if (!entry) throw new AcpHttpError("not_found", `Agent ${name} not found`);
     c.header("Cache-Control", entry.session ? "no-store" : "no-cache");
     return c.json(
       await agentManifest(core, entry, c.get("origin"), { stats: options.stats, facts }),
@@ -147,7 +138,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     const request = parse(RunCreateRequest, await readJson(c, core.limits.maxBodyBytes), "body");
     const directory = await agentDirectory(core, session);
     if (!directory.byName(request.agent_name)) {
-      throw new AcpHttpError(404, "not_found", `Agent ${request.agent_name} not found`);
+      throw new AcpHttpError("not_found", `Agent ${request.agent_name} not found`);
     }
     // A stream holds its connection until the run ends: bounded per client address and in
     // all, taken before the run is created so that a refused stream starts nothing.
@@ -208,11 +199,10 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     const id = run.run_id;
     parse(RunResumeRequest, await readJson(c, core.limits.maxBodyBytes), "body");
     if (run.status !== "awaiting") {
-      throw new AcpHttpError(403, "server_error", `Run ${id} has no await request`);
+      throw new AcpHttpError("run_refused", `Run ${id} has no await request`);
     }
     throw new AcpHttpError(
-      403,
-      "server_error",
+      "run_refused",
       `Run ${id} waits for the person at the page to confirm the action in the AIM panel; an agent cannot approve it. Read GET /runs/${id} (or its events) until it completes or fails.`,
     );
   });
@@ -234,7 +224,7 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     const session = await caller(c);
     const id = parse(SessionId, c.req.param("id"), "session_id");
     const found = await runs.findSession(session, id);
-    if (!found) throw new AcpHttpError(404, "not_found", `Session ${id} not found`);
+    if (!found) throw new AcpHttpError("not_found", `Session ${id} not found`);
     c.header("Cache-Control", "no-store");
     return c.json(found);
   });

@@ -230,8 +230,7 @@ export class AcpRun extends TrackedRun<AcpError, AwaitRequest> {
 /** 403 for a run that already finished, as the reference server answers. */
 export function notCancellable(status: RunStatus): AcpHttpError {
   return new AcpHttpError(
-    403,
-    "server_error",
+    "run_refused",
     `Run in terminal status ${status} can't be cancelled`,
   );
 }

@@ -9,7 +9,7 @@
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { RunRegistry, type RunRegistryOptions } from "../runs/registry.ts";
 import { RunMirror, WriteLanes } from "../runs/shared.ts";
 import { AcpHttpError, fromAimError, runError } from "./errors.ts";
@@ -196,8 +196,7 @@ export class RunStore {
     if (!shared) return undefined;
     if (shared.events) return shared.events;
     throw new AcpHttpError(
-      503,
-      "server_error",
+      "run_elsewhere",
       `The events of run ${runId} are too large to be shared between the bridge's instances, and another instance runs it; retry (the next request may reach it), or read GET /runs/${runId} for its status and output.`,
       { headers: { "Retry-After": "1" } },
     );
@@ -222,8 +221,7 @@ export class RunStore {
     const { sent, document } = await this.#mirror.cancel(runId, shared);
     if (!sent) {
       throw new AcpHttpError(
-        403,
-        "server_error",
+        "run_refused",
         `Run ${runId} can't be cancelled: ${document.view.error?.message}`,
       );
     }

@@ -95,7 +95,9 @@ interface LeftOut {
 export interface AuditLogOptions {
   /**
    * Days an entry is kept; older ones are deleted when the log opens and every hour after.
-   * `Infinity` keeps everything. Default 90.
+   * `Infinity` keeps everything.
+   *
+   * @default {90}
    */
   retentionDays?: number | undefined;
   /**
@@ -103,10 +105,11 @@ export interface AuditLogOptions {
    * client address whatever the session. Past either, a refused call is only counted, and the
    * session's next entry written (or the log closing) is preceded by one entry, action
    * `"(refused calls)"`, outcome `not_recorded`, whose input is `{"count", "since"}`.
-   * Default 20 per session, 100 per client address.
+   *
+   * @default {{ perSession: 20, perClient: 100 }}
    */
   maxRefusals?: { perSession: number; perClient: number } | undefined;
-  /** The clock. */
+  /** The clock; without it, `Date.now`. */
   now?: () => number;
   /**
    * Called when entries could not be written (a full disk): they are kept, up to
@@ -120,6 +123,15 @@ export const MAX_UNWRITTEN = 1000;
 
 /** The default of {@linkcode AuditLogOptions.retentionDays}. */
 export const DEFAULT_AUDIT_RETENTION_DAYS = 90;
+
+/** The defaults of {@linkcode AuditLogOptions}, as its `@default` tags say. */
+export const AUDIT_DEFAULTS: {
+  readonly retentionDays: number;
+  readonly maxRefusals: { readonly perSession: number; readonly perClient: number };
+} = {
+  retentionDays: DEFAULT_AUDIT_RETENTION_DAYS,
+  maxRefusals: { perSession: 20, perClient: 100 },
+};
 
 const DAY_MS = 24 * 60 * 60 * 1000;
 
@@ -142,11 +154,11 @@ export class AuditLog implements Disposable {
 
   /** Opens (and creates) the log at `path`; `:memory:` keeps it in memory. */
   constructor(path = ":memory:", options: AuditLogOptions = {}) {
-    const days = options.retentionDays ?? DEFAULT_AUDIT_RETENTION_DAYS;
+    const days = options.retentionDays ?? AUDIT_DEFAULTS.retentionDays;
     if (!(days > 0)) throw new RangeError("The audit retention must be a positive number of days");
     this.#retentionMs = days * DAY_MS;
     this.#now = options.now ?? Date.now;
-    this.#maxRefusals = options.maxRefusals ?? { perSession: 20, perClient: 100 };
+    this.#maxRefusals = options.maxRefusals ?? AUDIT_DEFAULTS.maxRefusals;
     this.#onError = options.onError;
     this.#db = new DatabaseSync(path);
     // WAL with `synchronous = NORMAL`: a commit is not flushed to disk (that was 1.2–1.6 ms of

@@ -6,7 +6,7 @@
 import { basename, dirname } from "node:path";
 import { encode } from "@toon-format/toon";
 import { BridgeCore } from "../core/bridge.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { scanPage } from "../site/catalog.ts";
 import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 import { fetchText, isUrl } from "./live.ts";

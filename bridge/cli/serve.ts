@@ -296,6 +296,8 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   const options = {
     port,
     hostname: values.host ?? "127.0.0.1",
+    // The command owns its process: every connection holds a file, so it takes all it may.
+    raiseFileLimit: true,
     cert,
     key,
     publicUrl,

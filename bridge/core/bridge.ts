@@ -9,13 +9,14 @@
  *
  * const core = new BridgeCore({ root: "demo/site" });
  * const { token } = await core.openSession("/control-panel");
- * const manifest = await core.manifest("/control-panel", core.authenticate(token), "http://x");
+ * const session = await core.authenticate(token);
+ * const manifest = await core.manifest("/control-panel", session, "http://x");
  * core.close();
  * ```
  *
  * @module
  */
-import { AimError, invalidToken, missingToken, notFound } from "../wire/errors.ts";
+import { AimError, invalidToken, missingToken, notFound } from "../errors/aim_error.ts";
 import { NOT_SENT } from "../share/share.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
 import type { InvokeResult, Manifest, Sitemap } from "../wire/schemas.ts";
@@ -30,13 +31,23 @@ import { DEFAULT_LIMITS, DEFAULTS, type Limits } from "./limits.ts";
 import { buildManifest, buildSitemap, sessionState } from "./manifests.ts";
 import { builtinActions, type ServerAction } from "./server_actions.ts";
 import type { Session } from "./session.ts";
-import { SessionStore } from "./sessions.ts";
+import { SESSION_STORE_DEFAULTS, SessionStore } from "./sessions.ts";
 import { LocalShare } from "../share/local.ts";
 import type { SessionShare } from "../share/share.ts";
-import { type StreamLimits, StreamSlots } from "./streams.ts";
-import { type ChannelState, sessionMessage, TabMessages } from "./tab_messages.ts";
-import type { TabConnection, TabPort } from "./tab_connection.ts";
-import { type AgentInvokeOptions, watched, type WatchInvocation } from "./invocation_watch.ts";
+import { STREAM_DEFAULTS, type StreamLimits, StreamSlots } from "./streams.ts";
+import {
+  type ChannelState,
+  sessionMessage,
+  TAB_MESSAGE_DEFAULTS,
+  TabMessages,
+} from "./tab_messages.ts";
+import { TAB_CHANNEL_DEFAULTS, type TabConnection, type TabPort } from "./tab_connection.ts";
+import {
+  AGENT_INVOKE_DEFAULTS,
+  type AgentInvokeOptions,
+  watched,
+  type WatchInvocation,
+} from "./invocation_watch.ts";
 
 export { DEFAULT_LIMITS, type InvocationRecord, type InvokeOptions, type Limits };
 export type {
@@ -54,38 +65,76 @@ export interface BridgeCoreOptions {
   catalog?: PageCatalog | undefined;
   /**
    * Query parameters that are part of a page's identity (`["id"]`: `/edit.php?id=1` and
-   * `/edit.php?id=2` are two pages). @default []
+   * `/edit.php?id=2` are two pages).
+   *
+   * @default {[]}
    */
   pageQuery?: readonly string[] | undefined;
   /** Verifies `login`; without it every login fails. */
   users?: UserStore | undefined;
   /** Actions the embedding app runs on the server. */
   serverActions?: ServerAction[];
-  /** Idle time before a session expires, ms; at most one hour. @default {3600000} */
+  /**
+   * Idle time before a session expires, ms; at most one hour.
+   *
+   * @default {3600000}
+   */
   idleMs?: number;
-  /** Tab lease length, ms. @default {15000} */
+  /**
+   * Tab lease length, ms.
+   *
+   * @default {15000}
+   */
   leaseMs?: number;
-  /** How long a new channel may take to say hello before it is closed, ms. @default {10000} */
+  /**
+   * How long a new channel may take to say hello before it is closed, ms.
+   *
+   * @default {10000}
+   */
   helloTimeoutMs?: number;
   /**
    * Sessions held at once; when full, the oldest session no tab bound and nobody used makes
-   * room, and with none such new ones are refused (429). @default {100000}
+   * room, and with none such new ones are refused (429).
+   *
+   * @default {100000}
    */
   maxSessions?: number;
-  /** Idle time of a session no tab bound and nobody used, ms. @default {120000} */
+  /**
+   * Idle time of a session no tab bound and nobody used, ms.
+   *
+   * @default {120000}
+   */
   freshIdleMs?: number;
-  /** Unused sessions one client address may hold; its oldest ends past it. @default {1000} */
+  /**
+   * Unused sessions one client address may hold; its oldest ends past it.
+   *
+   * @default {1000}
+   */
   maxFreshPerClient?: number;
-  /** Bytes of idempotent answers kept per session (1 MiB). @default {1048576} */
+  /**
+   * Bytes of idempotent answers kept per session (1 MiB).
+   *
+   * @default {1048576}
+   */
   maxIdempotencyBytes?: number;
-  /** How long an invocation waits for the tab, ms. @default {30000} */
+  /**
+   * How long an invocation waits for the tab, ms.
+   *
+   * @default {30000}
+   */
   tabTimeoutMs?: number;
-  /** How long it waits once the tab says a person must confirm, ms. @default {300000} */
+  /**
+   * How long it waits once the tab says a person must confirm, ms.
+   *
+   * @default {300000}
+   */
   confirmTimeoutMs?: number;
   /**
    * How long an invocation's answer waits for the page to finish reacting (the work a page
    * action declares, a page's reaction to a sign-in or sign-out); past it, the answer says
-   * `"settled": false`. In ms. @default {3000}
+   * `"settled": false`. In ms.
+   *
+   * @default {3000}
    */
   settleTimeoutMs?: number;
   /** Login throttling (docs/security.md, "Login"). */
@@ -94,7 +143,9 @@ export interface BridgeCoreOptions {
   limits?: Partial<Limits>;
   /**
    * Event streams and long polls open at once, per client address and in all (429 past
-   * either). @default {{ perClient: 64, total: 1024 }}
+   * either).
+   *
+   * @default {{ perClient: 64, total: 1024 }}
    */
   streams?: Partial<StreamLimits> | undefined;
   /**
@@ -110,13 +161,42 @@ export interface BridgeCoreOptions {
    */
   watchInvocation?: WatchInvocation | undefined;
   /**
-   * Where sessions are shared with other instances (docs/scaling.md); default: this process
+   * Where sessions are shared with other instances (docs/scaling.md); without it, this process
    * holds them all.
    */
   share?: SessionShare | undefined;
-  /** The clock; default `Date.now`. */
+  /** The clock; without it, `Date.now`. */
   now?: () => number;
 }
+
+/** The defaults of {@linkcode BridgeCoreOptions}, as its `@default` tags say. */
+export const CORE_DEFAULTS: {
+  readonly pageQuery: readonly string[];
+  readonly idleMs: number;
+  readonly leaseMs: number;
+  readonly helloTimeoutMs: number;
+  readonly maxSessions: number;
+  readonly freshIdleMs: number;
+  readonly maxFreshPerClient: number;
+  readonly maxIdempotencyBytes: number;
+  readonly tabTimeoutMs: number;
+  readonly confirmTimeoutMs: number;
+  readonly settleTimeoutMs: number;
+  readonly streams: Readonly<StreamLimits>;
+} = {
+  pageQuery: [],
+  idleMs: SESSION_STORE_DEFAULTS.idleMs,
+  leaseMs: TAB_CHANNEL_DEFAULTS.leaseMs,
+  helloTimeoutMs: TAB_MESSAGE_DEFAULTS.helloTimeoutMs,
+  maxSessions: SESSION_STORE_DEFAULTS.maxSessions,
+  freshIdleMs: SESSION_STORE_DEFAULTS.freshIdleMs,
+  maxFreshPerClient: SESSION_STORE_DEFAULTS.maxFreshPerClient,
+  maxIdempotencyBytes: SESSION_STORE_DEFAULTS.maxIdempotencyBytes,
+  tabTimeoutMs: TAB_CHANNEL_DEFAULTS.tabTimeoutMs,
+  confirmTimeoutMs: TAB_CHANNEL_DEFAULTS.confirmTimeoutMs,
+  settleTimeoutMs: DEFAULTS.settleTimeoutMs,
+  streams: STREAM_DEFAULTS,
+};
 
 /** The result of opening a session. */
 export interface OpenedSession {
@@ -160,13 +240,13 @@ export class BridgeCore {
   constructor(options: BridgeCoreOptions) {
     const now = options.now ?? Date.now;
     const share = this.share = options.share ?? new LocalShare();
-    this.#tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
-    this.#confirmTimeoutMs = options.confirmTimeoutMs ?? DEFAULTS.confirmTimeoutMs;
+    this.#tabTimeoutMs = options.tabTimeoutMs ?? CORE_DEFAULTS.tabTimeoutMs;
+    this.#confirmTimeoutMs = options.confirmTimeoutMs ?? CORE_DEFAULTS.confirmTimeoutMs;
     this.#watch = options.watchInvocation;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.streams = new StreamSlots(options.streams);
-    this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? DEFAULTS.settleTimeoutMs);
-    this.pageQuery = options.pageQuery ?? [];
+    this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? CORE_DEFAULTS.settleTimeoutMs);
+    this.pageQuery = options.pageQuery ?? CORE_DEFAULTS.pageQuery;
     if (options.catalog) this.catalog = options.catalog;
     else if (options.root !== undefined) this.catalog = new SiteCatalog(new SiteRoot(options.root));
     else throw new TypeError("A bridge needs a root folder or a catalog");
@@ -216,7 +296,7 @@ export class BridgeCore {
     this.#tabs = new TabMessages({
       ...parts,
       pageOf: (raw) => this.pageOf(raw),
-      helloTimeoutMs: options.helloTimeoutMs ?? DEFAULTS.helloTimeoutMs,
+      helloTimeoutMs: options.helloTimeoutMs ?? CORE_DEFAULTS.helloTimeoutMs,
       onError: options.onError,
       onInvocation: options.onInvocation,
       now,
@@ -379,7 +459,7 @@ export class BridgeCore {
     options: AgentInvokeOptions = {},
   ): Promise<InvokeResult> {
     // Metrics: the protocol, the person's confirmation and the outcome (invocation_watch.ts).
-    const watch = this.#watch?.(options.protocol ?? "http");
+    const watch = this.#watch?.(options.protocol ?? AGENT_INVOKE_DEFAULTS.protocol);
     if (!watch) return this.#invoke(session, body, options);
     return watched(watch, options, (watching) => this.#invoke(session, body, watching));
   }

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { InvokeOptions } from "./invocations.ts";
 
 /** The protocols an agent invokes an action by (a page's own in-browser agent aside). */
@@ -13,9 +13,16 @@ export type InvokeProtocol = "http" | "mcp" | "acp" | "a2a";
 
 /** Options of `BridgeCore.invoke`: an invocation's, and the protocol that carried it. */
 export interface AgentInvokeOptions extends InvokeOptions {
-  /** The protocol the agent's call came by, for the metrics. @default {"http"} */
+  /**
+   * The protocol the agent's call came by, for the metrics.
+   *
+   * @default {"http"}
+   */
   protocol?: InvokeProtocol | undefined;
 }
+
+/** The defaults of {@linkcode AgentInvokeOptions}, as its `@default` tags say. */
+export const AGENT_INVOKE_DEFAULTS: { readonly protocol: InvokeProtocol } = { protocol: "http" };
 
 /** One invocation under watch. */
 export interface InvocationWatch {

@@ -5,7 +5,7 @@
  *
  * @module
  */
-import { AimError, errorFromBody } from "../wire/errors.ts";
+import { AimError, errorFromBody } from "../errors/aim_error.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
 import { firstIssue } from "../wire/issue.ts";
 import { validateInput } from "../input/validate.ts";

@@ -7,18 +7,34 @@
 
 /** Size and count limits of requests, channel messages and invocations. */
 export interface Limits {
-  /** Largest request body, bytes (64 KiB). @default {65536} */
+  /**
+   * Largest request body, bytes (64 KiB).
+   *
+   * @default {65536}
+   */
   maxBodyBytes: number;
-  /** Largest channel message, bytes (1 MiB). @default {1048576} */
+  /**
+   * Largest channel message, bytes (1 MiB).
+   *
+   * @default {1048576}
+   */
   maxMessageBytes: number;
   /**
    * Largest state snapshot kept whole, bytes of JSON (256 KiB); larger ones are cut.
    * @default {262144}
    */
   maxStateBytes: number;
-  /** Invocations in flight per session. @default {8} */
+  /**
+   * Invocations in flight per session.
+   *
+   * @default {8}
+   */
   maxInFlight: number;
-  /** How long a request body may take to arrive, ms. @default {10000} */
+  /**
+   * How long a request body may take to arrive, ms.
+   *
+   * @default {10000}
+   */
   bodyTimeoutMs: number;
 }
 

@@ -118,20 +118,50 @@ export function createUserStore(records: UserRecord[]): UserStore {
 
 /** Options of {@linkcode AttemptLimiter}. */
 export interface AttemptLimiterOptions {
-  /** Failures of a key that cost nothing; each one after them makes the key wait. Default 3. */
+  /**
+   * Failures of a key that cost nothing; each one after them makes the key wait.
+   *
+   * @default {3}
+   */
   max?: number;
-  /** A key's failures are forgotten this long after its last one. Default 15 minutes. */
+  /**
+   * A key's failures are forgotten this long after its last one, ms (15 minutes).
+   *
+   * @default {900_000}
+   */
   windowMs?: number;
-  /** The first wait. Default 1 s; it doubles with each further failure. */
+  /**
+   * The first wait, ms; it doubles with each further failure.
+   *
+   * @default {1000}
+   */
   baseDelayMs?: number;
-  /** The longest wait. Default 30 s: a key is never locked out for longer. */
+  /**
+   * The longest wait, ms: a key is never locked out for longer.
+   *
+   * @default {30_000}
+   */
   maxDelayMs?: number;
-  /** Keys remembered at most; past it, those quiet the longest are forgotten. Default 100,000. */
+  /**
+   * Keys remembered at most; past it, those quiet the longest are forgotten.
+   *
+   * @default {100_000}
+   */
   maxKeys?: number;
+  /** The clock; without it, `Date.now`. */
   now?: () => number;
   /** With a shared store, failures count across every instance. */
   share?: SessionShare | undefined;
 }
+
+/** The defaults of {@linkcode AttemptLimiterOptions}, as its `@default` tags say. */
+export const ATTEMPT_DEFAULTS: Readonly<Required<Omit<AttemptLimiterOptions, "share" | "now">>> = {
+  max: 3,
+  windowMs: 15 * 60_000,
+  baseDelayMs: 1000,
+  maxDelayMs: 30_000,
+  maxKeys: 100_000,
+};
 
 /**
  * Counts failures per key and makes a key with too many wait a short, bounded time: after
@@ -154,11 +184,11 @@ export class AttemptLimiter {
   #failures = new Map<string, { count: number; last: number }>();
 
   constructor(options: AttemptLimiterOptions = {}) {
-    this.max = options.max ?? 3;
-    this.windowMs = options.windowMs ?? 15 * 60_000;
-    this.baseDelayMs = options.baseDelayMs ?? 1000;
-    this.maxDelayMs = options.maxDelayMs ?? 30_000;
-    this.maxKeys = options.maxKeys ?? 100_000;
+    this.max = options.max ?? ATTEMPT_DEFAULTS.max;
+    this.windowMs = options.windowMs ?? ATTEMPT_DEFAULTS.windowMs;
+    this.baseDelayMs = options.baseDelayMs ?? ATTEMPT_DEFAULTS.baseDelayMs;
+    this.maxDelayMs = options.maxDelayMs ?? ATTEMPT_DEFAULTS.maxDelayMs;
+    this.maxKeys = options.maxKeys ?? ATTEMPT_DEFAULTS.maxKeys;
     this.#now = options.now ?? Date.now;
     this.#share = options.share?.shared ? options.share : undefined;
   }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AimError, notFound } from "../wire/errors.ts";
+import { AimError, notFound } from "../errors/aim_error.ts";
 import { type ActionSpec, toManifestAction } from "../input/action_spec.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import { type Manifest, PROTOCOL, PROTOCOL_VERSION, type Sitemap } from "../wire/schemas.ts";

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { noInput } from "../markup/action.ts";
 import type { InputSchema, InputValue } from "../wire/schemas.ts";
 import type { AttemptLimiter, UserStore } from "./login.ts";
@@ -40,15 +40,26 @@ export interface ServerAction {
   consequential?: boolean;
   /** Needs a signed-in session; listed only when signed in. */
   protected?: boolean;
-  /** When it is listed; `protected` implies `signed_in`. Default `always`. */
+  /**
+   * When it is listed; `protected` implies `signed_in`.
+   *
+   * @default {"always"}
+   */
   available?: ActionAvailability;
   /** Runs with the validated input; a thrown `AimError` is answered as is, anything else as 422. */
   run(ctx: ServerActionContext, input: unknown): unknown | Promise<unknown>;
 }
 
+/** The defaults of {@linkcode ServerAction}, as its `@default` tags say. */
+export const SERVER_ACTION_DEFAULTS: { readonly available: ActionAvailability } = {
+  available: "always",
+};
+
 /** Whether a server action is listed for a session in this login state. */
 export function isAvailable(action: ServerAction, signedIn: boolean): boolean {
-  const when = action.protected ? "signed_in" : action.available ?? "always";
+  const when = action.protected
+    ? "signed_in"
+    : action.available ?? SERVER_ACTION_DEFAULTS.available;
   return when === "always" || (when === "signed_in") === signedIn;
 }
 
@@ -56,22 +67,43 @@ export function isAvailable(action: ServerAction, signedIn: boolean): boolean {
 export interface BuiltinActionsOptions {
   users?: UserStore | undefined;
   limiter: AttemptLimiter;
-  /** Password checks at once. Default 8. */
+  /**
+   * Password checks at once.
+   *
+   * @default {8}
+   */
   maxConcurrentLogins?: number;
-  /** Password checks at once per (client address, account) and per session. Default 2. */
+  /**
+   * Password checks at once per (client address, account) and per session.
+   *
+   * @default {2}
+   */
   maxConcurrentLoginsPerClient?: number;
   /**
-   * Password checks at once per client address, whatever the account: half of
-   * `maxConcurrentLogins` by default (4), so that one address never takes every place.
+   * Password checks at once per client address, whatever the account; without it, half of
+   * `maxConcurrentLogins` (4), so that one address never takes every place.
    */
   maxConcurrentLoginsPerAddress?: number;
   /**
-   * How long a login may wait in line for a place, at most; then 429. Default 1 s. At most 4
-   * logins of one (client address, account) or session wait at once, 16 of one address and 64
-   * in all; more get 429 at once.
+   * How long a login may wait in line for a place at most, ms; then 429. At most 4 logins of one
+   * (client address, account) or session wait at once, 16 of one address and 64 in all; more
+   * get 429 at once.
+   *
+   * @default {1000}
    */
   loginQueueMs?: number;
 }
+
+/** The defaults of {@linkcode BuiltinActionsOptions}, as its `@default` tags say. */
+export const LOGIN_DEFAULTS: {
+  readonly maxConcurrentLogins: number;
+  readonly maxConcurrentLoginsPerClient: number;
+  readonly loginQueueMs: number;
+} = {
+  maxConcurrentLogins: 8,
+  maxConcurrentLoginsPerClient: 2,
+  loginQueueMs: 1000,
+};
 
 /** The bounds of the keys that start with one prefix (`client:`), when not the gate's own. */
 export interface KeyLimit {
@@ -214,11 +246,11 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   // there their place, and per address with a wider bound, so that no one address takes every
   // place (two at least are needed to fill them, four to fill the line). A freed place goes
   // first to the (address, account) that holds the fewest.
-  const maxAll = options.maxConcurrentLogins ?? 8;
+  const maxAll = options.maxConcurrentLogins ?? LOGIN_DEFAULTS.maxConcurrentLogins;
   const gate = new FairGate(
     maxAll,
-    options.maxConcurrentLoginsPerClient ?? 2,
-    options.loginQueueMs ?? 1000,
+    options.maxConcurrentLoginsPerClient ?? LOGIN_DEFAULTS.maxConcurrentLoginsPerClient,
+    options.loginQueueMs ?? LOGIN_DEFAULTS.loginQueueMs,
     {
       limits: {
         client: {

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { EndReason } from "../wire/channel.ts";
 import { DEFAULTS } from "./limits.ts";
 import type { Identity, SessionRecord, SessionShare, SessionSignal } from "../share/share.ts";
@@ -25,34 +25,71 @@ export type { EndReason };
 /** Options of {@linkcode SessionStore}. */
 export interface SessionStoreOptions
   extends Omit<TabChannelOptions, "onHeartbeat" | "onGrant" | "onChange"> {
-  /** Idle time before a session expires; at most one hour. Default one hour. */
+  /**
+   * Idle time before a session expires, ms; at most one hour.
+   *
+   * @default {3_600_000}
+   */
   idleMs?: number | undefined;
   /**
-   * Idle time of a session that no tab has bound and no agent has used: a flood of mints
-   * goes away on its own. Default 2 minutes.
+   * Idle time of a session that no tab has bound and no agent has used, ms: a flood of mints
+   * goes away on its own.
+   *
+   * @default {120_000}
    */
   freshIdleMs?: number | undefined;
-  /** Idempotency keys remembered per session. Default 256. */
+  /**
+   * Idempotency keys remembered per session.
+   *
+   * @default {256}
+   */
   maxIdempotencyKeys?: number | undefined;
-  /** Bytes of idempotent answers kept per session; older answers are dropped first. Default 1 MiB. */
+  /**
+   * Bytes of idempotent answers kept per session (1 MiB); older answers are dropped first.
+   *
+   * @default {1_048_576}
+   */
   maxIdempotencyBytes?: number | undefined;
-  /** Sessions held at once. Default 100,000. */
+  /**
+   * Sessions held at once.
+   *
+   * @default {100_000}
+   */
   maxSessions?: number | undefined;
   /**
    * Sessions no tab bound and nobody used that one client address may hold; past it, that
-   * address's oldest such session ends. Default 1,000.
+   * address's oldest such session ends.
+   *
+   * @default {1000}
    */
   maxFreshPerClient?: number | undefined;
   /** Called when a tab is granted a session's lease. */
   onGrant?: (session: Session) => void;
   /**
-   * Where sessions are shared with other instances; default {@linkcode LocalShare}: this
+   * Where sessions are shared with other instances; without it, a {@linkcode LocalShare}: this
    * process holds them all.
    */
   share?: SessionShare | undefined;
   /** Called for failures of the shared store that no request waits on. */
   onError?: ((error: unknown) => void) | undefined;
 }
+
+/** The defaults of {@linkcode SessionStoreOptions}, as its `@default` tags say. */
+export const SESSION_STORE_DEFAULTS: {
+  readonly idleMs: number;
+  readonly freshIdleMs: number;
+  readonly maxIdempotencyKeys: number;
+  readonly maxIdempotencyBytes: number;
+  readonly maxSessions: number;
+  readonly maxFreshPerClient: number;
+} = {
+  idleMs: DEFAULTS.idleMs,
+  freshIdleMs: DEFAULTS.freshIdleMs,
+  maxIdempotencyKeys: DEFAULTS.maxIdempotencyKeys,
+  maxIdempotencyBytes: DEFAULTS.maxIdempotencyBytes,
+  maxSessions: DEFAULTS.maxSessions,
+  maxFreshPerClient: DEFAULTS.maxFreshPerClient,
+};
 /** A session just opened, with the secrets that are not kept. */
 export interface CreatedSession {
   session: Session;
@@ -108,12 +145,13 @@ export class SessionStore {
   constructor(options: SessionStoreOptions = {}) {
     this.#options = options;
     this.share = options.share ?? new LocalShare();
-    this.idleMs = Math.min(options.idleMs ?? MAX_IDLE_MS, MAX_IDLE_MS);
-    this.freshIdleMs = Math.min(options.freshIdleMs ?? DEFAULTS.freshIdleMs, this.idleMs);
-    this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? DEFAULTS.maxIdempotencyKeys;
-    this.maxIdempotencyBytes = options.maxIdempotencyBytes ?? DEFAULTS.maxIdempotencyBytes;
-    this.maxSessions = options.maxSessions ?? DEFAULTS.maxSessions;
-    this.maxFreshPerClient = options.maxFreshPerClient ?? DEFAULTS.maxFreshPerClient;
+    const defaults = SESSION_STORE_DEFAULTS;
+    this.idleMs = Math.min(options.idleMs ?? defaults.idleMs, MAX_IDLE_MS);
+    this.freshIdleMs = Math.min(options.freshIdleMs ?? defaults.freshIdleMs, this.idleMs);
+    this.maxIdempotencyKeys = options.maxIdempotencyKeys ?? defaults.maxIdempotencyKeys;
+    this.maxIdempotencyBytes = options.maxIdempotencyBytes ?? defaults.maxIdempotencyBytes;
+    this.maxSessions = options.maxSessions ?? defaults.maxSessions;
+    this.maxFreshPerClient = options.maxFreshPerClient ?? defaults.maxFreshPerClient;
     this.#now = options.now ?? Date.now;
     this.#sweeper = setInterval(() => this.sweep(), Math.min(30_000, this.freshIdleMs));
     Deno.unrefTimer(this.#sweeper as unknown as number);

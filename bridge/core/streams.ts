@@ -5,16 +5,30 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { DEFAULTS } from "./limits.ts";
 
 /** The bounds of {@linkcode StreamSlots}. */
 export interface StreamLimits {
-  /** Streams and long polls open at once from one client address. @default {64} */
+  /**
+   * Streams and long polls open at once from one client address.
+   *
+   * @default {64}
+   */
   perClient: number;
-  /** Streams and long polls open at once in all. @default {1024} */
+  /**
+   * Streams and long polls open at once in all.
+   *
+   * @default {1024}
+   */
   total: number;
 }
+
+/** The defaults of {@linkcode StreamLimits}, as its `@default` tags say. */
+export const STREAM_DEFAULTS: Readonly<StreamLimits> = {
+  perClient: DEFAULTS.maxStreamsPerClient,
+  total: DEFAULTS.maxStreams,
+};
 
 /** Seconds a refused stream is told to wait before it retries. */
 const RETRY_AFTER_S = 5;
@@ -24,17 +38,19 @@ const RETRY_AFTER_S = 5;
  * total: only addresses with an open stream are remembered.
  */
 export class StreamSlots {
+  /** The bounds in force: `limits` given, each at least 1, `perClient` at most `total`. */
   readonly limits: Readonly<StreamLimits>;
   readonly #byClient = new Map<string, number>();
   #open = 0;
 
+  /** Slots within `limits`; each one not given is {@linkcode STREAM_DEFAULTS}'s. */
   constructor(limits: Partial<StreamLimits> = {}) {
-    const total = Math.max(1, Math.floor(limits.total ?? DEFAULTS.maxStreams));
+    const total = Math.max(1, Math.floor(limits.total ?? STREAM_DEFAULTS.total));
     this.limits = {
       total,
       perClient: Math.max(
         1,
-        Math.min(total, Math.floor(limits.perClient ?? DEFAULTS.maxStreamsPerClient)),
+        Math.min(total, Math.floor(limits.perClient ?? STREAM_DEFAULTS.perClient)),
       ),
     };
   }

@@ -6,12 +6,13 @@
  */
 import type { BridgeMessage, EndReason } from "../wire/channel.ts";
 import { CloseCode } from "../wire/names.ts";
-import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
+import { DEFAULTS } from "./limits.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import {
   IDENTITY_CHANGED,
   type Pending,
   type RelayOptions,
+  TAB_CHANNEL_DEFAULTS,
   type TabChannelOptions,
   type TabConnection,
   type TabOutcome,
@@ -61,10 +62,10 @@ export class TabChannel<Owner = unknown> {
   constructor(owner: Owner, options: TabChannelOptions<Owner> = {}) {
     this.owner = owner;
     this.#options = options;
-    this.leaseMs = options.leaseMs ?? DEFAULTS.leaseMs;
-    this.tabTimeoutMs = options.tabTimeoutMs ?? DEFAULTS.tabTimeoutMs;
-    this.confirmTimeoutMs = options.confirmTimeoutMs ?? DEFAULTS.confirmTimeoutMs;
-    this.maxQueue = options.maxQueue ?? DEFAULT_LIMITS.maxInFlight;
+    this.leaseMs = options.leaseMs ?? TAB_CHANNEL_DEFAULTS.leaseMs;
+    this.tabTimeoutMs = options.tabTimeoutMs ?? TAB_CHANNEL_DEFAULTS.tabTimeoutMs;
+    this.confirmTimeoutMs = options.confirmTimeoutMs ?? TAB_CHANNEL_DEFAULTS.confirmTimeoutMs;
+    this.maxQueue = options.maxQueue ?? TAB_CHANNEL_DEFAULTS.maxQueue;
     this.#now = options.now ?? Date.now;
   }
 

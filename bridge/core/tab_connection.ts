@@ -6,6 +6,7 @@
  */
 import type { BridgeMessage } from "../wire/channel.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
+import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
 
 /** The transport of one connected tab. */
 export interface TabPort {
@@ -43,13 +44,29 @@ export type TabOutcome =
 
 /** Options of {@linkcode TabChannel}. */
 export interface TabChannelOptions<Owner = unknown> {
-  /** Lease length; the tab heartbeats at a third of it. Default 15 s. */
+  /**
+   * Lease length, ms; the tab heartbeats at a third of it.
+   *
+   * @default {15_000}
+   */
   leaseMs?: number | undefined;
-  /** How long the bridge waits for a tab's answer. Default 30 s. */
+  /**
+   * How long the bridge waits for a tab's answer, ms.
+   *
+   * @default {30_000}
+   */
   tabTimeoutMs?: number | undefined;
-  /** How long it waits once the tab says a person must confirm. Default 5 minutes. */
+  /**
+   * How long it waits once the tab says a person must confirm, ms (5 minutes).
+   *
+   * @default {300_000}
+   */
   confirmTimeoutMs?: number | undefined;
-  /** Invocations queued or running at once. Default 8. */
+  /**
+   * Invocations queued or running at once.
+   *
+   * @default {8}
+   */
   maxQueue?: number | undefined;
   /** Called with the channel's `owner` when the tab that holds the lease renews it. */
   onHeartbeat?: (owner: Owner) => void;
@@ -74,9 +91,22 @@ export interface TabChannelOptions<Owner = unknown> {
    * hello yet, or waiting) change in number: they must hear what other instances say.
    */
   onGuests?: ((owner: Owner) => void) | undefined;
-  /** The clock. */
+  /** The clock; without it, `Date.now`. */
   now?: (() => number) | undefined;
 }
+
+/** The defaults of {@linkcode TabChannelOptions}, as its `@default` tags say. */
+export const TAB_CHANNEL_DEFAULTS: {
+  readonly leaseMs: number;
+  readonly tabTimeoutMs: number;
+  readonly confirmTimeoutMs: number;
+  readonly maxQueue: number;
+} = {
+  leaseMs: DEFAULTS.leaseMs,
+  tabTimeoutMs: DEFAULTS.tabTimeoutMs,
+  confirmTimeoutMs: DEFAULTS.confirmTimeoutMs,
+  maxQueue: DEFAULT_LIMITS.maxInFlight,
+};
 
 /** Options of {@linkcode TabChannel.relay}. */
 export interface RelayOptions {

@@ -29,18 +29,27 @@ export interface TabMessageContext {
   sessions: SessionStore;
   catalog: PageCatalog;
   actions: ActionRegistry;
-  /** The page identity of a path a tab names. @default normalizePage */
+  /** The page identity of a path a tab names; without it, `normalizePage`. */
   pageOf?: (raw: string) => string | null;
   limits: Limits;
-  /** How long a new channel may take to say hello, ms. @default {10000} */
+  /**
+   * How long a new channel may take to say hello, ms.
+   *
+   * @default {10000}
+   */
   helloTimeoutMs?: number;
   /** Called for unexpected errors (bugs), without message data. */
   onError?: ((error: unknown) => void) | undefined;
   /** Called for each run by an agent in the browser that a tab reports (the audit log). */
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
-  /** The clock; default `Date.now`. */
+  /** The clock; without it, `Date.now`. */
   now?: () => number;
 }
+
+/** The defaults of {@linkcode TabMessageContext}, as its `@default` tags say. */
+export const TAB_MESSAGE_DEFAULTS: { readonly helloTimeoutMs: number } = {
+  helloTimeoutMs: DEFAULTS.helloTimeoutMs,
+};
 
 /** Where one channel stands: whether it said hello. */
 export interface ChannelState {
@@ -165,7 +174,7 @@ export class TabMessages {
       port.close(CloseCode.Malformed, `at most ${MAX_TABS} tabs may be open on one session`);
     } else {
       // A socket that never says hello holds nothing for long.
-      const ms = this.#ctx.helloTimeoutMs ?? DEFAULTS.helloTimeoutMs;
+      const ms = this.#ctx.helloTimeoutMs ?? TAB_MESSAGE_DEFAULTS.helloTimeoutMs;
       tab.helloTimer = setTimeout(() => {
         port.close(CloseCode.Malformed, `no hello within ${ms / 1000} s`);
         session.tab.detach(tab);

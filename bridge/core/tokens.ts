@@ -7,7 +7,7 @@ import { createHash } from "node:crypto";
 
 const TOKEN_SHAPE = /^[A-Za-z0-9_-]{43}$/;
 
-/** SHA-256 of a token, hex. Only this is kept. */
+/** SHA-256 of a token, base64url (43 characters). Only this is kept. */
 export function hashToken(token: string): string {
   return createHash("sha256").update(token).digest("base64url");
 }

@@ -15,16 +15,16 @@
  * @module
  */
 import { Hono } from "hono";
+import { HTTPException } from "hono/http-exception";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
 import type { AuditEntry } from "../audit/log.ts";
-import { AimError, notFound } from "../wire/errors.ts";
+import { notFound, serverError } from "../errors/aim_error.ts";
 import { publishedSchemas } from "../wire/schemas.ts";
 import { mountAssets } from "./assets.ts";
 import type { AppEnv } from "./env.ts";
 import { accessLog, identify, type RequestLogEntry } from "./middleware.ts";
 import type { OriginOptions } from "./request.ts";
-import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
 import { SessionManifests } from "./session_manifests.ts";
 import { sessionRoutes } from "./session_routes.ts";
 import { PublicManifests, sitemapRoutes, siteRoutes } from "./site_routes.ts";
@@ -78,21 +78,13 @@ export interface AppOptions extends OriginOptions {
 export function createApp(core: BridgeCore, options: AppOptions = {}): Hono<AppEnv> {
   const app = new Hono<AppEnv>();
 
+  // hono's model: an HTTPException (every AimError) answers as itself, with aim's headers.
   app.onError((error) => {
-    if (error instanceof AimError) return errorResponse(error, MANIFEST_HEADERS);
+    if (error instanceof HTTPException) return error.getResponse();
     options.onError?.(error);
-    return errorResponse(
-      new AimError(
-        "server_error",
-        "The bridge failed to answer; the error was logged. Retry later.",
-        {
-          cause: error,
-        },
-      ),
-      MANIFEST_HEADERS,
-    );
+    return serverError(error).getResponse();
   });
-  app.notFound(() => errorResponse(notFound(), MANIFEST_HEADERS));
+  app.notFound(() => notFound().getResponse());
 
   if (options.log) app.use(accessLog(options.log));
   const instance = options.instance;

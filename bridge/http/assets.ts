@@ -26,6 +26,7 @@ import dialog from "../../elements/elements.dialog.js" with { type: "text" };
 import webmcp from "../../elements/elements.webmcp.js" with { type: "text" };
 import bindings from "../../elements/elements.bindings.js" with { type: "text" };
 import state from "../../elements/elements.state.js" with { type: "text" };
+import warnings from "../../elements/elements.warnings.js" with { type: "text" };
 import webmcpApi from "../../elements/elements.webmcp-api.js" with { type: "text" };
 import { namesEtag } from "./if_none_match.ts";
 
@@ -60,15 +61,17 @@ export interface ElementsChunk {
 
 /**
  * The chunks, by URL (`/__aim/elements.<name>.js?v=<hash>`, as modules import them): `shared`
- * (imported by the entry, so loaded up front), `panel`, `dialog`, `webmcp`, `bindings` and
- * `state` (imported on demand).
+ * (imported by the entry, so loaded up front), `panel`, `dialog`, `webmcp`, `bindings`, `state`
+ * and `warnings` (imported on demand).
  */
 export const ELEMENTS_CHUNKS: ReadonlyMap<string, ElementsChunk> = new Map(
-  Object.entries({ shared, panel, dialog, webmcp, bindings, state }).map(([name, code]) => {
-    const bytes = new TextEncoder().encode(code);
-    const chunk = { path: `/__aim/elements.${name}.js`, hash: contentHash(bytes), bytes };
-    return [`${chunk.path}?v=${chunk.hash}`, chunk];
-  }),
+  Object.entries({ shared, panel, dialog, webmcp, bindings, state, warnings }).map(
+    ([name, code]) => {
+      const bytes = new TextEncoder().encode(code);
+      const chunk = { path: `/__aim/elements.${name}.js`, hash: contentHash(bytes), bytes };
+      return [`${chunk.path}?v=${chunk.hash}`, chunk];
+    },
+  ),
 );
 
 const FOREVER = "public, max-age=31536000, immutable";

@@ -8,7 +8,7 @@
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "./middleware.ts";
 import { JSON_TYPE, MANIFEST_HEADERS, TOON_TYPE } from "./responses.ts";

@@ -6,7 +6,7 @@
  * @module
  */
 import type { MiddlewareHandler } from "hono";
-import { AimError, badRequest } from "../wire/errors.ts";
+import { AimError, badRequest } from "../errors/aim_error.ts";
 import type { AppEnv } from "./env.ts";
 import {
   clientAddress,
@@ -15,7 +15,6 @@ import {
   type RequestHead,
   requestOrigin,
 } from "./request.ts";
-import { errorResponse, MANIFEST_HEADERS } from "./responses.ts";
 
 /** One answered request, for the log: never a token, cookie, body or query string. */
 export interface RequestLogEntry {
@@ -84,7 +83,7 @@ export function checkedOrigin(req: RequestHead, options: IdentifyOptions): strin
 export function identify(options: IdentifyOptions): MiddlewareHandler<AppEnv> {
   return async (c, next) => {
     const origin = checkedOrigin(c.req, options);
-    if (origin instanceof AimError) return errorResponse(origin, MANIFEST_HEADERS);
+    if (origin instanceof AimError) return origin.getResponse();
     c.set("origin", origin);
     c.set("client", clientAddress(c, options));
     await next();

@@ -8,7 +8,7 @@ import { BoundedMap } from "../utils/bounded_map.ts";
 import type { Context } from "hono";
 import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
-import { AimError, badRequest, invalidToken } from "../wire/errors.ts";
+import { AimError, badRequest, invalidToken } from "../errors/aim_error.ts";
 import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
 import { isTokenShaped } from "../core/tokens.ts";
 

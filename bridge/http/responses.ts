@@ -5,27 +5,18 @@
  * @module
  */
 import { encode as encodeToon } from "@toon-format/toon";
-import { AimError } from "../wire/errors.ts";
+import { AimError, PRIVATE_HEADERS } from "../errors/aim_error.ts";
 
-/** Headers of every manifest answer, success or error: never cached, varies with the token. */
-export const MANIFEST_HEADERS: Readonly<Record<string, string>> = {
-  "Cache-Control": "private, no-store",
-  "Vary": "Cookie, Authorization",
-  "X-Content-Type-Options": "nosniff",
-};
+/**
+ * Headers of every manifest answer, success or error: never cached, varies with the token (the
+ * headers every {@linkcode AimError} answers with).
+ */
+export const MANIFEST_HEADERS: Readonly<Record<string, string>> = PRIVATE_HEADERS;
 
 /** TOON's media type. */
 export const TOON_TYPE = "text/toon; charset=utf-8";
 /** JSON's media type. */
 export const JSON_TYPE = "application/json; charset=utf-8";
-
-/** The answer of an error, with its status, its headers and `extra` ones. */
-export function errorResponse(error: AimError, extra: Record<string, string> = {}): Response {
-  return new Response(JSON.stringify(error.toJSON()), {
-    status: error.status,
-    headers: { "Content-Type": JSON_TYPE, ...extra, ...error.headers },
-  });
-}
 
 /** A body in JSON or TOON (the same object, encoded by `@toon-format/toon`). */
 export function encodeBody(value: unknown, format: "json" | "toon"): string {

@@ -9,7 +9,7 @@
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError, invalidToken } from "../wire/errors.ts";
+import { AimError, invalidToken } from "../errors/aim_error.ts";
 import { DEFAULTS } from "../core/limits.ts";
 import { createJsonPatch, type JsonPatchOperation } from "../wire/json_patch.ts";
 import { createMergePatch } from "../wire/merge_patch.ts";
@@ -51,7 +51,11 @@ export interface ComputeRate {
  * encoded once per version.
  */
 export interface ChangeBudget {
-  /** Per session: 25 ms per second, 250 ms at most. @default {{ msPerSecond: 25, burstMs: 250 }} */
+  /**
+   * Per session: 25 ms per second, 250 ms at most.
+   *
+   * @default {{ msPerSecond: 25, burstMs: 250 }}
+   */
   session: ComputeRate;
   /**
    * Per client address, over all its sessions: 100 ms per second, 1000 ms at most.

@@ -10,7 +10,7 @@ import { setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError, badRequest } from "../wire/errors.ts";
+import { AimError, badRequest } from "../errors/aim_error.ts";
 import { SessionRequest } from "../wire/schemas.ts";
 import type { AuditEntry } from "../audit/log.ts";
 import { readSession } from "./token.ts";

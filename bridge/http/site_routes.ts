@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { notFound } from "../wire/errors.ts";
+import { notFound } from "../errors/aim_error.ts";
 import { decodePath, normalizePage, type SiteRoot } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";

@@ -7,7 +7,7 @@
 import { Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../wire/names.ts";
 import type { AppEnv } from "./env.ts";
 import { forbiddenOrigin, isCrossOrigin } from "./request.ts";

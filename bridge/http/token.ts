@@ -4,12 +4,18 @@
  *
  * @example
  * ```ts
+ * import { createBridge } from "../mod.ts";
  * import { requireSession } from "./token.ts";
  *
- * // In an embedding app's routes (see `routes` of createBridge):
- * app.post("/api/orders/:id/cancel", async (c) => {
- *   const session = await requireSession(c, core, { signedIn: true, tab: true });
- *   return c.json({ cancelledBy: session.identity!.username });
+ * // In an embedding app's routes:
+ * const bridge = createBridge({
+ *   root: "site",
+ *   routes: (app, core) => {
+ *     app.post("/api/orders/:id/cancel", async (c) => {
+ *       const session = await requireSession(c, core, { signedIn: true, tab: true });
+ *       return c.json({ cancelledBy: session.identity!.username });
+ *     });
+ *   },
  * });
  * ```
  *
@@ -18,13 +24,17 @@
 import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { AppEnv } from "./env.ts";
 import { forbiddenOrigin, isCrossOrigin, readToken } from "./request.ts";
 
 /** Options of {@linkcode requireSession}. */
 export interface RequireSessionOptions {
-  /** Also require a signed-in identity (403 `login_required` otherwise). @default {false} */
+  /**
+   * Also require a signed-in identity (403 `login_required` otherwise).
+   *
+   * @default {false}
+   */
   signedIn?: boolean;
   /**
    * Answer the page's own tab only: the session is the one of the `X-Aim-Tab` key, which only

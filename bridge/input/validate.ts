@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { SECRET_KEY } from "../markup/secrets.ts";
 import type {
   ActionSpec,

@@ -6,56 +6,34 @@
  * @module
  */
 // Types only: erased from the browser bundle, which must carry no validator.
-import type {
-  ActionSpec,
-  FieldSchema,
-  FieldValue,
-  InputSchema,
-  ObjectSchema,
-  StringSchema,
-} from "../wire/schemas.ts";
+import type { ActionSpec, FieldValue, InputSchema } from "../wire/schemas.ts";
 import { deepAll, deepFirst } from "./deep_selector.ts";
 import { parseUntrustedJson } from "../wire/json.ts";
 import {
   fieldsOf,
   flag,
   jsonScript,
+  type MarkupDocument,
+  type MarkupElement,
+  MarkupError,
   MAX_KEY_LENGTH,
   MAX_KEYS,
   readJsonChild,
   textOf,
 } from "./element.ts";
-import { checkName, controlType, fieldSchema, readFormInput } from "./form.ts";
+import {
+  checkName,
+  controlType,
+  type FieldInput,
+  fieldSchema,
+  type ObjectInput,
+  readFormInput,
+  type StringInput,
+} from "./form.ts";
 
-/** The part of a DOM element this module reads; a browser `Element` is one. */
-export interface MarkupElement {
-  readonly tagName: string;
-  getAttribute(name: string): string | null;
-  readonly children: ArrayLike<MarkupElement>;
-  readonly textContent: string | null;
-  /** The first descendant matching a CSS selector; a tree without it has no item keys. */
-  querySelector?(selectors: string): MarkupElement | null;
-}
-
-/** The part of a document this module reads; a browser `Document` is one. */
-export interface MarkupDocument {
-  getElementById(id: string): MarkupElement | null;
-  readonly documentElement: MarkupElement | null;
-  /**
-   * Every element matching a CSS selector, in document order; a tree without it finds no
-   * controls for `fill=` (its inputs stay strings) and no items.
-   */
-  querySelectorAll?(selectors: string): ArrayLike<MarkupElement>;
-}
-
-/** A string input or string field, as JSON Schema: the wire schema's type. */
-export type StringInput = StringSchema;
-
-/** One field of an object input, or an input that is not an object: the wire schema's type. */
-export type FieldInput = FieldSchema;
-
-/** A flat object of fields, as JSON Schema: the wire schema's type. */
-export type ObjectInput = ObjectSchema;
+// The types and the error every reader of markup names, defined where nothing imports back.
+export { type MarkupDocument, type MarkupElement, MarkupError } from "./element.ts";
+export type { FieldInput, ObjectInput, StringInput } from "./form.ts";
 
 /**
  * What one `<aim-action>` declares: an action spec whose example is not checked yet (the bridge
@@ -73,7 +51,7 @@ export interface ReadActionOptions {
    * List the keys of the items present now as the `enum` of an `items=` action's key, and take
    * its example from them: the tab's reading, for the session manifest. The static HTML's
    * reading (the public manifest) leaves them out, since scripts render most lists.
-   * @default false
+   * @default {false}
    */
   keys?: boolean;
 }
@@ -84,14 +62,6 @@ export interface ReadActionOptions {
  */
 export function noInput(): ObjectInput {
   return { type: "object", properties: {}, additionalProperties: false };
-}
-
-/** A declaration that cannot become an action; the message names the attribute at fault. */
-export class MarkupError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "MarkupError";
-  }
 }
 
 function normalizeSchema(raw: unknown): InputSchema {

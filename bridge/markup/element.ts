@@ -5,10 +5,47 @@
  * @module
  */
 import { parseUntrustedJson } from "../wire/json.ts";
-import { type MarkupElement, MarkupError } from "./action.ts";
 
-export const FIELD_TAGS = new Set(["INPUT", "SELECT", "TEXTAREA"]);
-export const SKIPPED_INPUT_TYPES = new Set([
+/** The part of a DOM element markup is read through; a browser `Element` is one. */
+export interface MarkupElement {
+  /** Its tag name, in any case. */
+  readonly tagName: string;
+  /** An attribute's value, or null when it has none. */
+  getAttribute(name: string): string | null;
+  /** Its element children. */
+  readonly children: ArrayLike<MarkupElement>;
+  /** The text of its descendants. */
+  readonly textContent: string | null;
+  /** The first descendant matching a CSS selector; a tree without it has no item keys. */
+  querySelector?(selectors: string): MarkupElement | null;
+}
+
+/** The part of a document markup is read through; a browser `Document` is one. */
+export interface MarkupDocument {
+  /** The element of an `id`, or null. */
+  getElementById(id: string): MarkupElement | null;
+  /** Its root element. */
+  readonly documentElement: MarkupElement | null;
+  /**
+   * Every element matching a CSS selector, in document order; a tree without it finds no
+   * controls for `fill=` (its inputs stay strings) and no items.
+   */
+  querySelectorAll?(selectors: string): ArrayLike<MarkupElement>;
+}
+
+/** A declaration that cannot become an action; the message names the attribute at fault. */
+export class MarkupError extends Error {
+  /** An error saying `message`. */
+  constructor(message: string) {
+    super(message);
+    this.name = "MarkupError";
+  }
+}
+
+/** The tags of a form's controls. */
+export const FIELD_TAGS: ReadonlySet<string> = new Set(["INPUT", "SELECT", "TEXTAREA"]);
+/** The `<input>` types that hold no value a person types (not fields of a form's input). */
+export const SKIPPED_INPUT_TYPES: ReadonlySet<string> = new Set([
   "submit",
   "button",
   "reset",
@@ -16,10 +53,12 @@ export const SKIPPED_INPUT_TYPES = new Set([
   "file",
   "hidden",
 ]);
-/** The most keys an `items=` action lists as its key's enum, and the longest key listed. */
+/** The most keys an `items=` action lists as its key's enum. */
 export const MAX_KEYS = 100;
+/** The longest key an `items=` action lists. */
 export const MAX_KEY_LENGTH = 200;
 
+/** Whether a boolean attribute is on: present, and not `"false"`. */
 export function flag(el: MarkupElement, name: string): boolean {
   const value = el.getAttribute(name);
   return value !== null && value.trim().toLowerCase() !== "false";
@@ -30,6 +69,11 @@ export function textOf(el: MarkupElement | null): string {
   return (el?.textContent ?? "").replace(/\s+/g, " ").trim();
 }
 
+/**
+ * A whole-number attribute, or undefined when absent.
+ *
+ * @throws {MarkupError} when it is not a whole number of at most 7 digits.
+ */
 export function integer(el: MarkupElement, name: string): number | undefined {
   const raw = el.getAttribute(name);
   if (raw === null) return undefined;
@@ -39,10 +83,12 @@ export function integer(el: MarkupElement, name: string): number | undefined {
   return Number(raw);
 }
 
+/** An element's tag name, upper case. */
 export function tagOf(el: MarkupElement): string {
   return el.tagName.toUpperCase();
 }
 
+/** Every element below `el`, in document order. */
 export function* descendants(el: MarkupElement): Generator<MarkupElement> {
   // A stack, not nested generators: each element is yielded once, whatever its depth (a
   // delegating generator costs every level it crosses, for every element below it).

@@ -5,15 +5,28 @@
  * @module
  */
 import { OBJECT_NAMES } from "../wire/names.ts";
+// Types only: erased from the browser bundle, which must carry no validator.
+import type { FieldSchema, ObjectSchema, StringSchema } from "../wire/schemas.ts";
 import {
-  type FieldInput,
+  descendants,
+  FIELD_TAGS,
+  integer,
   type MarkupDocument,
   type MarkupElement,
   MarkupError,
-  type ObjectInput,
-  type StringInput,
-} from "./action.ts";
-import { descendants, FIELD_TAGS, integer, SKIPPED_INPUT_TYPES, tagOf, textOf } from "./element.ts";
+  SKIPPED_INPUT_TYPES,
+  tagOf,
+  textOf,
+} from "./element.ts";
+
+/** A string input or string field, as JSON Schema: the wire schema's type. */
+export type StringInput = StringSchema;
+
+/** One field of an object input, or an input that is not an object: the wire schema's type. */
+export type FieldInput = FieldSchema;
+
+/** A flat object of fields, as JSON Schema: the wire schema's type. */
+export type ObjectInput = ObjectSchema;
 
 function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput, "type"> {
   const out: Omit<StringInput, "type"> = {};

@@ -24,7 +24,10 @@ export interface StateField {
 export interface StateSpec {
   /** `items=`: the selector of the repeated items inside the source (even ""), or null. */
   items: string | null;
-  /** `invisible=`: leave out (`skip`, the default) or `mark` hidden and unrendered items. */
+  /**
+   * `invisible=`: leave out (`skip`, when the attribute is absent) or `mark` hidden and
+   * unrendered items.
+   */
   invisible: "skip" | "mark";
   fields: StateField[];
 }

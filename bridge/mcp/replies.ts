@@ -4,18 +4,12 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
-import { errorResponse } from "../http/responses.ts";
 import type { McpRuntime } from "./runtime.ts";
 import { FULL_RETRY_SECONDS, type SharedMcpSession } from "./session.ts";
 
 const NO_STORE = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
-
-/** An aim error as the bridge answers it everywhere (401, 403, 405). */
-export function aimError(error: AimError): Response {
-  return errorResponse(error, NO_STORE);
-}
 
 /** An HTTP-level refusal in JSON-RPC's shape, as the SDK's transport words its own. */
 export function rpcError(status: number, code: number, message: string): Response {
@@ -57,11 +51,9 @@ export function jsonSize(value: unknown): number {
 
 /** The refusal of an `initialize` for which no MCP session is free to make room. */
 export function full(message: string): Response {
-  return aimError(
-    new AimError("too_many_requests", message, {
-      headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
-    }),
-  );
+  return new AimError("too_many_requests", message, {
+    headers: { "Retry-After": String(FULL_RETRY_SECONDS) },
+  }).getResponse();
 }
 
 /** Whether two action lists are the same specs in the same order (specs are shared objects). */

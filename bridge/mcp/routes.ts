@@ -14,9 +14,12 @@
  * @example
  * ```ts
  * import { Hono } from "hono";
+ * import { BridgeCore } from "../core/bridge.ts";
+ * import type { AppEnv } from "../http/env.ts";
  * import { McpEndpoint } from "./routes.ts";
  *
- * // core: a BridgeCore; app: the bridge's hono app (AppEnv)
+ * const core = new BridgeCore({ root: "site" });
+ * const app = new Hono<AppEnv>();
  * const mcp = new McpEndpoint(core);
  * app.route("/", mcp.routes);
  * // ... and when the bridge stops:
@@ -29,7 +32,7 @@ import { type Context, Hono } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import { holdingSlot } from "../core/streams.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
 import { watchHangUp } from "../http/hang_up.ts";
 import {
@@ -40,29 +43,23 @@ import {
   remoteAddress,
 } from "../http/request.ts";
 import { ToldStates } from "./answers.ts";
+import { answerCancelled, CallRouter, withdrawCall } from "./calls.ts";
 import { loadRuntime, type McpRuntime } from "./runtime.ts";
 import { McpRebuilder } from "./rebuild.ts";
 import {
-  CALL_KIND,
-  callKey,
-  CANCEL_TOPIC,
-  type CancelMessage,
-  FOLLOW_MS,
   MAX_INITIALIZE_BYTES,
   type McpSession,
-  type SessionGroup,
   SHARED_KIND,
   type SharedMcpSession,
 } from "./session.ts";
+import { McpSessions } from "./sessions.ts";
+import { progressStream } from "./progress.ts";
 import {
-  aimError,
   asksForProgress,
-  full,
   initializeOf,
   jsonSize,
   opensSession,
   rpcError,
-  sameActions,
   sessionNotFound,
   TRANSPORT_REFUSAL,
 } from "./replies.ts";
@@ -80,17 +77,41 @@ export const MCP_PATH = "/__aim/mcp";
  * `Retry-After`: one client never closes a session another one is using.
  */
 export interface McpEndpointOptions {
-  /** MCP sessions one aim session (one token) may hold. @default 8 */
+  /**
+   * MCP sessions one aim session (one token) may hold.
+   *
+   * @default {8}
+   */
   maxPerSession?: number;
-  /** MCP sessions opened from one client address that may be held. @default 512 */
+  /**
+   * MCP sessions opened from one client address that may be held.
+   *
+   * @default {512}
+   */
   maxPerClient?: number;
-  /** MCP sessions held in all. @default 4096 */
+  /**
+   * MCP sessions held in all.
+   *
+   * @default {4096}
+   */
   maxSessions?: number;
-  /** How long an MCP session must be unused before another client's may take its place, ms. @default 300_000 */
+  /**
+   * How long an MCP session must be unused before another client's may take its place, ms.
+   *
+   * @default {300_000}
+   */
   quietMs?: number;
   /** Called for errors that are not protocol errors (bugs). */
   onError?: ((error: unknown) => void) | undefined;
 }
+
+/** The defaults of {@linkcode McpEndpointOptions}, as its `@default` tags say. */
+export const MCP_DEFAULTS: Readonly<Required<Omit<McpEndpointOptions, "onError">>> = {
+  maxPerSession: 8,
+  maxPerClient: 512,
+  maxSessions: 4096,
+  quietMs: 300_000,
+};
 
 /**
  * The MCP endpoint of a bridge: its routes, the MCP sessions they hold, and, per aim session
@@ -100,46 +121,42 @@ export class McpEndpoint {
   /** The route group to mount on the bridge's app. */
   readonly routes: Hono<AppEnv>;
   readonly #core: BridgeCore;
-  readonly #byId = new Map<string, McpSession>();
-  readonly #groups = new Map<Session, SessionGroup>();
+  /** The MCP sessions held here, within their bounds. */
+  readonly #sessions: McpSessions;
+  /** Where each call runs, for cancels that reach another instance. */
+  readonly #calls: CallRouter;
   /** Finds MCP sessions across instances, rebuilding those opened elsewhere. */
   readonly #rebuilder: McpRebuilder;
-  readonly #maxPerSession: number;
-  readonly #maxPerClient: number;
-  readonly #maxSessions: number;
-  readonly #quietMs: number;
-  /** MCP sessions held, and places taken by `initialize`s under way, by opening client. */
-  readonly #perClient = new Map<string, number>();
-  /** Places taken by `initialize`s under way: in all, and by aim session. */
-  #opening = 0;
-  readonly #openingFor = new Map<Session, number>();
   readonly #onError: ((error: unknown) => void) | undefined;
 
+  /** The endpoint of `core`, with no MCP session yet. */
   constructor(core: BridgeCore, options: McpEndpointOptions = {}) {
     this.#core = core;
-    this.#maxPerSession = options.maxPerSession ?? 8;
-    this.#maxPerClient = options.maxPerClient ?? 512;
-    this.#maxSessions = options.maxSessions ?? 4096;
-    this.#quietMs = options.quietMs ?? 300_000;
     this.#onError = options.onError;
+    this.#sessions = new McpSessions(core, {
+      maxPerSession: options.maxPerSession ?? MCP_DEFAULTS.maxPerSession,
+      maxPerClient: options.maxPerClient ?? MCP_DEFAULTS.maxPerClient,
+      maxSessions: options.maxSessions ?? MCP_DEFAULTS.maxSessions,
+      quietMs: options.quietMs ?? MCP_DEFAULTS.quietMs,
+      onError: this.#onError,
+    });
+    const byId = this.#sessions.byId;
+    this.#calls = new CallRouter(core, { find: (id) => byId.get(id), onError: this.#onError });
     this.#rebuilder = new McpRebuilder({
       core,
-      byId: this.#byId,
-      drop: (entry, options) => this.#drop(entry, options),
+      byId,
+      drop: (entry, options) => this.#sessions.drop(entry, options),
       entry: (mcp, c, session, options) => this.#entry(mcp, c, session, options),
-      add: (entry) => this.#add(entry),
+      add: (entry) => this.#sessions.add(entry),
       onError: this.#onError,
     });
     this.routes = new Hono<AppEnv>();
     this.routes.all(MCP_PATH, (c) => this.#handle(c));
-    if (core.share.shared) {
-      core.share.listen(CANCEL_TOPIC, (message) => this.#cancelHere(message));
-    }
   }
 
   /** MCP sessions held now. */
   get size(): number {
-    return this.#byId.size;
+    return this.#sessions.size;
   }
 
   /**
@@ -147,29 +164,27 @@ export class McpEndpoint {
    * followed any more. Behind a load balancer they live on: other instances rebuild them.
    */
   async close(): Promise<void> {
-    const all = [...this.#byId.values()];
-    await Promise.all(all.map((entry) => this.#drop(entry, { forget: false })));
+    const all = [...this.#sessions.byId.values()];
+    await Promise.all(all.map((entry) => this.#sessions.drop(entry, { forget: false })));
   }
 
   async #handle(c: Context<AppEnv>): Promise<Response> {
     // The Host check ran before (the app's first middleware); Origin, when a browser sends one,
     // must be the bridge's own.
-    if (isCrossOrigin(c, c.get("origin"))) return aimError(forbiddenOrigin());
+    if (isCrossOrigin(c, c.get("origin"))) return forbiddenOrigin().getResponse();
     let session: Session;
     try {
       // The token comes from the Authorization header only: never a cookie, never the URL.
       session = await this.#core.authenticate(readBearer(c));
     } catch (error) {
-      if (error instanceof AimError) return aimError(error);
+      if (error instanceof AimError) return error.getResponse();
       throw error;
     }
     const method = c.req.method;
     if (method !== "POST" && method !== "GET" && method !== "DELETE") {
-      return aimError(
-        new AimError("method_not_allowed", "Use POST, GET or DELETE here (MCP).", {
-          headers: { Allow: "GET, POST, DELETE" },
-        }),
-      );
+      return new AimError("method_not_allowed", "Use POST, GET or DELETE here (MCP).", {
+        headers: { Allow: "GET, POST, DELETE" },
+      }).getResponse();
     }
     let parsedBody: unknown;
     if (method === "POST") {
@@ -196,14 +211,14 @@ export class McpEndpoint {
       try {
         entry = await this.#rebuilder.find(mcp, c, id, session);
       } catch (error) {
-        if (error instanceof AimError) return aimError(error);
+        if (error instanceof AimError) return error.getResponse();
         throw error;
       }
       // Another token's MCP session is answered as a missing one: its existence is not told.
       if (!entry) return sessionNotFound();
       entry.origin = c.get("origin");
       entry.client = c.get("client");
-      this.#touch(entry);
+      this.#sessions.touch(entry);
       const progressCall = asksForProgress(parsedBody);
       // The session's GET stream and a call's progress stream hold their connection: bounded
       // per client address and in all.
@@ -212,12 +227,19 @@ export class McpEndpoint {
         try {
           release = this.#core.streams.take(c.get("client"));
         } catch (error) {
-          if (error instanceof AimError) return aimError(error);
+          if (error instanceof AimError) return error.getResponse();
           throw error;
         }
         try {
           const response = progressCall
-            ? await this.#stream(mcp, c, entry, progressCall, parsedBody)
+            ? await progressStream(mcp, c, {
+              core: this.#core,
+              entry,
+              call: progressCall,
+              body: parsedBody,
+              calls: this.#calls,
+              onError: (error) => this.#report(error),
+            })
             : await this.#listen(c, entry);
           return holdingSlot(response, release);
         } catch (error) {
@@ -262,14 +284,14 @@ export class McpEndpoint {
     const transport = new mcp.Transport({
       sessionIdGenerator: options.id,
       // One JSON answer per request: no stream to set up and read, on either side. A call that
-      // asks for progress is served on a stream of its own (see #stream).
+      // asks for progress is served on a stream of its own (progress.ts).
       enableJsonResponse: true,
       onsessioninitialized: (id) => {
         entry.id = id;
         options.onOpened(entry);
       },
       // A DELETE: closed here, and (awaited, before the answer) on every instance.
-      onsessionclosed: () => this.#drop(entry, { forget: true }),
+      onsessionclosed: () => this.#sessions.drop(entry, { forget: true }),
     });
     const server = mcp.createSessionServer({
       core: this.#core,
@@ -291,28 +313,26 @@ export class McpEndpoint {
     body: unknown,
   ): Promise<Response> {
     if (jsonSize(initializeOf(mcp, body)) > MAX_INITIALIZE_BYTES) {
-      return aimError(
-        new AimError(
-          "payload_too_large",
-          `An initialize request may take at most ${MAX_INITIALIZE_BYTES} bytes as JSON; send fewer capabilities.`,
-        ),
-      );
+      return new AimError(
+        "payload_too_large",
+        `An initialize request may take at most ${MAX_INITIALIZE_BYTES} bytes as JSON; send fewer capabilities.`,
+      ).getResponse();
     }
     const client = c.get("client");
-    const refusal = await this.#admit(session, client);
+    const refusal = await this.#sessions.admit(session, client);
     if (refusal) return refusal;
     let response: Response;
     let entry: McpSession;
     try {
       entry = this.#entry(mcp, c, session, {
         id: () => crypto.randomUUID(),
-        onOpened: (opened) => this.#add(opened),
+        onOpened: (opened) => this.#sessions.add(opened),
       });
       const { server, transport } = entry;
       await server.connect(transport);
       response = await transport.handleRequest(c.req.raw, { parsedBody: body });
     } finally {
-      this.#take(session, client, -1);
+      this.#sessions.release(session, client);
     }
     const { server } = entry;
     // A refused initialize leaves nothing behind.
@@ -331,67 +351,13 @@ export class McpEndpoint {
       try {
         await share.put(SHARED_KIND, entry.id, shared, this.#core.sessions.idleMs);
       } catch (error) {
-        await this.#drop(entry, { forget: false });
+        await this.#sessions.drop(entry, { forget: false });
         await response.body?.cancel();
-        if (error instanceof AimError) return aimError(error);
+        if (error instanceof AimError) return error.getResponse();
         throw error;
       }
     }
     return response;
-  }
-
-  /**
-   * Serves one `tools/call` that asked for progress over an SSE answer of its own: a server and
-   * transport for this call only, bound to the same aim session. The session's transport
-   * answers in JSON, which cannot carry the progress notifications that say the person is being
-   * asked. A `notifications/cancelled` for the call, sent on the session, still withdraws it.
-   */
-  async #stream(
-    mcp: McpRuntime,
-    c: Context<AppEnv>,
-    entry: McpSession,
-    call: { id: string | number },
-    body: unknown,
-  ): Promise<Response> {
-    const cancel = new AbortController();
-    entry.streamed.set(call.id, cancel);
-    const withdraw = await this.#announce(entry, [call.id]);
-    const server = mcp.createSessionServer({
-      core: this.#core,
-      session: entry.session,
-      origin: () => entry.origin,
-      client: () => entry.client,
-      signal: cancel.signal,
-      told: entry.told,
-    });
-    server.onerror = (error) => this.#report(error);
-    const transport = new mcp.Transport({
-      sessionIdGenerator: undefined,
-    });
-    await server.connect(transport);
-    const response = await transport.handleRequest(c.req.raw, { parsedBody: body });
-    // The answer is written on the stream; its end closes this call's server.
-    const headers = new Headers(response.headers);
-    if (entry.id) headers.set("Mcp-Session-Id", entry.id);
-    const done = () => {
-      if (entry.streamed.get(call.id) === cancel) entry.streamed.delete(call.id);
-      withdraw();
-      void server.close().catch(() => {});
-    };
-    if (!response.body) {
-      done();
-      return new Response(null, { status: response.status, headers });
-    }
-    // A client that hangs up withdraws its call, as one that hangs up on /__aim/invoke does.
-    const transformer = {
-      flush: done,
-      cancel: () => {
-        cancel.abort();
-        done();
-      },
-    } as Transformer<Uint8Array, Uint8Array>;
-    const body$ = response.body.pipeThrough(new TransformStream(transformer));
-    return new Response(body$, { status: response.status, headers });
   }
 
   /**
@@ -427,15 +393,15 @@ export class McpEndpoint {
         cancelled.push(target);
         // A call this instance does not run may run on another one.
         if (!stream && !entry.pending.has(target)) {
-          elsewhere.push(this.#cancelElsewhere(entry, target, reason));
+          elsewhere.push(this.#calls.cancelElsewhere(entry, { id: target, reason }));
         }
       }
     }
     await Promise.all(elsewhere);
     for (const id of ids) entry.pending.add(id);
-    const withdraw = await this.#announce(entry, calls);
+    const withdraw = await this.#calls.announce(entry, calls);
     const hangUp = () => {
-      for (const id of ids) this.#withdraw(entry, id, "The client hung up.");
+      for (const id of ids) withdrawCall(entry, { id, reason: "The client hung up." });
     };
     // The request's signal alone misses the hang-up once the body was streamed (hang_up.ts).
     using watch = watchHangUp(c.req.raw, remoteAddress(c));
@@ -443,7 +409,7 @@ export class McpEndpoint {
     signal.addEventListener("abort", hangUp, { once: true });
     try {
       const response = await entry.transport.handleRequest(c.req.raw, { parsedBody: body });
-      for (const id of cancelled) this.#answerCancelled(entry, id);
+      for (const id of cancelled) answerCancelled(entry, id);
       return response;
     } finally {
       signal.removeEventListener("abort", hangUp);
@@ -475,261 +441,9 @@ export class McpEndpoint {
     return new Response(body, { status: response.status, headers: response.headers });
   }
 
-  /**
-   * Behind a load balancer, says in the shared store that this instance runs these calls of
-   * the MCP session, for as long as they run; returns what withdraws that. A store that cannot
-   * be reached only costs the calls their cancellation from another instance.
-   */
-  async #announce(entry: McpSession, calls: readonly (string | number)[]): Promise<() => void> {
-    const share = this.#core.share;
-    const id = entry.id;
-    if (!share.shared || id === undefined || calls.length === 0) return () => {};
-    const keys = calls.map((call) => callKey(id, call)).filter((key) => key !== undefined);
-    const ttlMs = this.#core.sessions.idleMs;
-    await Promise.all(
-      keys.map((key) =>
-        share.put(CALL_KIND, key, { instance: share.instance }, ttlMs)
-          .catch((error) => this.#onError?.(error))
-      ),
-    );
-    return () => {
-      for (const key of keys) {
-        share.del(CALL_KIND, key).catch((error) => this.#onError?.(error));
-      }
-    };
-  }
-
-  /** Tells the instance that runs call `requestId` of the MCP session to cancel it. */
-  async #cancelElsewhere(
-    entry: McpSession,
-    requestId: string | number,
-    reason: string | undefined,
-  ): Promise<void> {
-    const share = this.#core.share;
-    const key = entry.id === undefined ? undefined : callKey(entry.id, requestId);
-    if (!share.shared || key === undefined) return;
-    try {
-      const running = await share.get(CALL_KIND, key) as { instance?: unknown } | null;
-      const instance = running?.instance;
-      if (typeof instance !== "string" || instance === share.instance) return;
-      const message: CancelMessage = {
-        session: entry.id!,
-        tokenHash: entry.session.tokenHash,
-        requestId,
-        reason,
-      };
-      await share.tell(instance, CANCEL_TOPIC, message);
-    } catch (error) {
-      this.#onError?.(error);
-    }
-  }
-
-  /** Cancels a call of an MCP session held here, as another instance was asked to. */
-  #cancelHere(received: unknown): void {
-    if (typeof received !== "object" || received === null) return;
-    const message = received as Partial<CancelMessage>;
-    const { requestId } = message;
-    const entry = typeof message.session === "string" ? this.#byId.get(message.session) : undefined;
-    // Only the MCP session's own token could have asked it.
-    if (!entry || entry.session.tokenHash !== message.tokenHash) return;
-    if (typeof requestId !== "string" && typeof requestId !== "number") return;
-    entry.streamed.get(requestId)?.abort();
-    const reason = typeof message.reason === "string" ? message.reason : undefined;
-    if (entry.pending.has(requestId)) this.#withdraw(entry, requestId, reason);
-  }
-
-  /**
-   * Withdraws a request that waits, as if the client had cancelled it (the handler's signal
-   * withdraws the invocation), and answers it.
-   */
-  #withdraw(entry: McpSession, id: string | number, reason: string | undefined): void {
-    entry.transport.onmessage?.({
-      jsonrpc: "2.0",
-      method: "notifications/cancelled",
-      params: { requestId: id, ...(reason === undefined ? {} : { reason }) },
-    });
-    this.#answerCancelled(entry, id);
-  }
-
-  /** Answers a cancelled request that still waits, which the SDK leaves unanswered. */
-  #answerCancelled(entry: McpSession, id: string | number): void {
-    if (!entry.pending.has(id)) return;
-    entry.transport.send({
-      jsonrpc: "2.0",
-      id,
-      error: { code: -32000, message: "The request was cancelled." },
-    }).catch(() => {});
-  }
-
-  #add(entry: McpSession): void {
-    const { session } = entry;
-    let group = this.#groups.get(session);
-    if (!group) {
-      group = {
-        members: new Set(),
-        actions: this.#core.sessionActions(session),
-        version: session.version,
-        stop: new AbortController(),
-      };
-      this.#groups.set(session, group);
-      void this.#follow(session, group).catch((error) => this.#onError?.(error));
-    }
-    group.members.add(entry);
-    this.#byId.set(entry.id!, entry);
-    this.#perClient.set(entry.openedBy, (this.#perClient.get(entry.openedBy) ?? 0) + 1);
-    // A session rebuilt here (opened on another instance, which admitted it) past this
-    // instance's bound makes room by letting a free one go here only: the store keeps it, and
-    // its next request rebuilds it wherever it lands.
-    if (this.#byId.size > this.#maxSessions) {
-      const free = this.#free(this.#byId.values(), { except: entry });
-      if (free) void this.#drop(free, { forget: false });
-    }
-  }
-
   /** Reports an error of a session's server, unless it is the transport refusing a request. */
   #report(error: unknown): void {
     if (error instanceof Error && TRANSPORT_REFUSAL.test(error.message)) return;
     this.#onError?.(error);
-  }
-
-  /** Marks an MCP session used now: the maps keep their sessions in the order of last use. */
-  #touch(entry: McpSession): void {
-    entry.usedAt = Date.now();
-    if (entry.id === undefined || this.#byId.get(entry.id) !== entry) return;
-    this.#byId.delete(entry.id);
-    this.#byId.set(entry.id, entry);
-    const members = this.#groups.get(entry.session)?.members;
-    if (members?.delete(entry)) members.add(entry);
-  }
-
-  /** Takes (`+1`) or gives back (`-1`) the place of an `initialize` under way. */
-  #take(session: Session, client: string, delta: 1 | -1): void {
-    this.#opening += delta;
-    const forSession = (this.#openingFor.get(session) ?? 0) + delta;
-    if (forSession > 0) this.#openingFor.set(session, forSession);
-    else this.#openingFor.delete(session);
-    const forClient = (this.#perClient.get(client) ?? 0) + delta;
-    if (forClient > 0) this.#perClient.set(client, forClient);
-    else this.#perClient.delete(client);
-  }
-
-  /**
-   * The first MCP session of `entries` (in the order of last use) free to close for room: no
-   * request under way, and either last used by `client` or unused (no GET stream) for `quietMs`.
-   */
-  #free(
-    entries: Iterable<McpSession>,
-    options: { client?: string; where?: (entry: McpSession) => boolean; except?: McpSession },
-  ): McpSession | undefined {
-    const quietSince = Date.now() - this.#quietMs;
-    for (const entry of entries) {
-      if (entry === options.except || (options.where && !options.where(entry))) continue;
-      // A call under way is never withdrawn for room.
-      if (entry.pending.size > 0 || entry.streamed.size > 0) continue;
-      // The client's own session goes; another's only once it is quiet (a GET stream open is
-      // a client listening now).
-      if (entry.client === options.client) return entry;
-      if (!entry.listening && entry.usedAt <= quietSince) return entry;
-    }
-    return undefined;
-  }
-
-  /**
-   * Takes the place of one more MCP session of `session` opened by `client` within the bounds
-   * (per aim session, per client address, in all), closing free sessions to make room; undefined
-   * once the place is taken (give it back with `#take(session, client, -1)`), else the 429 to
-   * answer. A session closed for room is closed on every instance.
-   */
-  async #admit(session: Session, client: string): Promise<Response | undefined> {
-    // Each turn closes one session, then checks again: the check and the place taken happen
-    // in one step, so that initializes sent together cannot all pass the bounds.
-    while (true) {
-      const group = this.#groups.get(session);
-      const ofSession = (group?.members.size ?? 0) + (this.#openingFor.get(session) ?? 0);
-      let free: McpSession | undefined;
-      if (ofSession >= this.#maxPerSession) {
-        // The token's own sessions: one its client used last, or a quiet one, goes.
-        free = group && this.#free(group.members, { client });
-        if (!free) {
-          return full(
-            `This session token holds ${this.#maxPerSession} MCP sessions, all in use; close one (DELETE) or retry later.`,
-          );
-        }
-      } else if ((this.#perClient.get(client) ?? 0) >= this.#maxPerClient) {
-        // Only a quiet one: the address may be shared (a NAT) by people who use theirs.
-        free = this.#free(this.#byId.values(), { where: (entry) => entry.openedBy === client });
-        if (!free) {
-          return full(
-            `This client holds ${this.#maxPerClient} MCP sessions, all in use; close some (DELETE) or retry later.`,
-          );
-        }
-      } else if (this.#byId.size + this.#opening >= this.#maxSessions) {
-        free = this.#free(this.#byId.values(), {});
-        if (!free) {
-          return full("The bridge holds all the MCP sessions it may, all in use; retry later.");
-        }
-      } else {
-        this.#take(session, client, +1);
-        return undefined;
-      }
-      await this.#drop(free, { forget: true });
-    }
-  }
-
-  /**
-   * Closes an MCP session here; with `forget`, also in the shared store (if any), so that no
-   * instance serves it any more: it was deleted, closed for room, or its aim session ended.
-   */
-  async #drop(entry: McpSession, options: { forget: boolean }): Promise<void> {
-    if (entry.id === undefined || this.#byId.get(entry.id) !== entry) return;
-    this.#byId.delete(entry.id);
-    const held = (this.#perClient.get(entry.openedBy) ?? 1) - 1;
-    if (held > 0) this.#perClient.set(entry.openedBy, held);
-    else this.#perClient.delete(entry.openedBy);
-    const group = this.#groups.get(entry.session);
-    group?.members.delete(entry);
-    if (group?.members.size === 0) {
-      this.#groups.delete(entry.session);
-      group.stop.abort();
-    }
-    // Requests still waiting are answered while the transport can: closed, it never would.
-    for (const id of [...entry.pending]) this.#withdraw(entry, id, "The MCP session was closed.");
-    const share = this.#core.share;
-    await Promise.all([
-      // Closing the server closes its transport: the client's streams end.
-      entry.server.close().catch((error) => this.#onError?.(error)),
-      options.forget && share.shared
-        ? share.del(SHARED_KIND, entry.id).catch((error) => this.#onError?.(error))
-        : undefined,
-    ]);
-  }
-
-  /**
-   * Follows one session's changes while it has MCP clients: on each new version, compares its
-   * actions with what the clients last listed and tells them when they differ; closes the MCP
-   * sessions once the aim session ends. Woken by the change itself, not by polling.
-   */
-  async #follow(session: Session, group: SessionGroup): Promise<void> {
-    const { signal } = group.stop;
-    while (!signal.aborted) {
-      await session.waitForChange(group.version, FOLLOW_MS, signal);
-      if (signal.aborted) return;
-      if (session.ended) {
-        // After the task that ended it: a `disconnect` called over MCP gets its answer first.
-        setTimeout(() => {
-          for (const entry of [...group.members]) void this.#drop(entry, { forget: true });
-        }, 0);
-        return;
-      }
-      // Nothing the session shows changed: its actions did not either.
-      if (session.version === group.version) continue;
-      group.version = session.version;
-      const actions = this.#core.sessionActions(session);
-      if (sameActions(actions, group.actions)) continue;
-      group.actions = actions;
-      for (const entry of group.members) {
-        entry.server.sendToolListChanged().catch((error) => this.#onError?.(error));
-      }
-    }
   }
 }

@@ -5,11 +5,16 @@
  *
  * @example
  * ```ts
+ * import type { Transport } from "@modelcontextprotocol/server";
+ * import type { BridgeCore } from "../core/bridge.ts";
+ * import type { Session } from "../core/session.ts";
  * import { createSessionServer } from "./server.ts";
  *
- * // core: a BridgeCore; session: await core.authenticate(token)
+ * declare const core: BridgeCore;
+ * declare const session: Session; // await core.authenticate(token)
+ * declare const transport: Transport; // any MCP transport
  * const server = createSessionServer({ core, session, origin: () => "http://127.0.0.1:8000" });
- * await server.connect(transport); // any MCP transport
+ * await server.connect(transport);
  * ```
  *
  * @module
@@ -23,7 +28,7 @@ import {
 } from "@modelcontextprotocol/server";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import { ToldStates } from "./answers.ts";
 import {
@@ -63,7 +68,7 @@ export interface SessionServerOptions {
   signal?: AbortSignal;
   /**
    * The states this MCP session told its agent, shared by every server that answers for it,
-   * so that results say what changed since. A server of its own by default.
+   * so that results say what changed since; without it, the server keeps its own.
    */
   told?: ToldStates;
 }

@@ -6,10 +6,10 @@
  * @module
  */
 import type { Registry } from "prom-client";
-import { AimError, notFound } from "../wire/errors.ts";
+import { AimError, notFound } from "../errors/aim_error.ts";
 import { isLoopback } from "../http/request.ts";
 import { checkedOrigin } from "../http/middleware.ts";
-import { errorResponse, methodNotAllowed } from "../http/responses.ts";
+import { methodNotAllowed } from "../http/responses.ts";
 
 /** The path of the metrics, on their own listener. */
 export const METRICS_PATH = "/__aim/metrics";
@@ -21,18 +21,34 @@ export const METRICS_DEFAULT_HOST = "127.0.0.1";
 export interface MetricsListenOptions {
   /** Port; 0 picks a free one. */
   port: number;
-  /** Address to listen on. @default {"127.0.0.1"} */
+  /**
+   * Address to listen on.
+   *
+   * @default {"127.0.0.1"}
+   */
   hostname?: string | undefined;
 }
+
+/** The defaults of {@linkcode MetricsListenOptions}, as its `@default` tags say. */
+export const METRICS_LISTEN_DEFAULTS: { readonly hostname: string } = {
+  hostname: METRICS_DEFAULT_HOST,
+};
 
 /** Options of {@linkcode metricsFetch}. */
 export interface MetricsFetchOptions {
   /**
    * Host names allowed in `Host` besides loopback names, or null for no Host check (a listener
-   * on another interface, where Prometheus asks by address). @default {[]}
+   * on another interface, where Prometheus asks by address).
+   *
+   * @default {[]}
    */
   allowedHosts?: readonly string[] | null | undefined;
 }
+
+/** The defaults of {@linkcode MetricsFetchOptions}, as its `@default` tags say. */
+export const METRICS_FETCH_DEFAULTS: { readonly allowedHosts: readonly string[] } = {
+  allowedHosts: [],
+};
 
 const HEADERS = { "Cache-Control": "no-store", "X-Content-Type-Options": "nosniff" };
 
@@ -41,7 +57,9 @@ export function metricsFetch(
   registry: Registry,
   options: MetricsFetchOptions = {},
 ): (request: Request) => Promise<Response> {
-  const allowedHosts = options.allowedHosts === undefined ? [] : options.allowedHosts;
+  const allowedHosts = options.allowedHosts === undefined
+    ? METRICS_FETCH_DEFAULTS.allowedHosts
+    : options.allowedHosts;
   return async (request) => {
     // The bridge's own check: a malformed Host, or a name this listener does not answer to
     // (in `Host` or an absolute request line).
@@ -49,12 +67,12 @@ export function metricsFetch(
       { url: request.url, header: (name) => request.headers.get(name) ?? undefined },
       { allowedHosts },
     );
-    if (origin instanceof AimError) return errorResponse(origin, HEADERS);
+    if (origin instanceof AimError) return origin.getResponse();
     if (new URL(request.url).pathname !== METRICS_PATH) {
-      return errorResponse(notFound(`Only ${METRICS_PATH} is served here.`), HEADERS);
+      return notFound(`Only ${METRICS_PATH} is served here.`).getResponse();
     }
     if (request.method !== "GET" && request.method !== "HEAD") {
-      return errorResponse(methodNotAllowed("GET, HEAD"), HEADERS);
+      return methodNotAllowed("GET, HEAD").getResponse();
     }
     const text = await registry.metrics();
     return new Response(request.method === "HEAD" ? null : text, {

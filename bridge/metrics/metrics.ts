@@ -31,9 +31,14 @@ import { traceRedis } from "./redis_trace.ts";
 
 /** Options of {@linkcode BridgeMetrics}. */
 export interface BridgeMetricsOptions extends MetricsFetchOptions {
-  /** The bridge stands in front of an app: what it forwards counts as `upstream`. @default {false} */
+  /**
+   * The bridge stands in front of an app: what it forwards counts as `upstream` (off unless
+   * set).
+   */
   upstream?: boolean | undefined;
-  /** Count the Redis round trips of this process (sessions shared through Redis). @default {false} */
+  /**
+   * Count the Redis round trips of this process (sessions shared through Redis; off unless set).
+   */
   redis?: boolean | undefined;
 }
 

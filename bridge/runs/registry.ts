@@ -6,25 +6,47 @@
  * @module
  */
 import type { Session } from "../core/session.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { TrackedRun } from "./run.ts";
 
 /** The bounds of a registry; {@linkcode RUN_LIMITS} holds the defaults. */
 export interface RunLimits {
-  /** Runs kept per AIM session, finished or not. @default {100} */
+  /**
+   * Runs kept per AIM session, finished or not.
+   *
+   * @default {100}
+   */
   maxRunsPerSession: number;
-  /** Runs under way (not finished) per AIM session; more are refused with 429. @default {16} */
+  /**
+   * Runs under way (not finished) per AIM session; more are refused with 429.
+   *
+   * @default {16}
+   */
   maxActiveRunsPerSession: number;
-  /** Runs under way per client address; more are refused with 429. @default {64} */
+  /**
+   * Runs under way per client address; more are refused with 429.
+   *
+   * @default {64}
+   */
   maxActiveRunsPerClient: number;
-  /** Runs kept in all, as the ACP reference server keeps. @default {1000} */
+  /**
+   * Runs kept in all, as the ACP reference server keeps.
+   *
+   * @default {1000}
+   */
   maxRuns: number;
-  /** How long a finished run is kept, ms: one hour, as the ACP reference server. @default {3600000} */
+  /**
+   * How long a finished run is kept, ms: one hour, as the ACP reference server.
+   *
+   * @default {3600000}
+   */
   ttlMs: number;
   /**
    * Bytes the runs of one AIM session keep (answers, errors, await requests, events); its
    * oldest finished runs make way. A single answer larger than this is not kept: the run fails
-   * with `output_too_large`. 4 MiB. @default {4194304}
+   * with `output_too_large`. 4 MiB.
+   *
+   * @default {4194304}
    */
   maxSessionBytes: number;
   /**
@@ -49,8 +71,8 @@ export const RUN_LIMITS: Readonly<RunLimits> = {
 export interface RunRegistryOptions extends Partial<RunLimits> {
   /**
    * How long a run may take, from its creation, before it is stopped (failed, `run_deadline`),
-   * awaiting the person included. Default: the tab timeout plus the confirmation timeout plus a
-   * tenth, at most 30 s (6 minutes with the core's defaults).
+   * awaiting the person included. Without it, the tab timeout plus the confirmation timeout
+   * plus a tenth, at most 30 s (6 minutes with the core's defaults).
    */
   deadlineMs?: number | undefined;
   now?: (() => number) | undefined;

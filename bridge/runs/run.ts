@@ -25,6 +25,7 @@ const TERMINAL: ReadonlySet<RunPhase> = new Set(["completed", "failed", "cancell
 
 /** What a run waiting for the person shows of it: bounded, secret-looking keys left out. */
 export interface AwaitDetail {
+  /** The action that waits. */
   actionId: string;
   /** The input, or a sentence saying how large it was when too large to show. */
   input: unknown;
@@ -32,30 +33,45 @@ export interface AwaitDetail {
   message: string;
 }
 
-/** What an await detail shows of the input and of the page's message, at most. */
+/** What an await detail shows of the input at most, in bytes of JSON. */
 export const MAX_AWAIT_INPUT_BYTES = 16 * 1024;
+/** What an await detail shows of the page's message at most, in characters. */
 export const MAX_AWAIT_TEXT_CHARS = 2000;
+
+/**
+ * Each problem of a run itself, and the HTTP status it is told with (in ACP's `data.status`):
+ * it passed its deadline (504), its answer was larger than the run may keep (507), or the bridge
+ * instance running it stopped (502).
+ */
+export const RUN_PROBLEM_STATUS = {
+  run_deadline: 504,
+  output_too_large: 507,
+  instance_stopped: 502,
+} as const;
+
+/** One of the codes of {@linkcode RUN_PROBLEM_STATUS}. */
+export type RunProblemCode = keyof typeof RUN_PROBLEM_STATUS;
 
 /**
  * A failure of the run itself rather than of its action: it passed its deadline, its answer was
  * larger than the run may keep, or the bridge instance running it stopped (`runs/shared.ts`).
- * Each protocol words it as it words an AIM error.
+ * Each protocol words it as it words an AIM error; its status comes from
+ * {@linkcode RUN_PROBLEM_STATUS}.
  */
 export class RunProblem extends Error {
-  readonly code: "run_deadline" | "output_too_large" | "instance_stopped";
-  readonly status: number;
+  /** What went wrong. */
+  readonly code: RunProblemCode;
+  /** The status {@linkcode RUN_PROBLEM_STATUS} gives the code. */
+  readonly status: (typeof RUN_PROBLEM_STATUS)[RunProblemCode];
+  /** Fields told beside the code and the message. */
   readonly details: Record<string, unknown>;
 
-  constructor(
-    code: RunProblem["code"],
-    status: number,
-    message: string,
-    details: Record<string, unknown>,
-  ) {
+  /** A problem of `code`, saying `message`. */
+  constructor(code: RunProblemCode, message: string, details: Record<string, unknown> = {}) {
     super(message);
     this.name = "RunProblem";
     this.code = code;
-    this.status = status;
+    this.status = RUN_PROBLEM_STATUS[code];
     this.details = details;
   }
 }
@@ -273,7 +289,6 @@ export abstract class TrackedRun<Failure, Awaiting> {
         this.failureOf(
           new RunProblem(
             "output_too_large",
-            507,
             `The action ran, but its answer of ${size} bytes is more than the ${this.#maxBytes} bytes the bridge keeps for a run, so it was not kept. Read the page's state (its manifest) for the outcome.`,
             { bytes: size, limit_bytes: this.#maxBytes },
           ),
@@ -298,7 +313,6 @@ export abstract class TrackedRun<Failure, Awaiting> {
       ? this.failureOf(
         new RunProblem(
           "output_too_large",
-          507,
           `The run failed with an error of ${size} bytes, more than the ${this.#maxBytes} bytes the bridge keeps for a run, so it was not kept.`,
           { bytes: size, limit_bytes: this.#maxBytes },
         ),
@@ -324,7 +338,6 @@ export abstract class TrackedRun<Failure, Awaiting> {
     const failure = this.failureOf(
       new RunProblem(
         "run_deadline",
-        504,
         `The run did not finish within ${seconds} seconds${
           waited ? " (the person at the page did not answer the confirmation)" : ""
         }, so the bridge stopped it and withdrew the invocation. If the page had already started the action, it may have run: read the page's state before starting a new run.`,

@@ -13,7 +13,7 @@
  * @module
  */
 import type { SessionShare } from "../share/share.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { RunProblem } from "./run.ts";
 
 /** What the shared document of a run holds besides the protocol's own fields. */
@@ -35,7 +35,6 @@ function isSharedRun(value: unknown): value is SharedRun & { view: object } {
 export function instanceStopped(noun: string): RunProblem {
   return new RunProblem(
     "instance_stopped",
-    502,
     `The bridge instance running this ${noun} stopped before it finished, so the ${noun} can no longer finish or be cancelled. Its action may or may not have run: read the page's state before starting a new ${noun}.`,
     {},
   );
@@ -128,7 +127,11 @@ export interface RunMirrorOptions<D extends SharedRun> {
   cancel: (id: string, owner: string) => Promise<void>;
   /** Told of writes and messages that failed (the store unreachable, a broken message). */
   onError?: ((error: unknown) => void) | undefined;
-  /** How long a cancel waits for the running instance's confirmation. @default {2000} */
+  /**
+   * How long a cancel waits for the running instance's confirmation.
+   *
+   * @default {2000}
+   */
   confirmMs?: number | undefined;
 }
 
@@ -140,8 +143,8 @@ export interface CancelOutcome<D> {
   document: D;
 }
 
-/** How long a cancel waits for the running instance's confirmation, by default. */
-const CONFIRM_MS = 2000;
+/** The defaults of {@linkcode RunMirrorOptions}, as its `@default` tags say. */
+export const MIRROR_DEFAULTS: { readonly confirmMs: number } = { confirmMs: 2000 };
 
 /**
  * The shared documents of one protocol's runs, and the cancellations between instances. The
@@ -247,7 +250,7 @@ export class RunMirror<D extends SharedRun> {
       this.#asked.delete(ask);
       resolve();
     };
-    const timer = setTimeout(stop, this.#options.confirmMs ?? CONFIRM_MS);
+    const timer = setTimeout(stop, this.#options.confirmMs ?? MIRROR_DEFAULTS.confirmMs);
     Deno.unrefTimer(timer);
     this.#asked.set(ask, stop);
     return { promise, stop };

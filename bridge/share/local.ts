@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { SessionShare } from "./share.ts";
 
 function unshared(): never {

@@ -11,10 +11,8 @@
  *
  * @module
  */
-import type { EventEmitter } from "node:events";
-import { createClient } from "@redis/client";
 import type { EndReason } from "../wire/channel.ts";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import type {
   AttemptPolicy,
@@ -29,129 +27,83 @@ import type {
   SessionShare,
 } from "./share.ts";
 import { SessionSignal } from "./share.ts";
-import { SCRIPTS } from "./redis_scripts.ts";
-import { fieldsOf, KeptClaim, parseMessage, record } from "./redis_messages.ts";
-import { BEAT_MS, RedisRouter } from "./redis_routing.ts";
-
-/** A client that knows aim's scripts (`client.createSession(…)`, …). */
-function newClient(options: Omit<Parameters<typeof createClient>[0] & object, "scripts">) {
-  return createClient({ ...options, scripts: SCRIPTS });
-}
-
-type Client = ReturnType<typeof newClient>;
+import { fieldsOf, parseMessage, record } from "./redis_messages.ts";
+import { RedisRouter } from "./redis_routing.ts";
+import { RedisConnection } from "./redis_connection.ts";
+import { RedisIdempotency } from "./redis_idempotency.ts";
 
 /** Options of {@linkcode RedisShare}. */
 export interface RedisShareOptions {
   /** `redis://HOST:PORT/DB` */
   url: string;
-  /** Prefix of every key and channel. @default {"aim:"} */
+  /**
+   * Prefix of every key and channel.
+   *
+   * @default {"aim:"}
+   */
   prefix?: string;
-  /** How long a command may take before the store counts as unavailable. @default {2000} */
+  /**
+   * How long a command may take before the store counts as unavailable, ms.
+   *
+   * @default {2000}
+   */
   commandTimeoutMs?: number;
   /** Called for unexpected errors (bugs), without request data. */
   onError?: ((error: unknown) => void) | undefined;
   /**
    * Told, in a sentence, when Redis becomes unreachable and when it is back: once per outage,
-   * never with the URL (it may hold a password). Default: `onError`.
+   * never with the URL (it may hold a password); without it, told to `onError`.
    */
   onStatus?: ((message: string) => void) | undefined;
 }
 
-/** How long an instance counts as alive after its last beat, and how often it beats. */
-const ALIVE_MS = 3000;
-
-/** 503 `store_unavailable`: Redis cannot be reached; the bridge recovers when it is back. */
-export function storeUnavailable(cause?: unknown): AimError {
-  return new AimError(
-    "store_unavailable",
-    "The session store cannot be reached; retry in a few seconds.",
-    { headers: { "Retry-After": "2" }, cause },
-  );
-}
+/** The defaults of {@linkcode RedisShareOptions}, as its `@default` tags say. */
+export const REDIS_DEFAULTS: { readonly prefix: string; readonly commandTimeoutMs: number } = {
+  prefix: "aim:",
+  commandTimeoutMs: 2000,
+};
 
 /** A {@linkcode SessionShare} on Redis. */
 export class RedisShare implements SessionShare {
+  /** This instance's id, among the bridges sharing the store. */
   readonly instance: string = crypto.randomUUID().slice(0, 8);
+  /** A store several bridges share. */
   readonly shared = true;
-  readonly #p: string;
-  readonly #client: Client;
-  readonly #sub: Client;
-  readonly #timeoutMs: number;
+  readonly #redis: RedisConnection;
   readonly #onError: ((error: unknown) => void) | undefined;
-  readonly #status: (message: string) => void;
   readonly #ready: Promise<void>;
   readonly #watchers = new Map<string, Set<(signal: SessionSignal) => void>>();
   readonly #router: RedisRouter;
-  #beat: ReturnType<typeof setInterval> | undefined;
-  #down = false;
-  #closed = false;
+  readonly #idempotency: RedisIdempotency;
 
+  /** Connects to `options.url`; {@linkcode RedisShare.ready} says when it is reached. */
   constructor(options: RedisShareOptions) {
-    this.#p = options.prefix ?? "aim:";
-    this.#timeoutMs = options.commandTimeoutMs ?? 2000;
     this.#onError = options.onError;
+    const redis = this.#redis = new RedisConnection({
+      url: options.url,
+      prefix: options.prefix ?? REDIS_DEFAULTS.prefix,
+      commandTimeoutMs: options.commandTimeoutMs ?? REDIS_DEFAULTS.commandTimeoutMs,
+      instance: this.instance,
+      onStatus: options.onStatus ?? ((message: string) => this.#onError?.(new Error(message))),
+    });
     this.#router = new RedisRouter({
       instance: this.instance,
-      key: (kind, id) => this.#key(kind, id),
-      publish: (channel, message) => this.#client.publish(channel, message),
-      run: (command) => this.#run(command),
+      key: (kind, id) => redis.key(kind, id),
+      publish: (channel, message) => redis.client.publish(channel, message),
+      run: (command) => redis.run(command),
       alive: (instance) => this.alive(instance),
       onError: this.#onError,
     });
-    this.#status = options.onStatus ??
-      ((message: string) => this.#onError?.(new Error(message)));
-    const socket = {
-      connectTimeout: 2000,
-      // Tried again for as long as the bridge runs: it recovers by itself when Redis is back.
-      reconnectStrategy: (retries: number) => Math.min(50 * 2 ** retries, 1000),
-    };
-    // Commands fail at once while Redis is away (503), rather than wait in a queue. The client's
-    // own command timeout is off: it keeps a timer and a signal alive for 5 s after every
-    // command (8 per connecting tab), where #run's timer is cleared as soon as Redis answers.
-    const commandOptions = { timeout: 0 };
-    this.#client = newClient({
-      url: options.url,
-      disableOfflineQueue: true,
-      socket,
-      commandOptions,
+    this.#idempotency = new RedisIdempotency(redis, {
+      instance: this.instance,
+      alive: (instance) => this.alive(instance),
     });
-    this.#sub = newClient({ url: options.url, socket, commandOptions });
-    for (const redis of [this.#client, this.#sub]) {
-      // The client is an EventEmitter; its type leaves `on` optional.
-      const client = redis as unknown as EventEmitter;
-      client.on("error", (error: unknown) => {
-        if (this.#down) return;
-        this.#down = true;
-        const reason = error instanceof Error ? error.message : String(error);
-        this.#status(`Redis cannot be reached (${reason}); answering 503 until it is back`);
-      });
-      client.on("ready", () => {
-        if (!this.#down) return;
-        this.#down = false;
-        this.#status("Redis is reachable again");
-      });
-    }
-    this.#ready = this.#start();
+    this.#ready = redis.start({
+      onCall: (message) => this.#router.onCall(message),
+      onReply: (message) => this.#router.onReply(message),
+    });
     // A bridge that never reaches Redis still answers (503), so nothing may be left unhandled.
     this.#ready.catch(() => {});
-  }
-
-  async #start(): Promise<void> {
-    await Promise.all([this.#client.connect(), this.#sub.connect()]);
-    await this.#sub.subscribe(
-      this.#p + "q:" + this.instance,
-      (m: string) => this.#router.onCall(m),
-    );
-    await this.#sub.subscribe(
-      this.#p + "r:" + this.instance,
-      (m: string) => this.#router.onReply(m),
-    );
-    const beat = () => {
-      this.#client.set(this.#p + "i:" + this.instance, "1", { PX: ALIVE_MS }).catch(() => {});
-    };
-    beat();
-    this.#beat = setInterval(beat, BEAT_MS);
-    Deno.unrefTimer(this.#beat as unknown as number);
   }
 
   ready(): Promise<void> {
@@ -159,51 +111,21 @@ export class RedisShare implements SessionShare {
   }
 
   async close(): Promise<void> {
-    if (this.#closed) return;
-    this.#closed = true;
-    clearInterval(this.#beat);
+    if (this.#redis.closed) return;
     this.#router.close();
-    await this.#client.del(this.#p + "i:" + this.instance).catch(() => {});
-    await Promise.allSettled([this.#client.close(), this.#sub.close()]);
-  }
-
-  /** Runs a command within the timeout; any failure is 503 `store_unavailable`. */
-  async #run<T>(command: () => Promise<T>): Promise<T> {
-    if (this.#closed) throw storeUnavailable();
-    let timer: ReturnType<typeof setTimeout> | undefined;
-    try {
-      return await Promise.race([
-        command(),
-        new Promise<never>((_, reject) => {
-          timer = setTimeout(
-            () => reject(new Error("Redis did not answer in time")),
-            this.#timeoutMs,
-          );
-        }),
-      ]);
-    } catch (error) {
-      if (error instanceof AimError) throw error;
-      if (Deno.env.get("AIM_DEBUG")) console.error("redis", error);
-      throw storeUnavailable(error);
-    } finally {
-      clearTimeout(timer);
-    }
-  }
-
-  #key(kind: string, id: string): string {
-    return this.#p + kind + ":" + id;
+    await this.#redis.close();
   }
 
   async create(tokenHash: string, rec: SessionRecord, limits: CreateLimits): Promise<string[]> {
-    const ended = await this.#run(() =>
-      this.#client.createSession({
+    const ended = await this.#redis.run(() =>
+      this.#redis.client.createSession({
         keys: [
-          this.#key("s", tokenHash),
-          this.#key("c", rec.credentialHash),
-          this.#key("k", rec.tabKeyHash),
-          this.#p + "n",
-          this.#p + "f",
-          this.#key("f", rec.client),
+          this.#redis.key("s", tokenHash),
+          this.#redis.key("c", rec.credentialHash),
+          this.#redis.key("k", rec.tabKeyHash),
+          this.#redis.root("n"),
+          this.#redis.root("f"),
+          this.#redis.key("f", rec.client),
         ],
         arguments: [
           tokenHash,
@@ -227,10 +149,10 @@ export class RedisShare implements SessionShare {
 
   async load(tokenHash: string): Promise<SessionRecord | null> {
     // One round trip: the session, and who holds its lease if that instance is alive.
-    const flat = await this.#run(() =>
-      this.#client.loadSession({
-        keys: [this.#key("s", tokenHash), this.#key("l", tokenHash)],
-        arguments: [this.#p + "i:"],
+    const flat = await this.#redis.run(() =>
+      this.#redis.client.loadSession({
+        keys: [this.#redis.key("s", tokenHash), this.#redis.key("l", tokenHash)],
+        arguments: [this.#redis.key("i", "")],
       })
     ) as string[];
     const fields: Record<string, string> = {};
@@ -239,7 +161,9 @@ export class RedisShare implements SessionShare {
   }
 
   alias(kind: "credential" | "tabKey", hash: string): Promise<string | null> {
-    return this.#run(() => this.#client.get(this.#key(kind === "credential" ? "c" : "k", hash)));
+    return this.#redis.run(() =>
+      this.#redis.client.get(this.#redis.key(kind === "credential" ? "c" : "k", hash))
+    );
   }
 
   async update(
@@ -250,15 +174,21 @@ export class RedisShare implements SessionShare {
       replaces?: Pick<SessionRecord, "credentialHash" | "tabKeyHash">;
     } = {},
   ): Promise<number> {
-    const keys = [this.#key("s", tokenHash)];
+    const keys = [this.#redis.key("s", tokenHash)];
     const { replaces } = options;
     if (replaces) {
-      keys.push(this.#key("c", replaces.credentialHash), this.#key("c", fields.credentialHash!));
-      keys.push(this.#key("k", replaces.tabKeyHash), this.#key("k", fields.tabKeyHash!));
+      keys.push(
+        this.#redis.key("c", replaces.credentialHash),
+        this.#redis.key("c", fields.credentialHash!),
+      );
+      keys.push(
+        this.#redis.key("k", replaces.tabKeyHash),
+        this.#redis.key("k", fields.tabKeyHash!),
+      );
     }
     const { holder: _, ...stored } = fields;
-    const result = await this.#run(() =>
-      this.#client.updateSession({
+    const result = await this.#redis.run(() =>
+      this.#redis.client.updateSession({
         keys,
         arguments: [tokenHash, ...fieldsOf(stored), options.bump ? "bump" : "keep"],
       })
@@ -272,23 +202,23 @@ export class RedisShare implements SessionShare {
     ttlMs: number,
   ): Promise<void> {
     const expires = Date.now() + ttlMs;
-    await this.#run(() =>
-      this.#client.multi()
-        .pExpire(this.#key("s", tokenHash), ttlMs)
-        .pExpire(this.#key("c", rec.credentialHash), ttlMs)
-        .pExpire(this.#key("k", rec.tabKeyHash), ttlMs)
-        .zAdd(this.#p + "n", { score: expires, value: tokenHash }, { condition: "XX" })
+    await this.#redis.run(() =>
+      this.#redis.client.multi()
+        .pExpire(this.#redis.key("s", tokenHash), ttlMs)
+        .pExpire(this.#redis.key("c", rec.credentialHash), ttlMs)
+        .pExpire(this.#redis.key("k", rec.tabKeyHash), ttlMs)
+        .zAdd(this.#redis.root("n"), { score: expires, value: tokenHash }, { condition: "XX" })
         .exec()
     );
   }
 
   /** A session in use leaves the sets of unused ones. */
   async inUse(tokenHash: string, client: string): Promise<void> {
-    await this.#run(() =>
-      this.#client.multi()
-        .zRem(this.#p + "f", tokenHash)
-        .zRem(this.#key("f", client), tokenHash)
-        .hSet(this.#key("s", tokenHash), "inUse", "1")
+    await this.#redis.run(() =>
+      this.#redis.client.multi()
+        .zRem(this.#redis.root("f"), tokenHash)
+        .zRem(this.#redis.key("f", client), tokenHash)
+        .hSet(this.#redis.key("s", tokenHash), "inUse", "1")
         .exec()
     );
   }
@@ -298,36 +228,36 @@ export class RedisShare implements SessionShare {
     rec: Pick<SessionRecord, "id" | "credentialHash" | "tabKeyHash" | "client">,
     reason: EndReason,
   ): Promise<void> {
-    await this.#run(() =>
-      this.#client.multi()
+    await this.#redis.run(() =>
+      this.#redis.client.multi()
         .del([
-          this.#key("s", tokenHash),
-          this.#key("c", rec.credentialHash),
-          this.#key("k", rec.tabKeyHash),
-          this.#key("l", tokenHash),
+          this.#redis.key("s", tokenHash),
+          this.#redis.key("c", rec.credentialHash),
+          this.#redis.key("k", rec.tabKeyHash),
+          this.#redis.key("l", tokenHash),
         ])
-        .zRem(this.#p + "n", tokenHash)
-        .zRem(this.#p + "f", tokenHash)
-        .zRem(this.#key("f", rec.client), tokenHash)
+        .zRem(this.#redis.root("n"), tokenHash)
+        .zRem(this.#redis.root("f"), tokenHash)
+        .zRem(this.#redis.key("f", rec.client), tokenHash)
         .exec()
     );
     this.signal(rec.id, { type: "ended", reason });
   }
 
   async acquire(tokenHash: string, ms: number): Promise<number> {
-    const left = await this.#run(() =>
-      this.#client.acquireLease({
-        keys: [this.#key("l", tokenHash)],
-        arguments: [this.instance, String(ms), this.#p + "i:"],
+    const left = await this.#redis.run(() =>
+      this.#redis.client.acquireLease({
+        keys: [this.#redis.key("l", tokenHash)],
+        arguments: [this.instance, String(ms), this.#redis.key("i", "")],
       })
     );
     return Number(left);
   }
 
   async renew(tokenHash: string, ms: number): Promise<boolean> {
-    const got = await this.#run(() =>
-      this.#client.renewLease({
-        keys: [this.#key("l", tokenHash)],
+    const got = await this.#redis.run(() =>
+      this.#redis.client.renewLease({
+        keys: [this.#redis.key("l", tokenHash)],
         arguments: [this.instance, String(ms)],
       })
     );
@@ -335,26 +265,33 @@ export class RedisShare implements SessionShare {
   }
 
   async release(tokenHash: string): Promise<void> {
-    await this.#run(() =>
-      this.#client.releaseLease({ keys: [this.#key("l", tokenHash)], arguments: [this.instance] })
+    await this.#redis.run(() =>
+      this.#redis.client.releaseLease({
+        keys: [this.#redis.key("l", tokenHash)],
+        arguments: [this.instance],
+      })
     );
   }
 
   async alive(instance: string): Promise<boolean> {
-    return await this.#run(() => this.#client.exists(this.#key("i", instance))) === 1;
+    return await this.#redis.run(() =>
+      this.#redis.client.exists(this.#redis.key("i", instance))
+    ) === 1;
   }
 
   signal(sessionId: string, signal: SessionSignal): void {
-    this.#client.publish(this.#key("e", sessionId), JSON.stringify(signal)).catch(() => {});
+    this.#redis.client.publish(this.#redis.key("e", sessionId), JSON.stringify(signal)).catch(
+      () => {},
+    );
   }
 
   watch(sessionId: string, onSignal: (signal: SessionSignal) => void): () => void {
-    const channel = this.#key("e", sessionId);
+    const channel = this.#redis.key("e", sessionId);
     let set = this.#watchers.get(channel);
     if (!set) {
       const watchers = set = new Set();
       this.#watchers.set(channel, set);
-      this.#sub.subscribe(channel, (message: string) => {
+      this.#redis.sub.subscribe(channel, (message: string) => {
         const signal = parseMessage(SessionSignal, message);
         if (signal === undefined) {
           this.#onError?.(new Error("A malformed session signal from Redis was dropped"));
@@ -368,7 +305,7 @@ export class RedisShare implements SessionShare {
       set.delete(onSignal);
       if (set.size > 0 || this.#watchers.get(channel) !== set) return;
       this.#watchers.delete(channel);
-      this.#sub.unsubscribe(channel).catch(() => {});
+      this.#redis.sub.unsubscribe(channel).catch(() => {});
     };
   }
 
@@ -385,108 +322,40 @@ export class RedisShare implements SessionShare {
     this.#router.serve(handler);
   }
 
-  async claim(
+  claim(
     tokenHash: string,
     key: string,
     fingerprint: string,
     options: { ttlMs: number; maxKeys: number },
   ): Promise<IdempotencyClaim> {
-    const name = this.#key("d", tokenHash + ":" + key);
-    const mine = JSON.stringify({ fingerprint, owner: this.instance });
-    const seen = await this.#run(() =>
-      this.#client.claimKey({
-        keys: [name, this.#key("dk", tokenHash)],
-        arguments: [
-          mine,
-          String(options.ttlMs),
-          String(Date.now()),
-          key,
-          String(options.maxKeys),
-          this.#key("d", tokenHash + ":"),
-        ],
-      })
-    ) as string | null;
-    if (seen === null) return { state: "new" };
-    // A claim that fits no schema is lost: its call is never run again.
-    const kept = parseMessage(KeptClaim, seen);
-    if (kept === undefined) return { state: "lost" };
-    if (kept.fingerprint !== fingerprint) return { state: "reused" };
-    return await this.#claimed(name, kept, 0);
+    return this.#idempotency.claim(tokenHash, key, fingerprint, options);
   }
 
-  async #claimed(
-    name: string,
-    kept: KeptClaim,
-    ms: number,
-  ): Promise<IdempotencyClaim> {
-    if (kept.outcome) return { state: "done", outcome: kept.outcome };
-    if (kept.lost) return { state: "lost" };
-    // Under way on another call: its answer is waited for, unless its instance stopped.
-    if (!(await this.alive(kept.owner))) return { state: "lost" };
-    return ms > 0 ? await this.outcome(name, "", ms) : { state: "running" };
+  outcome(tokenHashOrName: string, key: string, ms: number): Promise<IdempotencyClaim> {
+    return this.#idempotency.outcome(tokenHashOrName, key, ms);
   }
 
-  async outcome(tokenHashOrName: string, key: string, ms: number): Promise<IdempotencyClaim> {
-    const name = key ? this.#key("d", tokenHashOrName + ":" + key) : tokenHashOrName;
-    const until = Date.now() + ms;
-    let delay = 20;
-    while (Date.now() < until) {
-      const seen = await this.#run(() => this.#client.get(name));
-      if (seen === null) return { state: "lost" };
-      const kept = parseMessage(KeptClaim, seen);
-      if (kept === undefined) return { state: "lost" };
-      if (kept.outcome || kept.lost || !(await this.alive(kept.owner))) {
-        return await this.#claimed(name, kept, 0);
-      }
-      if (this.#closed) break;
-      // The first answer is polled for: retries of one key are rare, and each ends in `ms`.
-      await new Promise((resolve) => setTimeout(resolve, delay));
-      delay = Math.min(delay * 2, 250);
-    }
-    return { state: "running" };
-  }
-
-  async settle(
+  settle(
     tokenHash: string,
     key: string,
     outcome: KeptOutcome | undefined,
     options: { ttlMs: number; ran: boolean; maxBytes: number },
   ): Promise<void> {
-    const name = this.#key("d", tokenHash + ":" + key);
-    if (!options.ran) {
-      await this.#run(() => this.#client.del(name));
-      return;
-    }
-    const seen = await this.#run(() => this.#client.get(name));
-    if (seen === null) return;
-    const kept = parseMessage(KeptClaim, seen);
-    if (kept === undefined) return;
-    const answer = outcome ? JSON.stringify({ ...kept, outcome }) : "";
-    // Within the session's byte budget, else kept as lost: a retry is refused, never run again.
-    await this.#run(() =>
-      this.#client.settleKey({
-        keys: [name, this.#key("db", tokenHash)],
-        arguments: [
-          answer,
-          JSON.stringify({ ...kept, lost: true }),
-          String(options.ttlMs),
-          String(answer.length),
-          String(options.maxBytes),
-        ],
-      })
-    );
+    return this.#idempotency.settle(tokenHash, key, outcome, options);
   }
 
   async attempts(key: string): Promise<Attempts | null> {
-    const fields = await this.#run(() => this.#client.hGetAll(this.#key("t", key)));
+    const fields = await this.#redis.run(() =>
+      this.#redis.client.hGetAll(this.#redis.key("t", key))
+    );
     if (!fields.count) return null;
     return { count: Number(fields.count), last: Number(fields.last) };
   }
 
   async fail(key: string, windowMs: number, now: number): Promise<Attempts> {
-    const count = await this.#run(() =>
-      this.#client.failAttempt({
-        keys: [this.#key("t", key)],
+    const count = await this.#redis.run(() =>
+      this.#redis.client.failAttempt({
+        keys: [this.#redis.key("t", key)],
         arguments: [String(now), String(windowMs)],
       })
     );
@@ -494,9 +363,9 @@ export class RedisShare implements SessionShare {
   }
 
   async claimAttempts(keys: string[], policy: AttemptPolicy): Promise<number> {
-    const wait = await this.#run(() =>
-      this.#client.claimAttempts({
-        keys: keys.map((key) => this.#key("t", key)),
+    const wait = await this.#redis.run(() =>
+      this.#redis.client.claimAttempts({
+        keys: keys.map((key) => this.#redis.key("t", key)),
         arguments: [policy.now, policy.windowMs, policy.max, policy.baseDelayMs, policy.maxDelayMs]
           .map(String),
       })
@@ -505,27 +374,31 @@ export class RedisShare implements SessionShare {
   }
 
   async forgive(key: string): Promise<void> {
-    await this.#run(() =>
-      this.#client.forgiveAttempt({ keys: [this.#key("t", key)], arguments: [] })
+    await this.#redis.run(() =>
+      this.#redis.client.forgiveAttempt({ keys: [this.#redis.key("t", key)], arguments: [] })
     );
   }
 
   async reset(key: string): Promise<void> {
-    await this.#run(() => this.#client.del(this.#key("t", key)));
+    await this.#redis.run(() => this.#redis.client.del(this.#redis.key("t", key)));
   }
 
   async put(kind: string, id: string, value: unknown, ttlMs: number): Promise<void> {
     const text = JSON.stringify(value);
-    await this.#run(() => this.#client.set(this.#key("o:" + kind, id), text, { PX: ttlMs }));
+    await this.#redis.run(() =>
+      this.#redis.client.set(this.#redis.key("o:" + kind, id), text, { PX: ttlMs })
+    );
   }
 
   async get(kind: string, id: string): Promise<unknown | null> {
-    const text = await this.#run(() => this.#client.get(this.#key("o:" + kind, id)));
+    const text = await this.#redis.run(() =>
+      this.#redis.client.get(this.#redis.key("o:" + kind, id))
+    );
     return text === null ? null : JSON.parse(text);
   }
 
   async del(kind: string, id: string): Promise<void> {
-    await this.#run(() => this.#client.del(this.#key("o:" + kind, id)));
+    await this.#redis.run(() => this.#redis.client.del(this.#redis.key("o:" + kind, id)));
   }
 
   tell(instance: string, topic: string, message: unknown): Promise<boolean> {
@@ -541,9 +414,9 @@ export class RedisShare implements SessionShare {
     entry: unknown,
     options: { keep: number; ttlMs: number },
   ): Promise<void> {
-    const key = this.#key("a", sessionId);
-    await this.#run(() =>
-      this.#client.multi()
+    const key = this.#redis.key("a", sessionId);
+    await this.#redis.run(() =>
+      this.#redis.client.multi()
         .lPush(key, JSON.stringify(entry))
         .lTrim(key, 0, options.keep - 1)
         .pExpire(key, options.ttlMs)
@@ -552,8 +425,8 @@ export class RedisShare implements SessionShare {
   }
 
   async activity(sessionId: string, limit: number): Promise<unknown[]> {
-    const items = await this.#run(() =>
-      this.#client.lRange(this.#key("a", sessionId), 0, limit - 1)
+    const items = await this.#redis.run(() =>
+      this.#redis.client.lRange(this.#redis.key("a", sessionId), 0, limit - 1)
     );
     return items.map((item: string) => JSON.parse(item));
   }

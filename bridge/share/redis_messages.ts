@@ -7,7 +7,7 @@
  * @module
  */
 import { z } from "zod";
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { ActionSpec, InvokeResult } from "../wire/schemas.ts";
 import { FailedOutcome, ForwardedCall, Identity, KeptOutcome } from "./share.ts";
 import type { SessionRecord } from "./share.ts";

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { AimError, errorFromBody } from "../wire/errors.ts";
+import { AimError, errorFromBody } from "../errors/aim_error.ts";
 import type { InvokeResult } from "../wire/schemas.ts";
 import type { ForwardedCall, ForwardHandler, ForwardOptions } from "./share.ts";
 import { NOT_SENT } from "./share.ts";

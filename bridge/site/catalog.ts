@@ -244,9 +244,16 @@ interface CacheEntry {
 
 /** Options of {@linkcode SiteCatalog}. */
 export interface SiteCatalogOptions {
-  /** Watch the root so that a page's file is looked up again after files move. Default true. */
+  /**
+   * Watch the root so that a page's file is looked up again after files move.
+   *
+   * @default {true}
+   */
   watch?: boolean;
 }
+
+/** The defaults of {@linkcode SiteCatalogOptions}, as its `@default` tags say. */
+export const SITE_CATALOG_DEFAULTS: { readonly watch: boolean } = { watch: true };
 
 /**
  * The catalog of a site: pages scanned once per file change. A watcher on the root says when a
@@ -266,7 +273,7 @@ export class SiteCatalog implements PageCatalog, Disposable {
 
   constructor(root: SiteRoot, options: SiteCatalogOptions = {}) {
     this.root = root;
-    if (options.watch !== false) this.#watch();
+    if (options.watch ?? SITE_CATALOG_DEFAULTS.watch) this.#watch();
   }
 
   #watch(): void {

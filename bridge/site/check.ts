@@ -6,24 +6,16 @@
  */
 import { parseDocument } from "htmlparser2";
 import { type AnyNode, type Element, isTag } from "domhandler";
-import { selectAll, selectOne } from "css-select";
+import { selectOne } from "css-select";
 import { scanPage } from "./catalog.ts";
 import { BUILTIN_ACTION_IDS } from "../input/action_spec.ts";
-import { splitDeep } from "../markup/deep_selector.ts";
 import { backtrackingRisk } from "./backtracking.ts";
+import { type CheckProblem, deepPrefix, deepWarning } from "./check_problem.ts";
 import { checkState, patternsOf } from "./check_state.ts";
 import { checkActionBindings } from "./check_bindings.ts";
 import { anchorPattern } from "../markup/form.ts";
 
-/** One problem found by {@linkcode checkPage}. */
-export interface CheckProblem {
-  file: string;
-  line: number;
-  column: number;
-  message: string;
-  /** An error fails `aim check`; a warning only with `--strict`. */
-  severity: "error" | "warning";
-}
+export { type CheckProblem, deepPrefix, deepWarning } from "./check_problem.ts";
 
 const ELEMENTS_SCRIPT = /(^|\/)__aim\/elements(\.[A-Za-z0-9_-]+)?\.js(\?.*)?$/;
 
@@ -31,33 +23,6 @@ function position(html: string, offset: number): { line: number; column: number 
   const before = html.slice(0, offset);
   const line = before.split("\n").length;
   return { line, column: offset - before.lastIndexOf("\n") };
-}
-
-/** An empty tree, to check a selector's syntax on. */
-const EMPTY = parseDocument("");
-
-/**
- * What the static HTML can check of a selector with the deep combinator `>>>`: the part before
- * the first one ("" for a leading `>>>`, which starts in an item's shadow root); the rest is
- * inside shadow roots that a script attaches. Null when a part is not a valid selector;
- * undefined for a plain selector.
- */
-export function deepPrefix(selector: string): string | null | undefined {
-  if (!selector.includes(">>>")) return undefined;
-  try {
-    const parts = splitDeep(selector);
-    if (parts.length === 1) return undefined;
-    for (const part of parts) if (part) selectAll(part, EMPTY);
-    return parts[0]!;
-  } catch {
-    return null;
-  }
-}
-
-/** The warning about a deep selector: what `aim check` cannot see, and what it checked. */
-export function deepWarning(attr: string, selector: string, prefix: string): string {
-  return `${attr}="${selector}" reaches into shadow roots (>>>), which a script attaches: ` +
-    (prefix ? `only "${prefix}" is checked in the static page` : "it is not checked statically");
 }
 
 function elements(node: AnyNode, out: Element[] = []): Element[] {

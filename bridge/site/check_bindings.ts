@@ -8,8 +8,8 @@ import { type AnyNode, type Document, type Element, isTag } from "domhandler";
 import { selectAll } from "css-select";
 import { INPUT_ATTRIBUTES, itemKey } from "../markup/action.ts";
 import { SECRET_KEY } from "../markup/secrets.ts";
-import { type CheckProblem, deepPrefix, deepWarning } from "./check.ts";
-import { type AddProblem, markupOf } from "./check_state.ts";
+import { type AddProblem, type CheckProblem, deepPrefix, deepWarning } from "./check_problem.ts";
+import { markupOf } from "./check_state.ts";
 
 // ---------------------------------------------------------------------------------------------
 // <aim-action>: its bindings (items=, key=, click=, check=, fill=, commit=, <aim-field>) read

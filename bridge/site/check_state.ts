@@ -13,7 +13,9 @@ import type { MarkupElement } from "../markup/action.ts";
 import { SECRET_KEY } from "../markup/secrets.ts";
 import { OBJECT_NAMES } from "../wire/names.ts";
 import { readStateSpec, type StateField, typed } from "../markup/state.ts";
-import { type CheckProblem, deepPrefix, deepWarning } from "./check.ts";
+import { type AddProblem, deepPrefix, deepWarning } from "./check_problem.ts";
+
+export type { AddProblem } from "./check_problem.ts";
 
 export function patternsOf(schema: InputSchema): [string, string][] {
   return stringFields(schema).flatMap(([where, field]) =>
@@ -24,13 +26,6 @@ export function patternsOf(schema: InputSchema): [string, string][] {
 // ---------------------------------------------------------------------------------------------
 // <aim-state>: its items= and <aim-field> children, read against the static HTML as the
 // element would read the page (a script may render more, so what matches nothing only warns).
-
-/** Reports a problem at an element: an error unless said otherwise. */
-export type AddProblem = (
-  el: Element,
-  message: string,
-  severity?: CheckProblem["severity"],
-) => void;
 
 /** Attributes of an `<aim-action>`'s `<aim-field>`, which mean nothing in an `<aim-state>`. */
 const ACTION_FIELD_ATTRIBUTES = ["fill", "required", "minimum", "maximum"];

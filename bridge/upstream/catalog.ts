@@ -12,17 +12,33 @@ import { BoundedMap } from "../utils/bounded_map.ts";
 
 /** Options of {@linkcode UpstreamCatalog}. */
 export interface UpstreamCatalogOptions {
-  /** Bytes of a page's HTML read at most; a longer page has no public catalog. @default 1048576 */
+  /**
+   * Bytes of a page's HTML read at most; a longer page has no public catalog.
+   *
+   * @default {1048576}
+   */
   maxBytes?: number;
-  /** How long one anonymous fetch may take, ms. @default 5000 */
+  /**
+   * How long one anonymous fetch may take, ms.
+   *
+   * @default {5000}
+   */
   timeoutMs?: number;
-  /** Pages known at most (cached scans, listed paths). @default 200 */
+  /**
+   * Pages known at most (cached scans, listed paths).
+   *
+   * @default {200}
+   */
   maxPages?: number;
-  /** How long a scan is used before it is revalidated, ms. @default 30000 */
+  /**
+   * How long a scan is used before it is revalidated, ms.
+   *
+   * @default {30000}
+   */
   freshMs?: number;
-  /** The clock. @default Date.now */
+  /** The clock; without it, `Date.now`. */
   now?: () => number;
-  /** The fetch used for the app; tests count requests through it. @default fetch */
+  /** The fetch used for the app (tests count requests through it); without it, `fetch`. */
   fetch?: typeof fetch;
 }
 

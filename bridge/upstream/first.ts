@@ -4,10 +4,9 @@
  * every request the check refuses, goes on to the full app.
  * @module
  */
-import { AimError } from "../wire/errors.ts";
+import { AimError } from "../errors/aim_error.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "../http/middleware.ts";
-import { errorResponse, MANIFEST_HEADERS } from "../http/responses.ts";
 import { type AimPaths, isAimPath } from "./routes.ts";
 import { badGateway, type UpstreamProxy } from "./proxy.ts";
 
@@ -73,7 +72,7 @@ export function proxyFirst(
         options.onError?.(error);
         error = badGateway();
       }
-      return errorResponse(error, MANIFEST_HEADERS);
+      return error.getResponse();
     });
     if (!options.log) return answered;
     return answered.then((response) => {

@@ -55,11 +55,11 @@ export interface ForwardOptions {
   client: string;
   /** The origin the client reached aim at: `X-Forwarded-Proto` and `-Host` come from it. */
   origin: string;
-  /** Keep the client's `Host` (true) or send the upstream's own. @default true */
+  /** Keep the client's `Host` (true) or send the upstream's own. */
   preserveHost: boolean;
-  /** Set `X-Forwarded-For`, `-Proto` and `-Host`. @default true */
+  /** Set `X-Forwarded-For`, `-Proto` and `-Host`. */
   forwarded: boolean;
-  /** Keep the client's `X-Forwarded-For` hops (only behind a proxy aim trusts). @default false */
+  /** Keep the client's `X-Forwarded-For` hops (only behind a proxy aim trusts). */
   trustForwarded: boolean;
 }
 

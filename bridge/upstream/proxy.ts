@@ -6,7 +6,7 @@
  * @module
  */
 import type { Context, Hono } from "hono";
-import { AimError, notFound } from "../wire/errors.ts";
+import { AimError, notFound } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, isAimPath } from "./routes.ts";
@@ -19,15 +19,35 @@ export interface RequestFrom {
 
 /** Options of {@linkcode UpstreamProxy}. */
 export interface ProxyOptions {
-  /** Keep the client's `Host` when asking the app (apps build absolute URLs from it). @default true */
+  /**
+   * Keep the client's `Host` when asking the app (apps build absolute URLs from it).
+   *
+   * @default {true}
+   */
   preserveHost?: boolean | undefined;
-  /** Set `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host`. @default true */
+  /**
+   * Set `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host`.
+   *
+   * @default {true}
+   */
   forwarded?: boolean | undefined;
-  /** Keep the client's `X-Forwarded-For` hops (aim itself behind a trusted proxy). @default false */
+  /**
+   * Keep the client's `X-Forwarded-For` hops (aim itself behind a trusted proxy).
+   *
+   * @default {false}
+   */
   trustForwarded?: boolean | undefined;
-  /** How long the app may take to answer with its headers (or open a WebSocket), ms. @default 30000 */
+  /**
+   * How long the app may take to answer with its headers (or open a WebSocket), ms.
+   *
+   * @default {30000}
+   */
   timeoutMs?: number | undefined;
-  /** Idle connections kept open to the app. @default 64 */
+  /**
+   * Idle connections kept open to the app.
+   *
+   * @default {64}
+   */
   keepAlive?: number | undefined;
   /**
    * Told each time the app gave no answer: none at all (`bad_gateway`), or not within `timeoutMs`
@@ -53,7 +73,13 @@ export function gatewayTimeout(timeoutMs: number): AimError {
 }
 
 /** The defaults of {@linkcode ProxyOptions}. */
-export const PROXY_DEFAULTS = { timeoutMs: 30_000, keepAlive: 64 } as const;
+export const PROXY_DEFAULTS = {
+  preserveHost: true,
+  forwarded: true,
+  trustForwarded: false,
+  timeoutMs: 30_000,
+  keepAlive: 64,
+} as const;
 
 /** A proxy to one app. */
 export class UpstreamProxy implements Disposable {
@@ -95,9 +121,9 @@ export class UpstreamProxy implements Disposable {
     return upstreamRequestHeaders(request.headers, {
       client: from.client,
       origin: from.origin,
-      preserveHost: this.#options.preserveHost ?? true,
-      forwarded: this.#options.forwarded ?? true,
-      trustForwarded: this.#options.trustForwarded ?? false,
+      preserveHost: this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost,
+      forwarded: this.#options.forwarded ?? PROXY_DEFAULTS.forwarded,
+      trustForwarded: this.#options.trustForwarded ?? PROXY_DEFAULTS.trustForwarded,
     });
   }
 
@@ -154,7 +180,7 @@ export class UpstreamProxy implements Disposable {
     }
     let location = answer.headers.get("location");
     const out = clientResponseHeaders(answer.headers, fetchDecodes(headers));
-    if (location && !(this.#options.preserveHost ?? true)) {
+    if (location && !(this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost)) {
       // The app named itself: the client goes on through aim.
       if (location.startsWith(this.upstream.origin)) {
         location = from.origin + location.slice(this.upstream.origin.length);

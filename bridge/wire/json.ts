@@ -41,16 +41,24 @@ export function jsonDepth(text: string, limit = Infinity): number {
 
 /** Options of {@linkcode parseUntrustedJson}. */
 export interface ParseJsonOptions {
-  /** Deepest nesting accepted. Default {@linkcode MAX_JSON_DEPTH}. */
+  /**
+   * Deepest nesting accepted ({@linkcode MAX_JSON_DEPTH}).
+   *
+   * @default {MAX_JSON_DEPTH}
+   */
   maxDepth?: number;
 }
+
+/** The defaults of {@linkcode ParseJsonOptions}, as its `@default` tags say. */
+export const PARSE_JSON_DEFAULTS: { readonly maxDepth: number } = { maxDepth: MAX_JSON_DEPTH };
 
 /** The parsed value, or the problem with the text. */
 export function parseUntrustedJson(
   text: string,
   options: ParseJsonOptions = {},
 ): { ok: true; value: unknown } | { ok: false; problem: JsonProblem } {
-  if (jsonDepth(text, options.maxDepth ?? MAX_JSON_DEPTH) > (options.maxDepth ?? MAX_JSON_DEPTH)) {
+  const maxDepth = options.maxDepth ?? PARSE_JSON_DEFAULTS.maxDepth;
+  if (jsonDepth(text, maxDepth) > maxDepth) {
     return { ok: false, problem: "depth" };
   }
   let proto = false;

@@ -62,9 +62,17 @@ export interface WebMcpToolInfo {
  * `<aim-tool name="…" hidden>`): it can only make a tool safer, never less so.
  */
 export interface ToolMarkup {
-  /** Ask the person before every run, whatever its annotations say. @default {false} */
+  /**
+   * Ask the person before every run, whatever its annotations say.
+   *
+   * @default {false}
+   */
   consequential?: boolean;
-  /** Keep the tool from remote agents. @default {false} */
+  /**
+   * Keep the tool from remote agents.
+   *
+   * @default {false}
+   */
   hidden?: boolean;
 }
 

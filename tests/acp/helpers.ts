@@ -105,6 +105,9 @@ export async function expectAcpError(
 ): Promise<AcpError> {
   assert.equal(res.status, status, `expected ${status} ${code}`);
   assert.equal(res.headers.get("content-type"), "application/json; charset=utf-8");
+  // Every error answers one way: never cached, varying with the credentials.
+  assert.equal(res.headers.get("cache-control"), "private, no-store");
+  assert.equal(res.headers.get("vary"), "Cookie, Authorization");
   const body = AcpError.parse(await res.json());
   assert.equal(body.code, code);
   assert.ok(body.message.length > 0);

@@ -28,6 +28,7 @@ const FILES = [
   "elements.webmcp.js",
   "elements.state.js",
   "elements.bindings.js",
+  "elements.warnings.js",
   "elements.webmcp-api.js",
 ];
 
@@ -120,6 +121,7 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
     "elements.dialog.js",
     "elements.panel.js",
     "elements.state.js",
+    "elements.warnings.js",
     "elements.webmcp.js",
   ]);
   const upFront = (await Promise.all(size.upFront.map((m) => read(m.file)))).join("\n");
@@ -145,11 +147,16 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
   ]);
   assert.deepEqual(importsOf(await read("elements.shared.js")).dynamic.sort(), [
     "elements.dialog.js",
+    "elements.warnings.js",
     "elements.webmcp.js",
   ]);
-  // WebMCP gets the client from the entry: its chunk imports nothing, so carries no copy.
+  // WebMCP gets the client from the entry: its chunk imports only the warnings' words, on
+  // demand, so carries no copy of the client.
   const webmcp = importsOf(await read("elements.webmcp.js"));
-  assert.deepEqual([...webmcp.static, ...webmcp.dynamic], []);
+  assert.deepEqual([...webmcp.static, ...webmcp.dynamic], ["elements.warnings.js"]);
+  // The warnings' words import nothing.
+  const words = importsOf(await read("elements.warnings.js"));
+  assert.deepEqual([...words.static, ...words.dynamic], []);
   assert.ok((await read("elements.webmcp.js")).includes("registerTool"));
   // The structured state reader imports nothing either, so the shared chunk stays one.
   const state = importsOf(await read("elements.state.js"));

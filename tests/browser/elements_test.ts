@@ -306,7 +306,9 @@ Deno.test({
       );
       const again = await agent.manifest("/secrets.json");
       assert.equal(JSON.stringify(again.body).includes("hunter2"), false);
-      await warnings.waitFor(/passwords are never published/);
+      await warnings.waitFor(
+        /passwords are never published \(docs\/elements\.md#password-field\)/,
+      );
     });
 
     await t.step(
@@ -356,8 +358,12 @@ Deno.test({
         const warnings = new Warnings(page);
         await page.goto(bridge.origin + "/warnings");
         const agent = new Agent(bridge, await panelToken(page));
-        await warnings.waitFor(/bad_length.*input-min-length="three" is not a whole number/);
-        await warnings.waitFor(/"login" was rejected: "login" is a server action/);
+        await warnings.waitFor(
+          /bad_length.*input-min-length="three" is not a whole number \(docs\/elements\.md#action-markup\)/,
+        );
+        await warnings.waitFor(
+          /"login" was rejected: "login" is a server action.* \(docs\/elements\.md#action-rejected\)/,
+        );
         const ids = (await agent.manifest("/warnings.json")).body.actions.map((a: { id: string }) =>
           a.id
         );

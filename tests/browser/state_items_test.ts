@@ -127,12 +127,16 @@ Deno.test({
       assert.ok(!JSON.stringify(body).includes("hunter2"), "the password leaked");
       // A field named like a secret is removed, as any such key: aim check reports it.
       assert.ok(!JSON.stringify(body).includes("should-not-leak"), "a secret field leaked");
-      await warnings.waitFor(/<aim-field name="hint">: passwords are never published/);
+      await warnings.waitFor(
+        /<aim-field name="hint">: passwords are never published \(docs\/elements\.md#password-field\)/,
+      );
     });
 
     await t.step("a bad field publishes null and warns the author", async () => {
       assert.equal(state.bad, null);
-      await warnings.waitFor(/<aim-state name="bad">: read="bogus" is not one of text, value/);
+      await warnings.waitFor(
+        /<aim-state name="bad">: read="bogus" is not one of text, value.*\(docs\/elements\.md#state-markup\)/,
+      );
     });
 
     await t.step("the state follows clicks, re-renders and rows that appear", async () => {

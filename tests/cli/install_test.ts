@@ -65,6 +65,9 @@ Deno.test("the installed aim survives its Deno being gone (npx's cache cleared):
         mode: 0o755,
       });
     };
+    // PATH holds the stand-ins only: the shim and they are sh scripts (#!/bin/sh, by its full
+    // path) that use only builtins, and a real Deno in /usr/bin, /bin or anywhere else on this
+    // machine must not answer for them.
     const run = async (path: string) => {
       const out = await new Deno.Command(script, {
         args: ["--version"],
@@ -77,12 +80,12 @@ Deno.test("the installed aim survives its Deno being gone (npx's cache cleared):
     };
     await fake("npx");
     assert.match(
-      await run(`${tools}:/usr/bin:/bin`),
+      await run(tools),
       /^npx -y deno@2\.9\.6 run --quiet --config \/repo\/deno\.json .* \/repo\/main\.ts --version\n$/,
     );
     await fake("deno");
     assert.match(
-      await run(`${tools}:/usr/bin:/bin`),
+      await run(tools),
       /^deno run --quiet --config \/repo\/deno\.json .* \/repo\/main\.ts --version\n$/,
     );
   } finally {

@@ -21,10 +21,13 @@ export interface RunAimOptions {
   cwd?: string;
   /** Soft and hard limit on open files (`ulimit -n`) of the process. */
   fileLimit?: number;
+  /** A module run before `main.ts` (`deno run --preload`). */
+  preload?: string;
 }
 
 function command(args: string[], options: RunAimOptions): Deno.Command {
-  const deno = [Deno.execPath(), "run", "--allow-all", "--quiet", MAIN, ...args];
+  const preload = options.preload === undefined ? [] : [`--preload=${options.preload}`];
+  const deno = [Deno.execPath(), "run", "--allow-all", "--quiet", ...preload, MAIN, ...args];
   const limited = options.fileLimit === undefined
     ? undefined
     : ["-c", `ulimit -n ${options.fileLimit} && exec "$@"`, "aim", ...deno];

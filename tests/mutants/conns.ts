@@ -13,7 +13,7 @@ export const mutants: Mutant[] = [
     name: "no-relisten-after-accept-failure",
     guarantee:
       "A bridge whose accept loop failed (Too many open files) listens again once the flood ends.",
-    file: "bridge/mod.ts",
+    file: "bridge/serve/serve.ts",
     find: "  watch(server);\n  const shutdown = () => {",
     replace: "  const shutdown = () => {",
     tests: ["tests/security/connections_test.ts"],
@@ -86,7 +86,7 @@ export const mutants: Mutant[] = [
     name: "shutdown-waits-on-open-requests",
     guarantee:
       "A shutdown waits a bounded time for open requests: a client that never reads cannot keep aim serve alive.",
-    file: "bridge/mod.ts",
+    file: "bridge/serve/serve.ts",
     find: "new Promise((resolve) => timer = setTimeout(resolve, DEFAULTS.serverCloseMs)),",
     replace: "new Promise(() => {}),",
     tests: ["tests/cli/serve_test.ts"],

@@ -62,7 +62,7 @@ export const mutants: Mutant[] = [
   {
     name: "redis-claim-cast",
     guarantee: "An Idempotency-Key claim of the wrong shape in Redis is lost, never replayed.",
-    file: "bridge/share/redis.ts",
+    file: "bridge/share/redis_idempotency.ts",
     find:
       '    const kept = parseMessage(KeptClaim, seen);\n    if (kept === undefined) return { state: "lost" };\n    if (kept.fingerprint',
     replace: "    const kept = JSON.parse(seen) as KeptClaim;\n    if (kept.fingerprint",

@@ -18,7 +18,7 @@ export const mutants: Mutant[] = [
   {
     name: "error-cause-dropped",
     guarantee: "An AimError keeps the cause it was given, for the logs.",
-    file: "bridge/wire/errors.ts",
+    file: "bridge/errors/aim_error.ts",
     find: "    super(status, { message, cause: options.cause });",
     replace: "    super(status, { message });",
     tests: ["tests/unit/errors_test.ts"],
@@ -26,9 +26,9 @@ export const mutants: Mutant[] = [
   {
     name: "error-response-without-headers",
     guarantee: "An AimError hono answers by itself carries its JSON body and its headers.",
-    file: "bridge/wire/errors.ts",
-    find: '      headers: { "Content-Type": "application/json; charset=utf-8", ...this.headers },',
-    replace: '      headers: { "Content-Type": "application/json; charset=utf-8" },',
+    file: "bridge/errors/aim_error.ts",
+    find: '      headers: { "Content-Type": JSON_TYPE, ...PRIVATE_HEADERS, ...this.headers },',
+    replace: '      headers: { "Content-Type": JSON_TYPE, ...PRIVATE_HEADERS },',
     tests: ["tests/unit/errors_test.ts"],
   },
 ];

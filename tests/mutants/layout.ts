@@ -13,7 +13,7 @@ export const mutants: Mutant[] = [
     guarantee: "An import from a folder to one the layer table does not list (an upward one) " +
       "fails the check, naming both files.",
     file: ".ci/layers.ts",
-    find: 'if (allowed?.includes("*") || allowed?.includes(theirs)) continue;',
+    find: 'if (layer?.imports.includes("*") || layer?.imports.includes(theirs)) continue;',
     replace: "continue;",
     tests: ["tests/unit/layers_test.ts"],
   },

@@ -20,7 +20,7 @@ export const mutants: Mutant[] = [
   {
     name: "mcp-room-from-busy-session",
     guarantee: "An MCP session with a call under way is never closed to make room for another.",
-    file: "bridge/mcp/routes.ts",
+    file: "bridge/mcp/sessions.ts",
     find: "if (entry.pending.size > 0 || entry.streamed.size > 0) continue;",
     replace: "",
     tests: ["tests/mcp/endpoint_test.ts"],
@@ -29,7 +29,7 @@ export const mutants: Mutant[] = [
     name: "mcp-room-from-others-in-use",
     guarantee:
       "An MCP session another client used recently, or that listens on its GET stream, is never closed for room: the initialize gets 429.",
-    file: "bridge/mcp/routes.ts",
+    file: "bridge/mcp/sessions.ts",
     find: "if (!entry.listening && entry.usedAt <= quietSince) return entry;",
     replace: "return entry;",
     tests: ["tests/mcp/endpoint_test.ts"],
@@ -45,8 +45,8 @@ export const mutants: Mutant[] = [
   {
     name: "mcp-per-client-unbounded",
     guarantee: "One client address holds at most maxPerClient MCP sessions; past it, 429.",
-    file: "bridge/mcp/routes.ts",
-    find: "} else if ((this.#perClient.get(client) ?? 0) >= this.#maxPerClient) {",
+    file: "bridge/mcp/sessions.ts",
+    find: "} else if ((this.#perClient.get(client) ?? 0) >= maxPerClient) {",
     replace: "} else if (false) {",
     tests: ["tests/mcp/endpoint_test.ts"],
   },

@@ -16,7 +16,7 @@ export const mutants: Mutant[] = [
   {
     name: "metrics-on-by-default",
     guarantee: "A bridge keeps and serves no metrics unless it is asked to.",
-    file: "bridge/mod.ts",
+    file: "bridge/serve/bridge.ts",
     find: "  const metrics = options.metrics\n",
     replace: "  const metrics = (options.metrics ?? true)\n",
     tests: METRICS,
@@ -25,7 +25,7 @@ export const mutants: Mutant[] = [
     name: "metrics-on-bridge-port",
     guarantee:
       "The bridge's own port, which agents and browsers reach, never answers /__aim/metrics.",
-    file: "bridge/mod.ts",
+    file: "bridge/serve/bridge.ts",
     find: "      first?.(request, info) ?? fast(request) ?? app.fetch(request, { info }),",
     replace: '      (metrics && new URL(request.url).pathname === "/__aim/metrics"\n' +
       "        ? metrics.fetch(request)\n" +
@@ -45,8 +45,8 @@ export const mutants: Mutant[] = [
     name: "metrics-no-host-check",
     guarantee: "A loopback metrics listener answers only to loopback Host names (DNS rebinding).",
     file: "bridge/metrics/endpoint.ts",
-    find: "  const allowedHosts = options.allowedHosts === undefined ? [] : options.allowedHosts;",
-    replace: "  const allowedHosts = null;",
+    find: "    ? METRICS_FETCH_DEFAULTS.allowedHosts\n    : options.allowedHosts;",
+    replace: "    ? null\n    : null;",
     tests: METRICS,
   },
   {

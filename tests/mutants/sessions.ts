@@ -53,7 +53,7 @@ export const mutants: Mutant[] = [
   {
     name: "shutdown-waits-tab-timeout",
     guarantee: "A stopping bridge ends every wait promptly, not after the tab timeout.",
-    file: "bridge/mod.ts",
+    file: "bridge/serve/serve.ts",
     find: "Math.min(tabTimeoutMs, DEFAULTS.shutdownGraceMs)",
     replace: "tabTimeoutMs",
     tests: ["tests/security/session_end_test.ts"],
@@ -119,7 +119,7 @@ export const mutants: Mutant[] = [
   {
     name: "redis-claim-once",
     guarantee: "Across bridges on Redis, an Idempotency-Key runs its action once.",
-    file: "bridge/share/redis.ts",
+    file: "bridge/share/redis_idempotency.ts",
     find: '    if (seen === null) return { state: "new" };',
     replace: '    if (seen === null || true) return { state: "new" };',
     tests: ["tests/protocol/invoke_test.ts"],

@@ -73,7 +73,7 @@ export const mutants: Mutant[] = [
     name: "upstream-host-replaced",
     guarantee: "The browser's Host reaches the app by default (apps build URLs from it).",
     file: "bridge/upstream/proxy.ts",
-    find: `      preserveHost: this.#options.preserveHost ?? true,`,
+    find: `      preserveHost: this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost,`,
     replace: `      preserveHost: this.#options.preserveHost ?? false,`,
     tests: PROXY,
   },

@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
 import fc from "fast-check";
-import { AimError } from "../../bridge/wire/errors.ts";
+import { AimError } from "../../bridge/errors/aim_error.ts";
 import { MarkupError } from "../../bridge/markup/action.ts";
 import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 import {

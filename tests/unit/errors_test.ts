@@ -7,7 +7,18 @@ import {
   ERROR_STATUS,
   type ErrorCode,
   errorFromBody,
-} from "../../bridge/wire/errors.ts";
+  PRIVATE_HEADERS,
+} from "../../bridge/errors/aim_error.ts";
+import {
+  ACP_CODES,
+  ACP_STATUS,
+  AcpHttpError,
+  type AcpReason,
+  fromAimError,
+  runError,
+} from "../../bridge/acp/errors.ts";
+import { RUN_PROBLEM_STATUS, RunProblem, type RunProblemCode } from "../../bridge/runs/run.ts";
+import { errorBody } from "../../bridge/a2a/task.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -21,6 +32,9 @@ Deno.test("every error code answers with the status of the one table, as a hono 
     assert.equal(res.status, ERROR_STATUS[code]);
     assert.equal(res.headers.get("Retry-After"), "1");
     assert.equal(res.headers.get("Content-Type"), "application/json; charset=utf-8");
+    for (const [name, value] of Object.entries(PRIVATE_HEADERS)) {
+      assert.equal(res.headers.get(name), value, `${code}: ${name}`);
+    }
     assert.deepEqual(await res.json(), { error: code, message: "Something to act on." });
   }
 });
@@ -61,4 +75,74 @@ Deno.test("the docs give every error code the status of the table", () => {
     }
   }
   assert.deepEqual(wrong, []);
+});
+
+Deno.test("aim's private headers are never cached, vary with the credentials and are not sniffed", () => {
+  assert.deepEqual(PRIVATE_HEADERS, {
+    "Cache-Control": "private, no-store",
+    "Vary": "Cookie, Authorization",
+    "X-Content-Type-Options": "nosniff",
+  });
+  // An error's own header wins over aim's.
+  const res = new AimError("not_found", "Gone.", { headers: { "Cache-Control": "no-cache" } })
+    .getResponse();
+  assert.equal(res.headers.get("Cache-Control"), "no-cache");
+});
+
+Deno.test("every ACP reason answers with the status and code of its tables, as an HTTPException", async () => {
+  const reasons = Object.keys(ACP_STATUS) as AcpReason[];
+  assert.deepEqual(reasons.toSorted(), Object.keys(ACP_CODES).toSorted());
+  for (const reason of reasons) {
+    const error = new AcpHttpError(reason, "Something to act on.", {
+      headers: { "Retry-After": "2" },
+    });
+    assert.ok(error instanceof HTTPException);
+    assert.deepEqual([error.status, error.code, error.reason], [
+      ACP_STATUS[reason],
+      ACP_CODES[reason],
+      reason,
+    ]);
+    const res = error.getResponse();
+    assert.equal(res.status, ACP_STATUS[reason]);
+    assert.equal(res.headers.get("Retry-After"), "2");
+    for (const [name, value] of Object.entries(PRIVATE_HEADERS)) {
+      assert.equal(res.headers.get(name), value, `${reason}: ${name}`);
+    }
+    assert.deepEqual(await res.json(), {
+      code: ACP_CODES[reason],
+      message: "Something to act on.",
+      data: null,
+    });
+  }
+});
+
+Deno.test("over ACP an AIM code keeps its status, but a body ACP cannot read is 422 as the reference answers", () => {
+  for (const code of ERROR_CODES) {
+    assert.equal(ACP_STATUS[code], code === "bad_request" ? 422 : ERROR_STATUS[code], code);
+  }
+  assert.deepEqual([ACP_STATUS.run_refused, ACP_STATUS.run_elsewhere], [403, 503]);
+  const acp = fromAimError(
+    new AimError("too_many_requests", "Wait.", { headers: { "Retry-After": "5" } }),
+  );
+  assert.deepEqual([acp.status, acp.code, acp.headers], [429, "server_error", {
+    "Retry-After": "5",
+  }]);
+  assert.deepEqual(acp.data, { error: "too_many_requests", status: 429 });
+  assert.equal(fromAimError(new AimError("bad_request", "Unreadable.")).status, 422);
+});
+
+Deno.test("a run's own problem takes its status from one table, told by ACP and A2A alike", () => {
+  const codes = Object.keys(RUN_PROBLEM_STATUS) as RunProblemCode[];
+  assert.deepEqual(codes, ["run_deadline", "output_too_large", "instance_stopped"]);
+  assert.deepEqual(Object.values(RUN_PROBLEM_STATUS), [504, 507, 502]);
+  for (const code of codes) {
+    const problem = new RunProblem(code, "Told.", { limit: 1 });
+    assert.equal(problem.status, RUN_PROBLEM_STATUS[code]);
+    assert.deepEqual(runError(problem), {
+      code: "server_error",
+      message: "Told.",
+      data: { error: code, status: RUN_PROBLEM_STATUS[code], limit: 1 },
+    });
+    assert.deepEqual(errorBody(problem), { limit: 1, error: code, message: "Told." });
+  }
 });

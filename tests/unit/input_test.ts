@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import fc from "fast-check";
 import { validateInput } from "../../bridge/input/validate.ts";
 import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
-import { AimError } from "../../bridge/wire/errors.ts";
+import { AimError } from "../../bridge/errors/aim_error.ts";
 import type { InputSchema, StringSchema } from "../../bridge/wire/schemas.ts";
 
 const WRAPPED_HINT = "input must be the string itself, not an object";

@@ -35,5 +35,7 @@ Deno.test("hashToken() is the same for the same token, differs for another, and 
   assert.equal(hashToken(token), hashToken(token));
   assert.notEqual(hashToken(token), hashToken(newToken()));
   assert.ok(!hashToken(token).includes(token));
+  // SHA-256 in base64url, as its doc says: 43 characters of [A-Za-z0-9_-].
+  assert.match(hashToken(token), /^[A-Za-z0-9_-]{43}$/);
   assert.match(hashToken(token), /^[A-Za-z0-9_-]{43}$/, "SHA-256, base64url without padding");
 });

@@ -9,7 +9,7 @@ import fc from "fast-check";
 import { validateInput } from "../../bridge/input/validate.ts";
 import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 import { MarkupError } from "../../bridge/markup/action.ts";
-import { AimError } from "../../bridge/wire/errors.ts";
+import { AimError } from "../../bridge/errors/aim_error.ts";
 import {
   type FieldSchema,
   InputSchema,

@@ -31,6 +31,8 @@ export interface TabMessageContext {
   actions: ActionRegistry;
   /** The page identity of a path a tab names. @default normalizePage */
   pageOf?: (raw: string) => string | null;
+  /** The declared page parameter a path gives more than once, for the close reason. */
+  repeatedParameter?: (raw: string) => string | null;
   limits: Limits;
   /** How long a new channel may take to say hello, ms. @default {10000} */
   helloTimeoutMs?: number;
@@ -229,7 +231,7 @@ export class TabMessages {
     if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
     clearTimeout(tab.helloTimer);
     const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
-    if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
+    if (!page) return close(CloseCode.Malformed, this.#invalidPage("hello", rawPage));
     state.hello = true;
     tab.page = page;
     // A tab shows a page of this site that hosts sessions; anything else would label the session
@@ -243,6 +245,14 @@ export class TabMessages {
     });
   }
 
+  /** Why a tab's page names no page here, for the close reason. */
+  #invalidPage(type: "hello" | "navigate", rawPage: string): string {
+    const repeated = this.#ctx.repeatedParameter?.(rawPage);
+    return repeated
+      ? `${type}.page gives the page parameter "${repeated.slice(0, 40)}" more than once`
+      : `${type}.page is not a valid page path`;
+  }
+
   /**
    * Moves the tab, and the session when this tab holds it, to another page of the site without a
    * reconnect (a History API navigation). A page that hosts no session here leaves both where
@@ -250,7 +260,7 @@ export class TabMessages {
    */
   async #navigate(rawPage: string, { session, tab, close }: Handling): Promise<void> {
     const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
-    if (!page) return close(CloseCode.Malformed, "navigate.page is not a valid page path");
+    if (!page) return close(CloseCode.Malformed, this.#invalidPage("navigate", rawPage));
     const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
     if (!info || session.ended) return;
     tab.page = info.page;

@@ -1,0 +1,138 @@
+/**
+ * Named mutants of issue 31's bounds and identities: the public catalog's time per list and what
+ * it reads, a page identity a repeated parameter cannot confuse, a navigation that withdraws the
+ * old page's actions, and the rate of each tab's channel messages.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+const BOUNDS = ["tests/upstream/catalog_bounds_test.ts"];
+const READS = ["tests/upstream/catalog_reads_test.ts"];
+const IDENTITY = ["tests/upstream/page_identity_test.ts"];
+
+export const mutants: Mutant[] = [
+  {
+    name: "catalog-list-waits-for-every-read",
+    guarantee:
+      "A list of pages (site map, agent card, ACP agents) answers within its bound while the app hangs.",
+    file: "bridge/upstream/catalog.ts",
+    find: `      if (reads.length) await Promise.race([Promise.all(reads), wait.done]);`,
+    replace: `      if (reads.length) await Promise.all(reads);`,
+    tests: BOUNDS,
+  },
+  {
+    name: "catalog-readers-unbounded",
+    guarantee: "The catalog reads the app a few pages at a time in the background.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    while (this.#reading < this.#options.readers && this.#queue.size) {`,
+    replace: `    while (this.#queue.size) {`,
+    tests: BOUNDS,
+  },
+  {
+    name: "catalog-stale-page-waited-for",
+    guarantee:
+      "A stale page is listed with its last scan at once and read again in the background.",
+    file: "bridge/upstream/catalog.ts",
+    find: `        if (!cached) reads.push(this.#pending.get(page) ?? this.#started(page));`,
+    replace: `        reads.push(this.#pending.get(page) ?? this.#started(page));`,
+    tests: BOUNDS,
+  },
+  {
+    name: "catalog-visited-unbounded",
+    guarantee: "The paths visitors add to the site map are bounded; a list reads the newest.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    this.#visited = new BoundedMap(this.#options.maxPages);`,
+    replace: `    this.#visited = new BoundedMap(1_000_000);`,
+    tests: BOUNDS,
+  },
+  {
+    name: "catalog-lists-other-origins",
+    guarantee: "The public catalog lists only the app's own origin from its site map (issue 32).",
+    file: "bridge/upstream/sitemap.ts",
+    find:
+      `    if (!url || url.username || url.password || !options.origins.includes(url.origin)) continue;`,
+    replace: `    if (!url || url.username || url.password) continue;`,
+    tests: READS,
+  },
+  {
+    name: "catalog-lists-entries-with-credentials",
+    guarantee: "A site map entry that carries credentials is no page of the app.",
+    file: "bridge/upstream/sitemap.ts",
+    find:
+      `    if (!url || url.username || url.password || !options.origins.includes(url.origin)) continue;`,
+    replace: `    if (!url || !options.origins.includes(url.origin)) continue;`,
+    tests: READS,
+  },
+  {
+    name: "catalog-sends-accept-language",
+    guarantee: "The catalog's reads carry only Accept, User-Agent and Host.",
+    file: "bridge/upstream/anonymous_read.ts",
+    find: `        "user-agent": options.userAgent,`,
+    replace: `        "user-agent": options.userAgent,\n        "accept-language": "*",`,
+    tests: READS,
+  },
+  {
+    name: "catalog-host-always-the-apps",
+    guarantee:
+      "The catalog reads with the public URL's host while the app gets the browser's Host.",
+    file: "bridge/upstream/catalog.ts",
+    find: `    this.#host = visible?.host ?? this.upstream.host;`,
+    replace: `    this.#host = this.upstream.host;`,
+    tests: READS,
+  },
+  {
+    name: "catalog-sitemap-path-ignored",
+    guarantee:
+      "An app whose site map is not /sitemap.xml names it, and the catalog reads it there.",
+    file: "bridge/upstream/catalog.ts",
+    find: `      const answer = await this.#read(this.#options.sitemap, `,
+    replace: `      const answer = await this.#read("/sitemap.xml", `,
+    tests: READS,
+  },
+  {
+    name: "catalog-gzip-unbounded",
+    guarantee: "A body the app gzips unasked is decoded no further than the size bound.",
+    file: "bridge/upstream/anonymous_read.ts",
+    find: `      boundedBytes(body, options.maxBytes).then(`,
+    replace: `      boundedBytes(body, Infinity).then(`,
+    tests: READS,
+  },
+  {
+    name: "page-identity-repeat-allowed",
+    guarantee:
+      "A declared page parameter given twice names no page (PHP reads the last, Java the first).",
+    file: "bridge/site/page_identity.ts",
+    find:
+      `    if (name !== declared || seen.has(declared) || value.includes(";")) return declared;`,
+    replace: `    if (name !== declared || value.includes(";")) return declared;`,
+    tests: IDENTITY,
+  },
+  {
+    name: "page-identity-spellings-allowed",
+    guarantee:
+      "A declared page parameter in another spelling (ID, id[], %69d) counts as the parameter.",
+    file: "bridge/site/page_identity.ts",
+    find:
+      `    if (name !== declared || seen.has(declared) || value.includes(";")) return declared;`,
+    replace: `    if (seen.has(declared) || value.includes(";")) return declared;`,
+    tests: IDENTITY,
+  },
+  {
+    name: "page-identity-repeat-opens-session",
+    guarantee: "No session opens on a page whose query repeats a declared parameter.",
+    file: "bridge/site/page_identity.ts",
+    find: `  if (repeatedParameter(raw, params) !== null) return null;`,
+    replace: ``,
+    tests: IDENTITY,
+  },
+  {
+    name: "page-identity-repeat-manifest",
+    guarantee: "No manifest answers for a page whose query repeats a declared parameter.",
+    file: "bridge/http/site_routes.ts",
+    find:
+      `      if (token || format === "toon" || core.catalog.root) throw badRequest(core.invalidPage(raw));`,
+    replace: `      if (false) throw badRequest(core.invalidPage(raw));`,
+    tests: IDENTITY,
+  },
+];

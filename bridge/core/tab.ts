@@ -10,6 +10,7 @@ import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import {
   IDENTITY_CHANGED,
+  PAGE_MOVED,
   type Pending,
   type RelayOptions,
   type TabChannelOptions,
@@ -206,6 +207,23 @@ export class TabChannel<Owner = unknown> {
     if (tab !== this.#holder) return;
     this.lastActions = actions;
     this.#options.onChange?.(this.owner);
+  }
+
+  /**
+   * `tab` moved to another page without loading one (a single-page app's navigation): what it
+   * registered was the old page's, and is withdrawn until it registers again. The invocations
+   * the holder has not been sent yet were asked of the old page: each is answered `cancelled`
+   * ({@linkcode PAGE_MOVED}); the one it runs may be what moved it, and is answered as it ends.
+   */
+  moved(tab: TabConnection): void {
+    this.register(tab, []);
+    if (tab !== this.#holder) return;
+    const queued = this.#queue;
+    this.#queue = [];
+    for (const pending of queued) {
+      clearTimeout(pending.timer);
+      pending.resolve({ ok: false, code: "cancelled", message: PAGE_MOVED });
+    }
   }
 
   /** The tab sent a state snapshot. */

@@ -97,6 +97,10 @@ export interface RelayOptions {
 export const IDENTITY_CHANGED =
   "The session signed in or out before the page answered: the protected action did not run. Read the manifest and decide again.";
 
+/** Why an invocation that had not reached the tab is withdrawn when the tab moves. */
+export const PAGE_MOVED =
+  "The page moved to another path before the action reached it: it did not run. Read the manifest of the page the session is on now and decide again.";
+
 export interface Pending {
   id: string;
   actionId: string;

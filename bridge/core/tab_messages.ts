@@ -255,14 +255,17 @@ export class TabMessages {
 
   /**
    * Moves the tab, and the session when this tab holds it, to another page of the site without a
-   * reconnect (a History API navigation). A page that hosts no session here leaves both where
-   * they were: the agent keeps reading the last page the session was on.
+   * reconnect (a History API navigation); what the tab registered on the old page is withdrawn
+   * until it registers again. A page that hosts no session here leaves both where they were:
+   * the agent keeps reading the last page the session was on.
    */
   async #navigate(rawPage: string, { session, tab, close }: Handling): Promise<void> {
     const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
     if (!page) return close(CloseCode.Malformed, this.#invalidPage("navigate", rawPage));
     const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
     if (!info || session.ended) return;
+    // Another page: the old one's actions go at once, before anyone reads the new page.
+    if (tab.page !== info.page) session.tab.moved(tab);
     tab.page = info.page;
     tab.port.send({ type: "page", page: info.page });
     if (session.tab.holder === tab && session.page !== info.page) {

@@ -10,6 +10,7 @@ import type { Mutant } from "./mutant.ts";
 const BOUNDS = ["tests/upstream/catalog_bounds_test.ts"];
 const READS = ["tests/upstream/catalog_reads_test.ts"];
 const IDENTITY = ["tests/upstream/page_identity_test.ts"];
+const NAVIGATE = ["tests/protocol/navigate_test.ts"];
 
 export const mutants: Mutant[] = [
   {
@@ -134,5 +135,34 @@ export const mutants: Mutant[] = [
       `      if (token || format === "toon" || core.catalog.root) throw badRequest(core.invalidPage(raw));`,
     replace: `      if (false) throw badRequest(core.invalidPage(raw));`,
     tests: IDENTITY,
+  },
+
+  {
+    name: "navigate-keeps-old-actions",
+    guarantee:
+      "After a navigation, the old page's actions are neither listed nor invocable until the page registers again.",
+    file: "bridge/core/tab_messages.ts",
+    find: `    if (tab.page !== info.page) session.tab.moved(tab);`,
+    replace: ``,
+    tests: NAVIGATE,
+  },
+  {
+    name: "navigate-runs-queued-invocations",
+    guarantee:
+      "An invocation queued for the old page and not yet at the tab is withdrawn when it moves.",
+    file: "bridge/core/tab.ts",
+    find: `    if (tab !== this.#holder) return;\n    const queued = this.#queue;`,
+    replace: `    if (true) return;\n    const queued = this.#queue;`,
+    tests: NAVIGATE,
+  },
+  {
+    name: "navigate-not-registered-again",
+    guarantee:
+      "After a navigation the elements register the new view's actions again, the same ones too.",
+    file: "elements/client.ts",
+    find:
+      `        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),`,
+    replace: `        this.#send({ type: "navigate", page: at = here() }),`,
+    tests: ["tests/browser/spa_navigate_test.ts"],
   },
 ];

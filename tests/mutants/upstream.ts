@@ -158,8 +158,9 @@ export const mutants: Mutant[] = [
     name: "navigate-not-sent",
     guarantee: "The elements tell the bridge of a History API navigation.",
     file: "elements/client.ts",
-    find: `      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),`,
-    replace: `      () => {},`,
+    find:
+      `        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),`,
+    replace: `        (this.#sent[0] = "", this.changed()),`,
     tests: BROWSER,
   },
   {

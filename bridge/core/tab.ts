@@ -7,6 +7,7 @@
 import type { BridgeMessage, EndReason } from "../wire/channel.ts";
 import { CloseCode } from "../wire/names.ts";
 import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
+import { INVOKE_CREDIT } from "./channel_budget.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import {
   IDENTITY_CHANGED,
@@ -482,6 +483,7 @@ export class TabChannel<Owner = unknown> {
     if (next.deadline !== undefined && this.#now() >= next.deadline) return this.#timeout(next);
     this.#queue.shift();
     this.#current = next;
+    this.#holder.credit = { ...INVOKE_CREDIT };
     this.#holder.port.send({
       type: "invoke",
       id: next.id,

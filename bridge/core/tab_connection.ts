@@ -6,6 +6,7 @@
  */
 import type { BridgeMessage } from "../wire/channel.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
+import type { Credit } from "./channel_budget.ts";
 
 /** The transport of one connected tab. */
 export interface TabPort {
@@ -25,6 +26,8 @@ export class TabConnection {
   registering: Promise<void> = Promise.resolve();
   /** Closes the channel if no hello comes. */
   helloTimer?: ReturnType<typeof setTimeout>;
+  /** What the invocation sent to it last still pays for (bridge/core/channel_budget.ts). */
+  credit: Credit = { messages: 0, characters: 0 };
   constructor(port: TabPort, page: string) {
     this.port = port;
     this.page = page;

@@ -23,6 +23,7 @@ import type { Session } from "./session.ts";
 import type { SessionStore } from "./sessions.ts";
 import { MAX_TABS } from "./tab.ts";
 import { TabConnection, type TabPort } from "./tab_connection.ts";
+import { type BudgetKind, ChannelBudget, type Rate } from "./channel_budget.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
@@ -42,11 +43,15 @@ export interface TabMessageContext {
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
   /** The clock; default `Date.now`. */
   now?: () => number;
+  /** What one session's tabs may send (bridge/core/channel_budget.ts). @default {CHANNEL_BUDGETS} */
+  budgets?: Readonly<Record<BudgetKind, Rate>>;
 }
 
 /** Where one channel stands: whether it said hello. */
 export interface ChannelState {
   hello: boolean;
+  /** Set once the bridge closed the channel: what the socket still delivers is dropped. */
+  closed?: boolean;
 }
 
 /** One message being handled: its session, its tab, and how to close its channel. */
@@ -112,6 +117,8 @@ export class TabMessages {
 
   /** What is left of each tab's report budget. */
   readonly #reports = new WeakMap<TabConnection, { tokens: number; at: number }>();
+  /** What is left of each session's channel budget: its tabs share it, reconnected ones too. */
+  readonly #budgets = new WeakMap<Session, ChannelBudget>();
 
   constructor(ctx: TabMessageContext) {
     this.#ctx = ctx;
@@ -181,7 +188,9 @@ export class TabMessages {
    * nothing a tab sends can throw out of here.
    */
   handle(session: Session, tab: TabConnection, data: unknown, state: ChannelState): void {
+    if (state.closed) return;
     const close = (code: number, reason: string) => {
+      state.closed = true;
       tab.port.close(code, reason.slice(0, 120));
       session.tab.detach(tab);
     };
@@ -193,8 +202,16 @@ export class TabMessages {
       tab.registering = tab.registering.then(work).catch(failed);
     };
     try {
+      // Counted before anything is read: a tab past its budget costs no parsing.
+      const now = (this.#ctx.now ?? Date.now)();
+      let budget = this.#budgets.get(session);
+      if (!budget) this.#budgets.set(session, budget = new ChannelBudget(this.#ctx.budgets));
+      const over = budget.overLength(typeof data === "string" ? data.length : 0, tab.credit, now);
+      if (over) return close(CloseCode.TooManyMessages, over);
       const message = this.#parse(data, close);
       if (!message) return;
+      const count = budget.overCount(message.type, tab.credit, now);
+      if (count) return close(CloseCode.TooManyMessages, count);
       if (message.type !== "hello" && !state.hello) {
         return close(CloseCode.Malformed, "send hello first");
       }

@@ -11,6 +11,7 @@ const BOUNDS = ["tests/upstream/catalog_bounds_test.ts"];
 const READS = ["tests/upstream/catalog_reads_test.ts"];
 const IDENTITY = ["tests/upstream/page_identity_test.ts"];
 const NAVIGATE = ["tests/protocol/navigate_test.ts"];
+const BUDGET = ["tests/protocol/channel_budget_test.ts"];
 
 export const mutants: Mutant[] = [
   {
@@ -164,5 +165,51 @@ export const mutants: Mutant[] = [
       `        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),`,
     replace: `        this.#send({ type: "navigate", page: at = here() }),`,
     tests: ["tests/browser/spa_navigate_test.ts"],
+  },
+
+  {
+    name: "channel-budget-ignored",
+    guarantee: "A tab past its budget of a kind of message is closed (1008), saying which.",
+    file: "bridge/core/tab_messages.ts",
+    find: `      if (count) return close(CloseCode.TooManyMessages, count);`,
+    replace: ``,
+    tests: BUDGET,
+  },
+  {
+    name: "channel-characters-unbudgeted",
+    guarantee: "The characters of a session's tab messages are budgeted, before they are parsed.",
+    file: "bridge/core/tab_messages.ts",
+    find: `      if (over) return close(CloseCode.TooManyMessages, over);`,
+    replace: ``,
+    tests: BUDGET,
+  },
+  {
+    name: "channel-budget-per-socket",
+    guarantee: "A tab that reconnects gets no new budget: the session's tabs share one.",
+    file: "bridge/core/tab_messages.ts",
+    find: `      let budget = this.#budgets.get(session);
+      if (!budget) this.#budgets.set(session, budget = new ChannelBudget(this.#ctx.budgets));`,
+    replace: `      let budget = this.#budgets.get(state as unknown as Session);
+      if (!budget) {
+        this.#budgets.set(state as unknown as Session, budget = new ChannelBudget(this.#ctx.budgets));
+      }`,
+    tests: BUDGET,
+  },
+  {
+    name: "channel-invoke-credit-ignored",
+    guarantee:
+      "The invocations an agent sends pay for the tab's answers: a page driven fast is never closed.",
+    file: "bridge/core/tab.ts",
+    find: `    this.#holder.credit = { ...INVOKE_CREDIT };`,
+    replace: ``,
+    tests: BUDGET,
+  },
+  {
+    name: "channel-budget-never-refills",
+    guarantee: "A channel budget fills again at its rate.",
+    file: "bridge/core/channel_budget.ts",
+    find: `    left.tokens = Math.min(rate.burst, left.tokens + refill);`,
+    replace: `    left.tokens = Math.min(rate.burst, left.tokens);`,
+    tests: BUDGET,
   },
 ];

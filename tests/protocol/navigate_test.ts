@@ -58,6 +58,8 @@ Deno.test("a navigation to the page the tab is on keeps its actions", async () =
   await tab.register([{ id: "search", handler: () => "found" }]);
   // Only the query changed, and no parameter is part of the page: the same page.
   tab.send({ type: "navigate", page: "/control-panel?tab=2" });
+  // The answer to hello came first: this is the one to the navigation.
+  await tab.next("page");
   await tab.next("page");
   assert.deepEqual(await pageActions(bridge, token, "/control-panel"), ["search"]);
 });
@@ -72,7 +74,7 @@ Deno.test("a waiting tab's navigation withdraws its own actions, not the holder'
   assert.equal((await waiting.next("lease")).status, "waiting");
   await waiting.register([{ id: "approve_request", handler: () => "waiting" }]);
   waiting.send({ type: "navigate", page: "/orders" });
-  await waiting.next("page");
+  await waiting.next("page", (m) => m.page === "/orders");
   assert.deepEqual(await pageActions(bridge, token, "/control-panel"), ["search"]);
   // Once it holds the session, it offers what it registered since: nothing yet.
   await holder.close();
@@ -98,7 +100,7 @@ Deno.test(
     const session = await bridge.served.bridge.core.authenticate(token);
     while (session.tab.queued < 2) await new Promise((resolve) => setTimeout(resolve, 1));
     tab.send({ type: "navigate", page: "/orders" });
-    await tab.next("page");
+    await tab.next("page", (m) => m.page === "/orders");
     const withdrawn = await expectError(await second, 409, "cancelled");
     assert.match(withdrawn.message, /moved to another path before the action reached it/);
     tab.send({ type: "result", id: running.id, ok: true, result: "one done" });

@@ -126,6 +126,8 @@ export class UpstreamCatalog implements PageCatalog {
   /** Withdraws every read once the catalog is closed. */
   readonly #closing = new AbortController();
   #sitemap: { at: number; paths: string[] } | null = null;
+  /** Lists waiting for pages to be read, each with the pages not read yet. */
+  readonly #waiters = new Set<{ pages: Set<string>; resolve: () => void }>();
   /** Who waits for every read to end ({@linkcode UpstreamCatalog.whenIdle}). */
   readonly #idleWaiters: (() => void)[] = [];
   #sitemapRead: Promise<string[]> | null = null;
@@ -214,6 +216,10 @@ export class UpstreamCatalog implements PageCatalog {
     if (!pending) {
       pending = this.#scan(page, this.#scans.get(page)).finally(() => {
         this.#pending.delete(page);
+        for (const waiter of this.#waiters) {
+          waiter.pages.delete(page);
+          if (!waiter.pages.size) waiter.resolve();
+        }
         this.#checkIdle();
       });
       this.#pending.set(page, pending);
@@ -339,16 +345,16 @@ export class UpstreamCatalog implements PageCatalog {
       const listed = new Set(await this.#sitemapPaths(wait.done));
       for (const page of this.#visited.keys()) listed.add(page);
       const pages = [...listed].slice(0, this.#options.maxPages);
-      const reads: Promise<unknown>[] = [];
+      const unread: string[] = [];
       for (const page of pages) {
         const cached = this.#scans.get(page);
         if (cached && this.#now() - cached.at < this.#options.freshMs) continue;
         this.#refresh(page);
         // A page scanned before is answered with its last scan; a new one is waited for (in the
         // queue when every reader is busy: it starts when one is free).
-        if (!cached) reads.push(this.#pending.get(page) ?? this.#started(page));
+        if (!cached) unread.push(page);
       }
-      if (reads.length) await Promise.race([Promise.all(reads), wait.done]);
+      await this.#whenRead(unread, wait.done);
       return pages.map((page) => this.#scans.get(page)?.info).filter((info) =>
         info?.agentEnabled === true
       ) as PageInfo[];
@@ -357,10 +363,20 @@ export class UpstreamCatalog implements PageCatalog {
     }
   }
 
-  /** Resolves once the background read of `page` has ended (or no read of it waits). */
-  async #started(page: string): Promise<void> {
-    while (this.#queue.has(page) || this.#pending.has(page)) {
-      await (this.#pending.get(page) ?? Promise.race([...this.#pending.values()]));
+  /**
+   * Resolves once every page of `pages` has been read (each read that ends tells the waiters),
+   * or once `wait` is over: one waiter per list, not one per page, and gone once the list is
+   * answered.
+   */
+  async #whenRead(pages: string[], wait: Promise<void>): Promise<void> {
+    if (!pages.length) return;
+    const waiter = { pages: new Set(pages), resolve: () => {} };
+    const read = new Promise<void>((resolve) => waiter.resolve = resolve);
+    this.#waiters.add(waiter);
+    try {
+      await Promise.race([read, wait]);
+    } finally {
+      this.#waiters.delete(waiter);
     }
   }
 

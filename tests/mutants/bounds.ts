@@ -19,8 +19,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "A list of pages (site map, agent card, ACP agents) answers within its bound while the app hangs.",
     file: "bridge/upstream/catalog.ts",
-    find: `      if (reads.length) await Promise.race([Promise.all(reads), wait.done]);`,
-    replace: `      if (reads.length) await Promise.all(reads);`,
+    find: `      await Promise.race([read, wait]);`,
+    replace: `      await read;`,
     tests: BOUNDS,
   },
   {
@@ -36,8 +36,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "A stale page is listed with its last scan at once and read again in the background.",
     file: "bridge/upstream/catalog.ts",
-    find: `        if (!cached) reads.push(this.#pending.get(page) ?? this.#started(page));`,
-    replace: `        reads.push(this.#pending.get(page) ?? this.#started(page));`,
+    find: `        if (!cached) unread.push(page);`,
+    replace: `        unread.push(page);`,
     tests: BOUNDS,
   },
   {

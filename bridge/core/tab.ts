@@ -1,7 +1,6 @@
 /**
  * TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
  * waiting for it, and invocations relayed to the owner one at a time.
- *
  * @module
  */
 import type { BridgeMessage, EndReason } from "../wire/channel.ts";
@@ -211,17 +210,13 @@ export class TabChannel<Owner = unknown> {
   }
 
   /**
-   * `tab` moved to another page without loading one (a single-page app's navigation): what it
-   * registered was the old page's, and is withdrawn until it registers again. The invocations
-   * the holder has not been sent yet were asked of the old page: each is answered `cancelled`
-   * ({@linkcode PAGE_MOVED}); the one it runs may be what moved it, and is answered as it ends.
+   * `tab` moved without a page load: what it registered goes until it registers again, and the
+   * holder's queued invocations, asked of the old page, are cancelled ({@linkcode PAGE_MOVED}).
    */
   moved(tab: TabConnection): void {
     this.register(tab, []);
     if (tab !== this.#holder) return;
-    const queued = this.#queue;
-    this.#queue = [];
-    for (const pending of queued) {
+    for (const pending of this.#queue.splice(0)) {
       clearTimeout(pending.timer);
       pending.resolve({ ok: false, code: "cancelled", message: PAGE_MOVED });
     }

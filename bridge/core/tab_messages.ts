@@ -281,7 +281,8 @@ export class TabMessages {
     if (!page) return close(CloseCode.Malformed, this.#invalidPage("navigate", rawPage));
     const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
     if (!info || session.ended) return;
-    // Another page: the old one's actions go at once, before anyone reads the new page.
+    // Another page: the old one's actions go at once, before anyone reads the new page (the
+    // invocation the tab runs may be what moved it: it is answered as it ends).
     if (tab.page !== info.page) session.tab.moved(tab);
     tab.page = info.page;
     tab.port.send({ type: "page", page: info.page });

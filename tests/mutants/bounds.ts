@@ -152,8 +152,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "An invocation queued for the old page and not yet at the tab is withdrawn when it moves.",
     file: "bridge/core/tab.ts",
-    find: `    if (tab !== this.#holder) return;\n    const queued = this.#queue;`,
-    replace: `    if (true) return;\n    const queued = this.#queue;`,
+    find: `    for (const pending of this.#queue.splice(0)) {`,
+    replace: `    for (const pending of this.#queue.splice(0, 0)) {`,
     tests: NAVIGATE,
   },
   {

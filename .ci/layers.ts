@@ -123,7 +123,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "bridge/utils",
       "bridge/wire",
     ],
-    packages: ["hono"],
+    packages: ["hono", "node:http", "node:https", "node:stream"],
   },
   "bridge/a2a": {
     imports: [

@@ -178,10 +178,13 @@ export class AimClient extends EventTarget {
     this.#open();
     // A single-page app moves between pages with the History API, without loading one: the
     // session follows the tab (`navigate`), with no reconnect. The Navigation API says when.
+    // The bridge withdraws what the old page registered: the actions go again, the same too.
     let at = here();
     (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
       "currententrychange",
-      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),
+      () =>
+        here() !== at &&
+        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),
     );
     // Agents in the browser (WebMCP) get the same actions, and remote agents the page's own
     // tools (elements/page_tools.ts, which adds them to `actions`); without the API nothing

@@ -5,6 +5,7 @@
  * @module
  */
 import { parseArgs, type ParseArgsConfig } from "node:util";
+import { pageQueryProblem } from "../site/page_identity.ts";
 
 /** Exit codes of every command. */
 export const Exit = { Ok: 0, Failure: 1, Usage: 2 } as const;
@@ -144,4 +145,15 @@ export function sessionToken(
     );
   }
   return token;
+}
+
+/**
+ * The `--page-query` names, checked (docs/upstream.md, "Query strings").
+ *
+ * @throws {CliError} a usage error naming what is wrong.
+ */
+export function checkPageQuery(names: string[] | undefined): string[] {
+  const problem = pageQueryProblem(names ?? []);
+  if (problem) throw new CliError(`--page-query: ${problem}`, Exit.Usage);
+  return names ?? [];
 }

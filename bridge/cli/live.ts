@@ -3,7 +3,7 @@
  * page, with only the headers the user gives (a cookie for pages behind a login).
  * @module
  */
-import { sitemapPaths } from "../upstream/catalog.ts";
+import { sitemapPaths } from "../upstream/sitemap.ts";
 import { CliError, Exit } from "./common.ts";
 
 /** The largest page read, bytes. */
@@ -66,5 +66,6 @@ export async function pageUrls(url: string, headers: Headers): Promise<string[]>
   const parsed = new URL(url);
   if (!parsed.pathname.endsWith("/sitemap.xml")) return [parsed.href];
   const xml = await fetchText(url, headers);
-  return sitemapPaths(xml, parsed.origin, MAX_LIVE_PAGES).map((path) => parsed.origin + path);
+  return sitemapPaths(xml, { origins: [parsed.origin], max: MAX_LIVE_PAGES })
+    .map((path) => parsed.origin + path);
 }

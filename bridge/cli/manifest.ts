@@ -8,12 +8,12 @@ import { encode } from "@toon-format/toon";
 import { BridgeCore } from "../core/bridge.ts";
 import { AimError } from "../errors/aim_error.ts";
 import { scanPage } from "../site/catalog.ts";
-import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { checkPageQuery, CliError, type CliIO, Exit, parseFlags } from "./common.ts";
 import { fetchText, isUrl } from "./live.ts";
 import { UpstreamCatalog } from "../upstream/catalog.ts";
-import { normalizePage } from "../site/paths.ts";
 
-export const MANIFEST_USAGE = `Usage: aim manifest FILE.html|URL [--toon] [--origin URL]
+export const MANIFEST_USAGE =
+  `Usage: aim manifest FILE.html|URL [--toon] [--origin URL] [--page-query NAME]
 
 Prints the public manifest of one page (its action catalog, no state), as an agent would read
 it at <page>.json, without starting a server. A URL reads the live page an app serves there, as
@@ -23,6 +23,9 @@ is broken is reported on stderr, and the exit code is then 1.
 Options:
   --toon        print TOON instead of JSON
   --origin URL  the origin for absolute URLs (default http://127.0.0.1:8000; a URL's own)
+  --page-query NAME
+                with a URL: a query parameter that is part of the page's identity, as
+                aim serve --upstream --page-query NAME has it (repeatable)
   -h, --help    this help
 `;
 
@@ -31,6 +34,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
   const { values, positionals } = parseFlags(args, {
     toon: { type: "boolean" },
     origin: { type: "string" },
+    "page-query": { type: "string", multiple: true },
   }, MANIFEST_USAGE);
   if (values.help) {
     io.stdout(MANIFEST_USAGE);
@@ -40,7 +44,11 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
     throw new CliError("give one FILE.html", Exit.Usage, { usage: MANIFEST_USAGE });
   }
   const file = positionals[0]!;
-  if (isUrl(file)) return await liveManifest(file, values, io);
+  const pageQuery = checkPageQuery(values["page-query"]);
+  if (isUrl(file)) return await liveManifest(file, { ...values, pageQuery }, io);
+  if (pageQuery.length) {
+    throw new CliError("--page-query goes with a URL: a file is a page of its own", Exit.Usage);
+  }
   if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);
   let origin: string;
   try {
@@ -80,7 +88,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
 /** `aim manifest URL`: the public manifest of a live page, read as an anonymous visitor. */
 async function liveManifest(
   url: string,
-  values: { toon?: boolean | undefined; origin?: string | undefined },
+  values: { toon?: boolean | undefined; origin?: string | undefined; pageQuery: string[] },
   io: CliIO,
 ): Promise<number> {
   const target = new URL(url);
@@ -90,12 +98,18 @@ async function liveManifest(
   } catch {
     throw new CliError(`--origin must be a URL, got "${values.origin}"`, Exit.Usage);
   }
-  const page = normalizePage(target.pathname);
-  if (!page) throw new CliError(`${url} names no page`, Exit.Usage);
-  // The page itself, read once here to say why it has no manifest when it has none.
-  const html = await fetchText(target.href, new Headers());
-  const core = new BridgeCore({ catalog: new UpstreamCatalog(target.origin) });
+  const { pageQuery } = values;
+  const core = new BridgeCore({
+    catalog: new UpstreamCatalog(target.origin, { pageQuery }),
+    pageQuery,
+  });
   try {
+    // The page as aim serve --upstream --page-query names it: its path and declared parameters.
+    const raw = target.pathname + target.search;
+    const page = core.pageOf(raw);
+    if (!page) throw new CliError(`${url} names no page: ${core.invalidPage(raw)}`, Exit.Usage);
+    // The page itself, read once here to say why it has no manifest when it has none.
+    const html = await fetchText(target.href, new Headers());
     const manifest = await core.manifest(page, null, origin);
     io.stdout(values.toon ? encode(manifest) + "\n" : JSON.stringify(manifest, null, 2) + "\n");
     const { problems } = scanPage(html, page, url);

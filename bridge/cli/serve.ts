@@ -20,7 +20,8 @@ import {
   type ServedBridge,
   type UserRecord,
 } from "../mod.ts";
-import { CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { checkPageQuery, CliError, type CliIO, Exit, parseFlags } from "./common.ts";
+import { isSitemapPath } from "../upstream/sitemap.ts";
 import { fileURLToPath } from "node:url";
 
 /** The demo site that ships with aim; inside a compiled binary, its embedded copy. */
@@ -52,6 +53,8 @@ Options:
   --page-query NAME    a query parameter that is part of a page's identity, e.g. id for
                        /edit.php?id=1 (repeatable; docs/upstream.md)
   --upstream-host      send the app its own host name in Host, not the browser's
+  --upstream-sitemap P the path of the app's site map, when not /sitemap.xml (e.g.
+                       "/doku.php?do=sitemap"); its pages are the public site map's
   --no-forwarded       set no X-Forwarded-For/-Proto/-Host on requests to the app
   --upstream-timeout S seconds the app may take to answer with its headers (default 30)
   --demo               run the demo app that ships with aim (its pages, users, API and
@@ -174,6 +177,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
     demo: { type: "boolean" },
     upstream: { type: "string" },
     "upstream-host": { type: "boolean" },
+    "upstream-sitemap": { type: "string" },
     "page-query": { type: "string", multiple: true },
     "no-forwarded": { type: "boolean" },
     "upstream-timeout": { type: "string" },
@@ -199,11 +203,15 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
   if (upstream && (values.demo || positionals.length)) {
     throw new CliError("give either ROOT, --demo or --upstream", Exit.Usage);
   }
-  const pageQuery = values["page-query"] ?? [];
-  for (const name of pageQuery) {
-    if (!/^[A-Za-z0-9_.\-\[\]]{1,64}$/.test(name)) {
-      throw new CliError(`--page-query must be a parameter name, got "${name}"`, Exit.Usage);
-    }
+  const pageQuery = checkPageQuery(values["page-query"]);
+  const sitemap = values["upstream-sitemap"];
+  if (sitemap !== undefined && (!upstream || !isSitemapPath(sitemap))) {
+    throw new CliError(
+      upstream
+        ? `--upstream-sitemap must be a path of the app such as /sitemap_index.xml, got "${sitemap}"`
+        : "--upstream-sitemap goes with --upstream",
+      Exit.Usage,
+    );
   }
   const upstreamTimeout = values["upstream-timeout"];
   if (
@@ -336,6 +344,7 @@ export async function serveCommand(args: string[], io: CliIO): Promise<number> {
               trustForwarded: values["trust-proxy"] ?? false,
               ...(upstreamTimeout ? { timeoutMs: Number(upstreamTimeout) * 1000 } : {}),
             },
+            ...(sitemap ? { upstreamCatalog: { sitemap } } : {}),
           }
           : { root }),
         ...(pageQuery.length ? { pageQuery } : {}),

@@ -23,7 +23,7 @@ import type { InvokeResult, Manifest, Sitemap } from "../wire/schemas.ts";
 import type { SessionMessage } from "../wire/channel.ts";
 import { type PageCatalog, SiteCatalog } from "../site/catalog.ts";
 import { SiteRoot } from "../site/paths.ts";
-import { pageIdentity } from "../site/page_identity.ts";
+import { pageIdentity, pageQueryProblem, repeatedParameter } from "../site/page_identity.ts";
 import { ActionRegistry } from "./actions.ts";
 import { AttemptLimiter, type AttemptLimiterOptions, type UserStore } from "./login.ts";
 import { type InvocationRecord, Invocations, type InvokeOptions } from "./invocations.ts";
@@ -247,6 +247,8 @@ export class BridgeCore {
     this.streams = new StreamSlots(options.streams);
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? CORE_DEFAULTS.settleTimeoutMs);
     this.pageQuery = options.pageQuery ?? CORE_DEFAULTS.pageQuery;
+    const problem = pageQueryProblem(this.pageQuery);
+    if (problem) throw new TypeError(`pageQuery: ${problem}`);
     if (options.catalog) this.catalog = options.catalog;
     else if (options.root !== undefined) this.catalog = new SiteCatalog(new SiteRoot(options.root));
     else throw new TypeError("A bridge needs a root folder or a catalog");
@@ -296,6 +298,7 @@ export class BridgeCore {
     this.#tabs = new TabMessages({
       ...parts,
       pageOf: (raw) => this.pageOf(raw),
+      repeatedParameter: (raw) => this.repeatedParameter(raw),
       helloTimeoutMs: options.helloTimeoutMs ?? CORE_DEFAULTS.helloTimeoutMs,
       onError: options.onError,
       onInvocation: options.onInvocation,
@@ -339,6 +342,24 @@ export class BridgeCore {
   /** The page identity of a path a tab or a request names (with its query); null if none. */
   pageOf(raw: string): string | null {
     return pageIdentity(raw, this.pageQuery);
+  }
+
+  /**
+   * The declared page parameter that `raw` gives more than once or in another spelling, which
+   * makes it no page identity (docs/upstream.md, "Query strings"); null when none does.
+   */
+  repeatedParameter(raw: string): string | null {
+    return repeatedParameter(raw, this.pageQuery);
+  }
+
+  /** Why `raw` names no page, in a sentence for the one who sent it. */
+  invalidPage(raw: string): string {
+    const shown = JSON.stringify(raw.length > 200 ? raw.slice(0, 200) + "…" : raw);
+    const repeated = this.repeatedParameter(raw);
+    if (repeated === null) return `${shown} is not a valid page path.`;
+    return `${shown} gives the page parameter "${repeated}" more than once or in another spelling: ` +
+      `apps read such a query differently (PHP the last value, Java the first), so it names no ` +
+      `one page. Link to the page with "${repeated}" given once.`;
   }
 
   /** Whether `id` is a server action's id, which a page may not reuse. */

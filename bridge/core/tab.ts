@@ -1,15 +1,16 @@
 /**
  * TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
  * waiting for it, and invocations relayed to the owner one at a time.
- *
  * @module
  */
 import type { BridgeMessage, EndReason } from "../wire/channel.ts";
 import { CloseCode } from "../wire/names.ts";
 import { DEFAULTS } from "./limits.ts";
+import { INVOKE_CREDIT } from "./channel_budget.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import {
   IDENTITY_CHANGED,
+  PAGE_MOVED,
   type Pending,
   type RelayOptions,
   TAB_CHANNEL_DEFAULTS,
@@ -207,6 +208,19 @@ export class TabChannel<Owner = unknown> {
     if (tab !== this.#holder) return;
     this.lastActions = actions;
     this.#options.onChange?.(this.owner);
+  }
+
+  /**
+   * `tab` moved without a page load: what it registered goes until it registers again, and the
+   * holder's queued invocations, asked of the old page, are cancelled ({@linkcode PAGE_MOVED}).
+   */
+  moved(tab: TabConnection): void {
+    this.register(tab, []);
+    if (tab !== this.#holder) return;
+    for (const pending of this.#queue.splice(0)) {
+      clearTimeout(pending.timer);
+      pending.resolve({ ok: false, code: "cancelled", message: PAGE_MOVED });
+    }
   }
 
   /** The tab sent a state snapshot. */
@@ -465,6 +479,7 @@ export class TabChannel<Owner = unknown> {
     if (next.deadline !== undefined && this.#now() >= next.deadline) return this.#timeout(next);
     this.#queue.shift();
     this.#current = next;
+    this.#holder.credit = { ...INVOKE_CREDIT };
     this.#holder.port.send({
       type: "invoke",
       id: next.id,

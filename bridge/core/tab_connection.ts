@@ -7,6 +7,7 @@
 import type { BridgeMessage } from "../wire/channel.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import { DEFAULT_LIMITS, DEFAULTS } from "./limits.ts";
+import type { Credit } from "./channel_budget.ts";
 
 /** The transport of one connected tab. */
 export interface TabPort {
@@ -26,6 +27,8 @@ export class TabConnection {
   registering: Promise<void> = Promise.resolve();
   /** Closes the channel if no hello comes. */
   helloTimer?: ReturnType<typeof setTimeout>;
+  /** What the invocation sent to it last still pays for (bridge/core/channel_budget.ts). */
+  credit: Credit = { messages: 0, characters: 0 };
   constructor(port: TabPort, page: string) {
     this.port = port;
     this.page = page;
@@ -126,6 +129,10 @@ export interface RelayOptions {
 /** Why a protected invocation is withdrawn when the session signs in or out. */
 export const IDENTITY_CHANGED =
   "The session signed in or out before the page answered: the protected action did not run. Read the manifest and decide again.";
+
+/** Why an invocation that had not reached the tab is withdrawn when the tab moves. */
+export const PAGE_MOVED =
+  "The page moved to another path before the action reached it: it did not run. Read the manifest of the page the session is on now and decide again.";
 
 export interface Pending {
   id: string;

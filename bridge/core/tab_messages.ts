@@ -23,6 +23,7 @@ import type { Session } from "./session.ts";
 import type { SessionStore } from "./sessions.ts";
 import { MAX_TABS } from "./tab.ts";
 import { TabConnection, type TabPort } from "./tab_connection.ts";
+import { type BudgetKind, ChannelBudget, type Rate } from "./channel_budget.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
@@ -31,6 +32,8 @@ export interface TabMessageContext {
   actions: ActionRegistry;
   /** The page identity of a path a tab names; without it, `normalizePage`. */
   pageOf?: (raw: string) => string | null;
+  /** The declared page parameter a path gives more than once, for the close reason. */
+  repeatedParameter?: (raw: string) => string | null;
   limits: Limits;
   /**
    * How long a new channel may take to say hello, ms.
@@ -44,6 +47,8 @@ export interface TabMessageContext {
   onInvocation?: ((record: InvocationRecord) => void) | undefined;
   /** The clock; without it, `Date.now`. */
   now?: () => number;
+  /** What one session's tabs may send; without it, `CHANNEL_BUDGETS` (core/channel_budget.ts). */
+  budgets?: Readonly<Record<BudgetKind, Rate>>;
 }
 
 /** The defaults of {@linkcode TabMessageContext}, as its `@default` tags say. */
@@ -54,6 +59,8 @@ export const TAB_MESSAGE_DEFAULTS: { readonly helloTimeoutMs: number } = {
 /** Where one channel stands: whether it said hello. */
 export interface ChannelState {
   hello: boolean;
+  /** Set once the bridge closed the channel: what the socket still delivers is dropped. */
+  closed?: boolean;
 }
 
 /** One message being handled: its session, its tab, and how to close its channel. */
@@ -119,6 +126,8 @@ export class TabMessages {
 
   /** What is left of each tab's report budget. */
   readonly #reports = new WeakMap<TabConnection, { tokens: number; at: number }>();
+  /** What is left of each session's channel budget: its tabs share it, reconnected ones too. */
+  readonly #budgets = new WeakMap<Session, ChannelBudget>();
 
   constructor(ctx: TabMessageContext) {
     this.#ctx = ctx;
@@ -188,7 +197,9 @@ export class TabMessages {
    * nothing a tab sends can throw out of here.
    */
   handle(session: Session, tab: TabConnection, data: unknown, state: ChannelState): void {
+    if (state.closed) return;
     const close = (code: number, reason: string) => {
+      state.closed = true;
       tab.port.close(code, reason.slice(0, 120));
       session.tab.detach(tab);
     };
@@ -200,8 +211,16 @@ export class TabMessages {
       tab.registering = tab.registering.then(work).catch(failed);
     };
     try {
+      // Counted before anything is read: a tab past its budget costs no parsing.
+      const now = (this.#ctx.now ?? Date.now)();
+      let budget = this.#budgets.get(session);
+      if (!budget) this.#budgets.set(session, budget = new ChannelBudget(this.#ctx.budgets));
+      const over = budget.overLength(typeof data === "string" ? data.length : 0, tab.credit, now);
+      if (over) return close(CloseCode.TooManyMessages, over);
       const message = this.#parse(data, close);
       if (!message) return;
+      const count = budget.overCount(message.type, tab.credit, now);
+      if (count) return close(CloseCode.TooManyMessages, count);
       if (message.type !== "hello" && !state.hello) {
         return close(CloseCode.Malformed, "send hello first");
       }
@@ -238,7 +257,7 @@ export class TabMessages {
     if (session.ended) return close(CloseCode.SessionEnded, `session ${session.ended}`);
     clearTimeout(tab.helloTimer);
     const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
-    if (!page) return close(CloseCode.Malformed, "hello.page is not a valid page path");
+    if (!page) return close(CloseCode.Malformed, this.#invalidPage("hello", rawPage));
     state.hello = true;
     tab.page = page;
     // A tab shows a page of this site that hosts sessions; anything else would label the session
@@ -252,16 +271,28 @@ export class TabMessages {
     });
   }
 
+  /** Why a tab's page names no page here, for the close reason. */
+  #invalidPage(type: "hello" | "navigate", rawPage: string): string {
+    const repeated = this.#ctx.repeatedParameter?.(rawPage);
+    return repeated
+      ? `${type}.page gives the page parameter "${repeated.slice(0, 40)}" more than once`
+      : `${type}.page is not a valid page path`;
+  }
+
   /**
    * Moves the tab, and the session when this tab holds it, to another page of the site without a
-   * reconnect (a History API navigation). A page that hosts no session here leaves both where
-   * they were: the agent keeps reading the last page the session was on.
+   * reconnect (a History API navigation); what the tab registered on the old page is withdrawn
+   * until it registers again. A page that hosts no session here leaves both where they were:
+   * the agent keeps reading the last page the session was on.
    */
   async #navigate(rawPage: string, { session, tab, close }: Handling): Promise<void> {
     const page = (this.#ctx.pageOf ?? normalizePage)(rawPage);
-    if (!page) return close(CloseCode.Malformed, "navigate.page is not a valid page path");
+    if (!page) return close(CloseCode.Malformed, this.#invalidPage("navigate", rawPage));
     const info = await this.#ctx.catalog.sessionPage(page).catch(() => null);
     if (!info || session.ended) return;
+    // Another page: the old one's actions go at once, before anyone reads the new page (the
+    // invocation the tab runs may be what moved it: it is answered as it ends).
+    if (tab.page !== info.page) session.tab.moved(tab);
     tab.page = info.page;
     tab.port.send({ type: "page", page: info.page });
     if (session.tab.holder === tab && session.page !== info.page) {

@@ -82,7 +82,7 @@ export function sessionRoutes(
       throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
     }
     const page = core.pageOf(parsed.data.page);
-    if (!page) throw badRequest(`"${parsed.data.page}" is not a valid page path.`);
+    if (!page) throw badRequest(core.invalidPage(parsed.data.page));
     // Only the page's own tab credential, with its token, re-attaches its session: neither a
     // cookie (another origin or port can plant one) nor an agent's token alone ever does.
     const { resume } = parsed.data;

@@ -8,7 +8,7 @@ import { type Context, Hono } from "hono";
 import { serveStatic } from "hono/deno";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { PageInfo } from "../site/catalog.ts";
-import { notFound } from "../errors/aim_error.ts";
+import { badRequest, notFound } from "../errors/aim_error.ts";
 import { decodePath, normalizePage, type SiteRoot } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
@@ -89,6 +89,12 @@ export function siteRoutes(
     // In front of an app, `/x.json` is often the app's own (its scripts fetch it with the
     // person's cookies): only an aim token in `Authorization` makes it a session manifest there.
     const token = core.catalog.root || format === "toon" ? readToken(c) : aimBearer(c);
+    if (path && !page) {
+      // A declared parameter given twice names no one page: never a manifest for either.
+      const raw = path + c.req.url.slice(query);
+      if (token || format === "toon" || core.catalog.root) throw badRequest(core.invalidPage(raw));
+      return next();
+    }
     // With a token, a page whose actions only its tab registers has a (session) manifest too.
     const info = page
       ? await core.catalog.agentPage(page) ?? (token ? await core.catalog.sessionPage(page) : null)

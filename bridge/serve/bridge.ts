@@ -162,7 +162,14 @@ export function createBridge(options: BridgeOptions): Bridge {
   const core = new BridgeCore({
     ...options,
     ...(options.upstream
-      ? { catalog: new UpstreamCatalog(options.upstream, options.upstreamCatalog) }
+      ? {
+        catalog: new UpstreamCatalog(options.upstream, {
+          pageQuery: options.pageQuery,
+          // The app sees the browser's Host: the catalog reads as a visitor at the public URL.
+          publicOrigin: options.proxy?.preserveHost === false ? undefined : options.publicUrl,
+          ...options.upstreamCatalog,
+        }),
+      }
       : {}),
     share,
     watchInvocation: metrics?.watchInvocation,

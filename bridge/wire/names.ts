@@ -54,6 +54,11 @@ export const CloseCode = {
   Malformed: 1008,
   /** A message over its size limit. */
   TooLarge: 1009,
+  /**
+   * Messages past the budget of one session's tabs (a policy violation, as 1008 says): more of a
+   * kind, or more bytes, a second than a page sends (docs/channel.md, "Limits").
+   */
+  TooManyMessages: 1008,
   /** The session ended: disconnect, expiry, or a replaced session. */
   SessionEnded: 4001,
   /** The lease ran out without a heartbeat; another tab may now own the session. */

@@ -117,14 +117,14 @@ export const mutants: Mutant[] = [
     guarantee:
       "A page the app redirects visitors away from (a login wall) has no public manifest: the catalog does not follow.",
     file: "bridge/upstream/catalog.ts",
-    find: `        headers,\n        redirect: "manual",`,
-    replace: `        headers,\n        redirect: "follow",`,
-    tests: CATALOG,
+    find: `        status === 200 && /^text\\/html\\b/i.test(headers.get("content-type") ?? "");`,
+    replace: `        status < 400 && /^text\\/html\\b/i.test(headers.get("content-type") ?? "");`,
+    tests: [...CATALOG, "tests/upstream/catalog_reads_test.ts"],
   },
   {
     name: "upstream-catalog-unbounded",
     guarantee: "A page over the size bound has no public manifest; aim reads no more of it.",
-    file: "bridge/upstream/catalog.ts",
+    file: "bridge/upstream/anonymous_read.ts",
     find: `      if (size > max) return null;`,
     replace: ``,
     tests: CATALOG,
@@ -133,7 +133,7 @@ export const mutants: Mutant[] = [
     name: "upstream-catalog-no-revalidation",
     guarantee: "A stale page is revalidated with its ETag.",
     file: "bridge/upstream/catalog.ts",
-    find: `    if (cached?.etag) headers["if-none-match"] = cached.etag;`,
+    find: `    if (cached?.etag) revalidate["if-none-match"] = cached.etag;`,
     replace: ``,
     tests: CATALOG,
   },
@@ -158,8 +158,9 @@ export const mutants: Mutant[] = [
     name: "navigate-not-sent",
     guarantee: "The elements tell the bridge of a History API navigation.",
     file: "elements/client.ts",
-    find: `      () => here() !== at && this.#send({ type: "navigate", page: at = here() }),`,
-    replace: `      () => {},`,
+    find:
+      `        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),`,
+    replace: `        (this.#sent[0] = "", this.changed()),`,
     tests: BROWSER,
   },
   {
@@ -202,7 +203,7 @@ export const mutants: Mutant[] = [
     guarantee:
       "The site map lists the agent-enabled pages sessions visited, besides sitemap.xml's.",
     file: "bridge/upstream/catalog.ts",
-    find: `    for (const page of this.#visited.keys()) listed.add(page);`,
+    find: `      for (const page of this.#visited.keys()) listed.add(page);`,
     replace: ``,
     tests: CATALOG,
   },

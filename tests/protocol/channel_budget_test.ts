@@ -1,0 +1,194 @@
+/**
+ * The budget of one session's tabs on the channel: per kind of message and in characters, a
+ * burst and then so many a second. The message past it closes the tab (1008, saying which
+ * budget), never the bridge; the invocations an agent sends pay for the tab's answers; a tab that
+ * reconnects does not get a new budget.
+ * @module
+ */
+import assert from "node:assert/strict";
+import { CHANNEL_BUDGETS } from "../../bridge/core/channel_budget.ts";
+import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
+import { FakeTab } from "../helpers/fake_tab.ts";
+
+/** A bridge whose clock stands still unless the test moves it: no budget refills by itself. */
+async function stillBridge(): Promise<{ bridge: TestBridge; clock: { now: number } }> {
+  const clock = { now: 1_000_000 };
+  const bridge = await startBridge({ now: () => clock.now });
+  return { bridge, clock };
+}
+
+/** A tab holding a session on /control-panel, its `search` action answered at once. */
+async function holder(bridge: TestBridge): Promise<{ token: string; tab: FakeTab }> {
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([{ id: "search", handler: (input) => ({ found: input }) }]);
+  return { token, tab };
+}
+
+/** How the bridge closed `tab`; fails when it does not within 10 s (a budget that holds nothing). */
+async function closedBy(tab: FakeTab): Promise<CloseEvent> {
+  let timer: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => reject(new Error("the bridge did not close the tab")), 10_000);
+  });
+  try {
+    return await Promise.race([tab.closed, late]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+/** Proves the tab is still open and heard: a heartbeat, answered. */
+async function alive(tab: FakeTab): Promise<void> {
+  const answered = tab.next("lease");
+  tab.send({ type: "heartbeat" });
+  await answered;
+}
+
+/** One message of each kind, as a tab sends it after hello; `n` varies it. */
+const KINDS: [kind: keyof typeof CHANNEL_BUDGETS, message: (n: number) => unknown][] = [
+  ["navigate", (n) => ({ type: "navigate", page: n % 2 ? "/orders" : "/control-panel" })],
+  ["heartbeat", () => ({ type: "heartbeat" })],
+  ["register", () => ({ type: "register", actions: [] })],
+  ["state", (n) => ({ type: "state", state: { n } })],
+  ["answer", (n) => ({ type: "result", id: `stray-${n}`, ok: true, result: null })],
+  ["answer", (n) => ({ type: "awaiting", id: `stray-${n}`, message: "Asking." })],
+  ["answer", (n) => ({ type: "settled", id: `stray-${n}` })],
+  [
+    "run",
+    () => ({ type: "run", actionId: "search", outcome: "ok", durationMs: 1, via: "webmcp" }),
+  ],
+];
+
+Deno.test(
+  "each kind of message past its burst closes the tab with 1008 and the budget it broke",
+  ONE_PROCESS,
+  async () => {
+    for (const [kind, message] of KINDS) {
+      const { bridge } = await stillBridge();
+      await using _bridge = bridge;
+      const { tab } = await holder(bridge);
+      const { burst, perSecond } = CHANNEL_BUDGETS[kind];
+      // The holder's own registration spent one of its kind already.
+      const spent = kind === "register" ? 1 : 0;
+      for (let n = 0; n < burst - spent; n++) tab.send(message(n));
+      // Each was handled: a heartbeat is answered; the others are heard before a heartbeat after.
+      if (kind === "heartbeat") {
+        for (let n = 0; n < burst; n++) await tab.next("lease");
+      } else await alive(tab);
+      const type = (message(0) as { type: string }).type;
+      tab.send(message(burst));
+      const closed = await closedBy(tab);
+      assert.equal(closed.code, 1008, type);
+      assert.equal(closed.reason, `more than ${perSecond} ${type} messages a second`);
+      // The bridge goes on: another session opens and answers.
+      const other = await holder(bridge);
+      const res = await bridge.invoke(other.token, "search", "pens");
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      await other.tab.close();
+    }
+  },
+);
+
+Deno.test("a flood of navigations ends at the budget: the tab is closed, another session's invocation is answered", async () => {
+  await using bridge = await startBridge();
+  const flooder = await holder(bridge);
+  const other = await holder(bridge);
+  await using _other = other.tab;
+  // What break 9 sent: navigations as fast as a socket takes them.
+  const flood = JSON.stringify({ type: "navigate", page: "/orders" });
+  for (let n = 0; n < 20_000 && flooder.tab.socket.readyState === WebSocket.OPEN; n++) {
+    flooder.tab.send(flood);
+  }
+  await closedBy(flooder.tab);
+  // The bridge handled no more than the budget: one `page` answer each, then it closed the tab
+  // (a client that floods may not read the close frame: it learns of it as its socket drops).
+  const { burst } = CHANNEL_BUDGETS.navigate;
+  const answered = flooder.tab.messages.filter((m) => m.type === "page").length;
+  assert.ok(answered <= burst, `${answered} navigations were handled`);
+  const started = performance.now();
+  const res = await bridge.invoke(other.token, "search", "pens");
+  assert.equal(res.status, 200);
+  assert.deepEqual((await res.json()).result, { found: "pens" });
+  assert.ok(performance.now() - started < 1000);
+});
+
+Deno.test("a budget fills again at its rate", ONE_PROCESS, async () => {
+  const { bridge, clock } = await stillBridge();
+  await using _bridge = bridge;
+  const { tab } = await holder(bridge);
+  const { burst, perSecond } = CHANNEL_BUDGETS.navigate;
+  for (let n = 0; n < burst; n++) tab.send({ type: "navigate", page: "/control-panel" });
+  await alive(tab);
+  clock.now += 1000;
+  for (let n = 0; n < perSecond; n++) tab.send({ type: "navigate", page: "/control-panel" });
+  await alive(tab);
+  tab.send({ type: "navigate", page: "/control-panel" });
+  assert.equal((await closedBy(tab)).reason, `more than ${perSecond} navigate messages a second`);
+});
+
+Deno.test(
+  "the characters of a tab's messages are budgeted, whatever their kind",
+  ONE_PROCESS,
+  async () => {
+    const { bridge } = await stillBridge();
+    await using _bridge = bridge;
+    const { tab } = await holder(bridge);
+    const { burst, perSecond } = CHANNEL_BUDGETS.characters;
+    // Under the message limit each (1 MiB), and within the state budget in number.
+    const big = (n: number) =>
+      JSON.stringify({ type: "state", state: { n, text: "x".repeat(1e6) } });
+    let sent = 0;
+    for (let n = 0; sent + big(n).length <= burst - 10_000; n++) {
+      tab.send(big(n));
+      sent += big(n).length;
+    }
+    await alive(tab);
+    tab.send(big(99));
+    const closed = await closedBy(tab);
+    assert.equal(closed.code, 1008);
+    assert.equal(closed.reason, `more than ${perSecond} characters of messages a second`);
+  },
+);
+
+Deno.test(
+  "the invocations an agent sends pay for the tab's answers: a page driven fast is never closed",
+  ONE_PROCESS,
+  async () => {
+    const { bridge } = await stillBridge();
+    await using _bridge = bridge;
+    const { token, tab } = await holder(bridge);
+    await using _tab = tab;
+    // A state and a result for each, far past their buckets, with no time for them to fill.
+    tab.stateAfter = (_id, input) => ({ last: input });
+    const calls = CHANNEL_BUDGETS.state.burst + CHANNEL_BUDGETS.answer.burst + 50;
+    for (let n = 0; n < calls; n++) {
+      const res = await bridge.invoke(token, "search", `q${n}`);
+      assert.equal(res.status, 200, `call ${n}`);
+      assert.deepEqual((await res.json()).state.last, `q${n}`);
+    }
+    await alive(tab);
+  },
+);
+
+Deno.test(
+  "a tab that reconnects gets no new budget: hellos are budgeted per session",
+  ONE_PROCESS,
+  async () => {
+    const { bridge } = await stillBridge();
+    await using _bridge = bridge;
+    const token = await bridge.openSession("/control-panel");
+    const { burst, perSecond } = CHANNEL_BUDGETS.hello;
+    for (let n = 0; n < burst; n++) {
+      const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+      await tab.next("lease");
+      await tab.close();
+    }
+    const last = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    const closed = await closedBy(last);
+    assert.equal(closed.code, 1008);
+    assert.equal(closed.reason, `more than ${perSecond} hello messages a second`);
+  },
+);

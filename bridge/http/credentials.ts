@@ -65,6 +65,7 @@ export class AimCredentials {
    */
   readonly #verdicts: BoundedMap<string, boolean>;
 
+  /** Looks secrets up among `sessions` (and, when it has one, their shared store). */
   constructor(sessions: IssuedSecrets, options: AimCredentialsOptions = {}) {
     this.#sessions = sessions;
     this.#verdicts = new BoundedMap(options.remembered ?? 4096);

@@ -36,7 +36,7 @@ export type PathVerdict = "aim" | "manifest" | "ambiguous" | "app";
 
 /** The matchers of aim's routes. */
 export interface AimPaths {
-  /** aim's paths, case-insensitive: tested against each reading of a path. */
+  /** aim's paths in lower case: tested against each reading of a path (lowercased). */
   readonly pattern: RegExp;
   /** aim's paths as registered, case-sensitive: the plain spellings aim routes. */
   readonly exact: RegExp;
@@ -67,10 +67,11 @@ export function aimPaths(routes: readonly { path: string }[]): AimPaths {
       ).join("/") + "/?",
     );
   }
-  const source = `^(?:${sources.join("|")})$`;
+  const source = (parts: string[]) => `^(?:${parts.join("|")})$`;
   return {
-    pattern: new RegExp(source, "i"),
-    exact: new RegExp(source),
+    // Readings are lowercased: so are the routes they are tested against.
+    pattern: new RegExp(source(sources.map((part) => part.toLowerCase()))),
+    exact: new RegExp(source(sources)),
     verdicts: new BoundedMap(KEPT_VERDICTS),
   };
 }

@@ -8,7 +8,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { createHash } from "node:crypto";
-import { startApp } from "../helpers/upstream.ts";
+import { pushUntilClosed, startApp } from "../helpers/upstream.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 const MB = 1024 * 1024;
@@ -189,26 +189,6 @@ function stalledApp(): { url: string; next(): StalledSocket } & AsyncDisposable 
   };
 }
 
-/** Pushes up to `total` bytes into a WebSocket until it closes; the bytes pushed. */
-async function push(ws: WebSocket, closed: Promise<unknown>, total: number): Promise<number> {
-  const chunk = new Uint8Array(64 * 1024);
-  let sent = 0;
-  let ended = false;
-  closed.then(() => ended = true);
-  while (!ended && sent < total) {
-    // A step at a time, so that the client's own memory stays small and the close arrives.
-    for (let i = 0; i < 16 && ws.readyState === WebSocket.OPEN; i++) {
-      ws.send(chunk);
-      sent += chunk.length;
-    }
-    while (ws.bufferedAmount > 4 * MB && !ended) {
-      await new Promise((resolve) => setTimeout(resolve, 1));
-    }
-    await new Promise((resolve) => setTimeout(resolve, 0));
-  }
-  return ended ? sent : Infinity;
-}
-
 Deno.test({
   name:
     "128 MiB pushed into an app's WebSocket that does not read: refused at aim's 8 MiB bound, aim's memory bounded and given back after close",
@@ -230,7 +210,7 @@ Deno.test({
       await socket.accepted;
       const before = await peakRss(aim.pid);
       const settled = await rss(aim.pid);
-      const sent = await push(ws, closed, 128 * MB);
+      const sent = await pushUntilClosed(ws, closed, 128 * MB);
       assert.ok(sent < 128 * MB, "aim let 128 MiB through to an app that reads nothing");
       const growth = (await peakRss(aim.pid)) - before;
       socket.read();

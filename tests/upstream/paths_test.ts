@@ -68,3 +68,12 @@ Deno.test("a path's readings are resolved, lowercased and cut at parameters", ()
   );
   assert.deepEqual(pathReadings("/a\\b\\..\\c%00/d"), ["/a/c%00/d", "/a/c"]);
 });
+
+Deno.test("a route registered with capitals is aim's in any case, routed only as registered", () => {
+  const paths = aimPaths([{ path: "/Admin/Report" }]);
+  assert.equal(pathVerdict(paths, "/Admin/Report"), "aim");
+  for (const spelled of ["/admin/report", "/ADMIN/REPORT", "/Admin/Report;x", "/Admin//Report"]) {
+    assert.equal(pathVerdict(paths, spelled), "ambiguous", spelled);
+  }
+  assert.equal(pathVerdict(paths, "/Admin/Reports"), "app");
+});

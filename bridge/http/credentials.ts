@@ -9,8 +9,9 @@
  * Where a secret can be: every run of exactly 43 base64url characters in the value (the length
  * of every secret aim makes), whatever surrounds it (`Bearer`, in any case, with any spaces, a
  * comma, quotes, `aim-credential.`). A request carrying none costs nothing but a look at two
- * headers; each candidate costs a hash, and in a shared store one round trip once, after which
- * the verdict is remembered by its hash (never the value itself).
+ * headers; a candidate seen before costs a lookup in memory; a new one a hash, and in a shared
+ * store one round trip. The verdicts are remembered by value, in memory only, as the session
+ * store keeps the tokens an agent reads manifests with: never written, logged or shared.
  *
  * @module
  */
@@ -48,7 +49,7 @@ export function carriesSecret(value: string, secrets: ReadonlySet<string>): bool
 
 /** Options of {@linkcode AimCredentials}. */
 export interface AimCredentialsOptions {
-  /** Verdicts remembered, by the hash of the value. @default {4096} */
+  /** Verdicts remembered (the values, in memory only). @default {4096} */
   remembered?: number | undefined;
 }
 
@@ -59,9 +60,10 @@ export type IssuedSecrets = Pick<SessionStore, "holds" | "share">;
 export class AimCredentials {
   readonly #sessions: IssuedSecrets;
   /**
-   * Hash of a value to whether aim issued it. A value aim issued stays aim's after its session
-   * ended (while remembered), and a value aim did not issue never becomes aim's: its secrets
-   * are new random values.
+   * A value to whether aim issued it (by value: a hash costs more than the rest of a forwarded
+   * request's checks). A value aim issued stays aim's after its session ended (while
+   * remembered), and a value aim did not issue never becomes aim's: its secrets are new random
+   * values.
    */
   readonly #verdicts: BoundedMap<string, boolean>;
 
@@ -94,21 +96,21 @@ export class AimCredentials {
     const found = new Set<string>();
     let pending: Promise<void>[] | undefined;
     for (const candidate of candidates) {
-      const hash = hashToken(candidate);
-      const known = this.#verdicts.get(hash);
+      const known = this.#verdicts.get(candidate);
       if (known !== undefined) {
         if (known) found.add(candidate);
         continue;
       }
+      const hash = hashToken(candidate);
       const held = this.#sessions.holds(hash);
       if (held || !this.#sessions.share.shared) {
-        this.#verdicts.set(hash, held);
+        this.#verdicts.set(candidate, held);
         if (held) found.add(candidate);
         continue;
       }
       (pending ??= []).push(
         this.#inStore(hash).then((issued) => {
-          this.#verdicts.set(hash, issued);
+          this.#verdicts.set(candidate, issued);
           if (issued) found.add(candidate);
         }),
       );

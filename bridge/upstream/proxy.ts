@@ -113,8 +113,11 @@ export class UpstreamProxy implements Disposable {
   async #headers(request: Request, from: RequestFrom): Promise<Headers> {
     const credentials = this.#options.credentials;
     let secrets: ReadonlySet<string> = NO_SECRETS;
-    if (credentials) secrets = (await credentials.issuedIn(request.headers)) ?? NO_SECRETS;
-    else {
+    if (credentials) {
+      const found = credentials.issuedIn(request.headers);
+      // Looked up in memory (no shared store, or seen before): no wait.
+      secrets = (found instanceof Promise ? await found : found) ?? NO_SECRETS;
+    } else {
       const candidates = [
         ...secretCandidates(request.headers.get("authorization") ?? ""),
         ...secretCandidates(request.headers.get("sec-websocket-protocol") ?? ""),

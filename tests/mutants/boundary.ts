@@ -150,7 +150,8 @@ export const mutants: Mutant[] = [
     guarantee: "A token aim issued stays aim's after its session ended: it never reaches the app.",
     file: "bridge/http/credentials.ts",
     find: `        if (known) found.add(candidate);`,
-    replace: `        if (known && this.#sessions.holds(hash)) found.add(candidate);`,
+    replace:
+      `        if (known && this.#sessions.holds(hashToken(candidate))) found.add(candidate);`,
     tests: CREDENTIALS,
   },
   {

@@ -164,6 +164,16 @@ export const mutants: Mutant[] = [
     tests: [...CREDENTIALS, "tests/upstream/cluster_test.ts"],
   },
   {
+    name: "credentials-store-failure-forwarded",
+    guarantee:
+      "A shared store that cannot answer the lookup refuses the request (503); nothing is forwarded.",
+    file: "bridge/upstream/proxy.ts",
+    find: `      secrets = (found instanceof Promise ? await found : found) ?? NO_SECRETS;`,
+    replace:
+      `      secrets = (found instanceof Promise ? await found.catch(() => NO_SECRETS) : found) ?? NO_SECRETS;`,
+    tests: CREDENTIALS,
+  },
+  {
     name: "credentials-quotes-split",
     guarantee: "A comma inside quotes does not split a credential: the app's Digest passes whole.",
     file: "bridge/http/credentials.ts",

@@ -16,6 +16,7 @@ import {
 } from "../../bridge/http/credentials.ts";
 import { hashToken, newToken } from "../../bridge/core/tokens.ts";
 import { AimError } from "../../bridge/wire/errors.ts";
+import { UpstreamProxy } from "../../bridge/upstream/proxy.ts";
 import { openSession, startAim, startApp } from "../helpers/upstream.ts";
 import { FakeTab, rememberCredential } from "../helpers/fake_tab.ts";
 
@@ -284,4 +285,25 @@ Deno.test("a page's .json with aim's token, Bearer in any case, is aim's session
     assert.ok(!text.includes(t), scheme);
   }
   assert.deepEqual(app.seen.filter((line) => line.startsWith("GET /page.json")), []);
+});
+
+Deno.test("a shared store that cannot tell aim's secrets from the app's refuses the request 503, and forwards nothing", async () => {
+  await using app = echoApp();
+  const { store } = fakeStore({ down: true });
+  using proxy = new UpstreamProxy(app.url, { credentials: new AimCredentials(store) });
+  const from = { origin: "http://127.0.0.1:8000", client: "127.0.0.1", peer: "127.0.0.1" };
+  const request = new Request("http://127.0.0.1:8000/page", {
+    headers: { Authorization: `Bearer ${newToken()}` },
+  });
+  await assert.rejects(
+    () => proxy.forwardRequest(request, from),
+    (error) =>
+      error instanceof AimError && error.code === "store_unavailable" && error.status === 503,
+  );
+  assert.deepEqual(app.seen, []);
+  // Without a candidate there is nothing to look up: the request goes through.
+  const plain = await proxy.forwardRequest(new Request("http://127.0.0.1:8000/page"), from);
+  assert.equal(plain.status, 200);
+  await plain.body?.cancel();
+  assert.deepEqual(app.seen, ["GET /page"]);
 });

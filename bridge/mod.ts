@@ -28,6 +28,7 @@ export { MCP_PATH, McpEndpoint, type McpEndpointOptions } from "./mcp/routes.ts"
 export { A2A_PATH, AGENT_CARD_PATH } from "./a2a/routes.ts";
 export { READ_TOOL } from "./mcp/tools.ts";
 export { type ProxyOptions, UpstreamProxy } from "./upstream/proxy.ts";
+export { AimCredentials, type AimCredentialsOptions } from "./http/credentials.ts";
 export { UpstreamCatalog, type UpstreamCatalogOptions } from "./upstream/catalog.ts";
 export { BridgeMetrics, type BridgeMetricsOptions } from "./metrics/metrics.ts";
 export {

@@ -42,7 +42,8 @@ Options:
   --public-url URL     the origin agents use, for absolute URLs behind a proxy
   --cert FILE          HTTPS certificate (PEM); needs --key; cookies become Secure
   --key FILE           HTTPS private key (PEM)
-  --trust-proxy        honour X-Forwarded-Proto and X-Forwarded-Host
+  --trust-proxy        honour X-Forwarded-Proto and X-Forwarded-Host (and, with --upstream,
+                       pass the proxy's X-Forwarded-For and Forwarded hops on to the app)
   --redis URL          redis://HOST:PORT/DB: share sessions with every bridge on that Redis,
                        to run several behind a load balancer (docs/scaling.md)
   --allowed-host NAME  a Host name allowed besides loopback names (repeatable)
@@ -55,7 +56,8 @@ Options:
   --upstream-host      send the app its own host name in Host, not the browser's
   --upstream-sitemap P the path of the app's site map, when not /sitemap.xml (e.g.
                        "/doku.php?do=sitemap"); its pages are the public site map's
-  --no-forwarded       set no X-Forwarded-For/-Proto/-Host on requests to the app
+  --no-forwarded       set no X-Forwarded-*, Forwarded or X-Real-IP on requests to the app
+                       (a client's own are dropped all the same)
   --upstream-timeout S seconds the app may take to answer with its headers (default 30)
   --demo               run the demo app that ships with aim (its pages, users, API and
                        data in --data, default .aim-demo-data) instead of serving ROOT

@@ -558,6 +558,11 @@ export class SessionStore {
     return true;
   }
 
+  /** Whether a session this process holds has a secret (token, tab credential, tab key) of `hash`. */
+  holds(hash: string): boolean {
+    return this.#byHash.has(hash) || this.#byCredential.has(hash) || this.#byTabKey.has(hash);
+  }
+
   /** The live session of a token hash (a call another instance forwarded). */
   findByHash(tokenHash: string): Promise<Session | undefined> {
     if (!this.share.shared) return Promise.resolve(this.#live(this.#byHash.get(tokenHash)));

@@ -32,7 +32,7 @@ import { tabRoutes } from "./tab_socket.ts";
 import { health } from "./health.ts";
 
 export type { AppEnv, RequestLogEntry };
-export { fastReads, type FastReadsOptions } from "./fast_reads.ts";
+export { fastReads, type FrontDoorOptions } from "./front_door.ts";
 export { PublicManifests, SessionManifests };
 export {
   readSession,

@@ -2,35 +2,42 @@
  * The hot path of manifest reads (`GET <page>.json`, `.toon`): a page's public
  * manifest, and an agent re-reading its session's, answered before any routing when the
  * answer is already known (a `304`, or a body encoded once). Anything else takes the full
- * route, which answers every case, errors included.
+ * route, which answers every case, errors included. The front door (bridge/http/front_door.ts)
+ * checks the Host and logs; this module only reads.
  *
  * @module
  */
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
-import { AimError } from "../errors/aim_error.ts";
-import { BoundedMap } from "../utils/bounded_map.ts";
-import { checkedOrigin, type IdentifyOptions, type RequestLogEntry } from "./middleware.ts";
 import { JSON_TYPE, MANIFEST_HEADERS, TOON_TYPE } from "./responses.ts";
 import type { SessionManifests } from "./session_manifests.ts";
 import type { PublicManifests } from "./site_routes.ts";
 import { namesEtag } from "./if_none_match.ts";
 
-/** Options of {@linkcode fastReads}. */
-export interface FastReadsOptions extends IdentifyOptions {
+/** Options of {@linkcode manifestReads}. */
+export interface ManifestReadsOptions {
   /** The encoded session manifests the full route makes. */
   manifests: SessionManifests;
   /** The encoded public manifests the full route makes. */
   publics: PublicManifests;
-  /** Called once per answered request, as the access log of the full route is. */
-  log?: ((entry: RequestLogEntry) => void) | undefined;
   /** This instance's id, sent as `X-Aim-Instance` when several share a store. */
   instance?: string | undefined;
 }
 
 /**
- * A handler that answers repeated manifest reads, or returns undefined for the full route to
- * answer. It takes only a plain `GET` without a query, from a Host the bridge answers to:
+ * Answers a repeated manifest read of a request whose Host the front door checked
+ * (bridge/http/front_door.ts), at `origin`; `pathStart` is where its path starts in `url`.
+ */
+export type ManifestRead = (
+  request: Request,
+  url: string,
+  pathStart: number,
+  origin: string,
+) => Response | undefined;
+
+/**
+ * What answers repeated manifest reads, or returns undefined for the full route to answer. It
+ * takes only a plain `GET` without a query:
  *
  * - without a token (no `Authorization`, no cookie), a page's public manifest, once the full
  *   route has encoded it for this page scan;
@@ -40,10 +47,7 @@ export interface FastReadsOptions extends IdentifyOptions {
  *
  * The answer is the full route's, byte for byte and header for header.
  */
-export function fastReads(
-  core: BridgeCore,
-  options: FastReadsOptions,
-): (request: Request) => Response | undefined {
+export function manifestReads(core: BridgeCore, options: ManifestReadsOptions): ManifestRead {
   const { manifests, publics } = options;
   const instance: Record<string, string> = options.instance
     ? { "X-Aim-Instance": options.instance }
@@ -52,53 +56,24 @@ export function fastReads(
     json: { "Content-Type": JSON_TYPE, ...MANIFEST_HEADERS, ...instance },
     toon: { "Content-Type": TOON_TYPE, ...MANIFEST_HEADERS, ...instance },
   };
-  // With a proxy trusted, the origin hangs on forwarded headers: the full route reads them.
-  if (options.trustProxy) return () => undefined;
-  // The verdict on a request's Host (null: refused), and the scheme and authority its URL
-  // must start with for the verdict to hold: a few per bridge.
-  const origins = new BoundedMap<string, { prefix: string; origin: string | null }>(64);
   // Per session, the answers' headers at its current version, made once per version.
   const headersOf = new WeakMap<Session, VersionHeaders>();
-  const log = options.log;
 
-  return (request) => {
-    if (request.method !== "GET") return undefined;
-    const started = log ? performance.now() : 0;
-    const url = request.url;
-    const pathStart = url.indexOf("/", url.indexOf("//") + 2);
-    if (pathStart < 0 || url.includes("?", pathStart)) return undefined;
+  return (request, url, pathStart, origin) => {
+    if (request.method !== "GET" || url.includes("?", pathStart)) return undefined;
     const format = url.endsWith(".json") ? "json" : url.endsWith(".toon") ? "toon" : undefined;
     if (!format) return undefined;
     const headers = request.headers;
     const authorization = headers.get("Authorization");
     if (authorization !== null && !authorization.startsWith("Bearer ")) return undefined;
     // No token at all (a cookie is one): the public manifest.
-    if (authorization === null && headers.has("Cookie")) return undefined;
-
-    const host = headers.get("Host") ?? "";
-    let known = origins.get(host);
-    if (known === undefined || known.prefix.length !== pathStart || !url.startsWith(known.prefix)) {
-      const verdict = checkedOrigin(
-        { url, header: (name) => headers.get(name) ?? undefined },
-        options,
-      );
-      known = {
-        prefix: url.slice(0, pathStart),
-        origin: verdict instanceof AimError ? null : verdict,
-      };
-      origins.set(host, known);
-    }
-    const origin = known.origin;
-    if (origin === null) return undefined;
-
     if (authorization === null) {
+      if (headers.has("Cookie")) return undefined;
       // The catalog knows pages by their own spelling only: `/index`, `/a.html` or an escaped
       // one are the full route's to read.
       const info = core.catalog.knownAgentPage(url.slice(pathStart, -5));
       const text = info && publics.get(info, format, origin);
-      if (!text) return undefined;
-      const response = new Response(text, { headers: publicHeaders[format] });
-      return answered(response, url, pathStart, started);
+      return text ? new Response(text, { headers: publicHeaders[format] }) : undefined;
     }
 
     // Found without hashing the token again when it was seen before (SessionStore).
@@ -117,30 +92,17 @@ export function fastReads(
     // `Accept` (a change document) and `Prefer` (a wait) matter only to an `If-None-Match`
     // naming an older version, and `Prefer` to one naming this version: the full route's.
     const held = headers.get("If-None-Match");
-    let response: Response;
     if (namesEtag(held, made.etag)) {
       if (headers.has("Prefer")) return undefined;
       if (!core.sessions.reuse(session)) return undefined;
-      response = new Response(null, { status: 304, headers: made.notModified });
-    } else {
-      if (held !== null) return undefined;
-      const text = manifests.encoded(session, origin, format);
-      if (text === undefined) return undefined;
-      if (!core.sessions.reuse(session)) return undefined;
-      response = new Response(text, { headers: made[format] });
+      return new Response(null, { status: 304, headers: made.notModified });
     }
-    return answered(response, url, pathStart, started);
+    if (held !== null) return undefined;
+    const text = manifests.encoded(session, origin, format);
+    if (text === undefined) return undefined;
+    if (!core.sessions.reuse(session)) return undefined;
+    return new Response(text, { headers: made[format] });
   };
-
-  function answered(response: Response, url: string, pathStart: number, started: number) {
-    log?.({
-      method: "GET",
-      path: url.slice(pathStart),
-      status: response.status,
-      ms: Math.round((performance.now() - started) * 10) / 10,
-    });
-    return response;
-  }
 }
 
 /** The headers of a session's answers at one version. */

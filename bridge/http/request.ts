@@ -10,7 +10,6 @@ import { bodyLimit } from "hono/body-limit";
 import { getCookie } from "hono/cookie";
 import { AimError, badRequest, invalidToken } from "../errors/aim_error.ts";
 import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
-import { isTokenShaped } from "../core/tokens.ts";
 
 /** The session cookie's name; over HTTPS it carries the `__Host-` prefix. */
 export const SESSION_COOKIE = "aim_session";
@@ -64,13 +63,18 @@ export function clientAddress(
   c: Context,
   options: OriginOptions = {},
 ): string {
-  if (options.trustProxy) {
-    const hops = c.req.header("X-Forwarded-For")?.split(",");
-    const last = hops?.[hops.length - 1]?.trim();
-    if (last && /^[0-9A-Fa-f.:[\]]{2,64}$/.test(last)) return last.toLowerCase();
-  }
-  const addr = remoteAddress(c) as Deno.NetAddr | undefined;
-  return addr?.hostname ?? "unknown";
+  const peer = (remoteAddress(c) as Deno.NetAddr | undefined)?.hostname ?? "unknown";
+  return options.trustProxy ? addressOf(c.req.header("X-Forwarded-For"), peer) : peer;
+}
+
+/**
+ * The client's address behind a trusted proxy: the last hop of `X-Forwarded-For` when it is an
+ * address, else the socket's `peer`.
+ */
+export function addressOf(forwardedFor: string | null | undefined, peer: string): string {
+  const hops = forwardedFor?.split(",");
+  const last = hops?.[hops.length - 1]?.trim();
+  return last && /^[0-9A-Fa-f.:[\]]{2,64}$/.test(last) ? last.toLowerCase() : peer;
 }
 
 /** The socket's peer of a request `Deno.serve` handed over; undefined behind another server. */
@@ -275,10 +279,4 @@ export function isAllowedHost(host: string | undefined, allowed: readonly string
 /** Whether a listening host name is a loopback address. */
 export function isLoopback(hostname: string): boolean {
   return LOOPBACK_NAMES.test(hostname) || hostname === "::1";
-}
-
-/** Whether an `Authorization` header carries an aim session token (`Bearer`, 43 base64url). */
-export function isAimAuthorization(header: string): boolean {
-  const match = /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header);
-  return match !== null && isTokenShaped(match[1]);
 }

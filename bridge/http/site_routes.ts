@@ -12,15 +12,22 @@ import { badRequest, notFound } from "../errors/aim_error.ts";
 import { decodePath, normalizePage, type SiteRoot } from "../site/paths.ts";
 import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
-import { isAimAuthorization, readToken, type RequestToken } from "./request.ts";
+import { readToken, type RequestToken } from "./request.ts";
+import { aimCredentials } from "./credentials.ts";
+import { isTokenShaped } from "../core/tokens.ts";
 import { SessionManifests } from "./session_manifests.ts";
 import { bodyResponse, encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
 
-/** The aim token of a request's `Authorization` header, when it holds one. */
-function aimBearer(c: Context<AppEnv>): RequestToken | undefined {
+/**
+ * The token of a request's `Authorization: Bearer` header when it is one aim issued (a lookup,
+ * bridge/http/credentials.ts): an app's own token of the same shape is the app's.
+ */
+async function aimBearer(c: Context<AppEnv>, core: BridgeCore): Promise<RequestToken | undefined> {
   const header = c.req.header("Authorization");
-  if (header === undefined || !isAimAuthorization(header)) return undefined;
-  return { token: header.replace(/^Bearer[ \t]+/i, "").trim(), via: "bearer" };
+  const token = header === undefined ? undefined : /^Bearer[ \t]+(\S+)[ \t]*$/i.exec(header)?.[1];
+  if (!isTokenShaped(token)) return undefined;
+  const issued = await aimCredentials(core.sessions).issued([token]);
+  return issued.has(token) ? { token, via: "bearer" } : undefined;
 }
 
 /** The site map's routes. */
@@ -88,7 +95,7 @@ export function siteRoutes(
       : path;
     // In front of an app, `/x.json` is often the app's own (its scripts fetch it with the
     // person's cookies): only an aim token in `Authorization` makes it a session manifest there.
-    const token = core.catalog.root || format === "toon" ? readToken(c) : aimBearer(c);
+    const token = core.catalog.root || format === "toon" ? readToken(c) : await aimBearer(c, core);
     if (path && !page) {
       // A declared parameter given twice names no one page: never a manifest for either.
       const raw = path + c.req.url.slice(query);

@@ -9,12 +9,13 @@ import { BridgeCore, type BridgeCoreOptions } from "../core/bridge.ts";
 import {
   type AppOptions,
   createApp,
-  fastReads,
   PublicManifests,
   type RequestLogEntry,
   SessionManifests,
 } from "../http/app.ts";
 import type { SessionManifestsOptions } from "../http/session_manifests.ts";
+import { frontDoor } from "../http/front_door.ts";
+import { aimCredentials } from "../http/credentials.ts";
 import { type AuditEntry, auditEntry, AuditLog } from "../audit/log.ts";
 import { RedisShare } from "../share/redis.ts";
 import type { SessionShare } from "../share/share.ts";
@@ -26,7 +27,6 @@ import type { A2ATasksOptions } from "../a2a/tasks.ts";
 import { McpEndpoint, type McpEndpointOptions } from "../mcp/routes.ts";
 import { type ProxyOptions, UpstreamProxy } from "../upstream/proxy.ts";
 import { UpstreamCatalog, type UpstreamCatalogOptions } from "../upstream/catalog.ts";
-import { proxyFirst } from "../upstream/first.ts";
 import { proxyRoutes } from "../upstream/proxy.ts";
 import type { Hono } from "hono";
 import type { AppEnv as HonoEnv } from "../http/env.ts";
@@ -151,14 +151,6 @@ export function createBridge(options: BridgeOptions): Bridge {
     })
     : undefined;
   const log = metrics ? metrics.logTo(options.log) : options.log;
-  const proxy = options.upstream
-    ? new UpstreamProxy(
-      options.upstream,
-      metrics
-        ? { ...options.proxy, onFailure: metrics.failureTo(options.proxy?.onFailure) }
-        : options.proxy,
-    )
-    : undefined;
   const core = new BridgeCore({
     ...options,
     ...(options.upstream
@@ -189,6 +181,14 @@ export function createBridge(options: BridgeOptions): Bridge {
     },
   });
   metrics?.watch(core);
+  // aim's own credentials, told from the app's by lookup (bridge/http/credentials.ts).
+  const proxy = options.upstream
+    ? new UpstreamProxy(options.upstream, {
+      ...options.proxy,
+      credentials: aimCredentials(core.sessions),
+      ...(metrics ? { onFailure: metrics.failureTo(options.proxy?.onFailure) } : {}),
+    })
+    : undefined;
   const mcp = new McpEndpoint(core, { ...options.mcp, onError: options.onError });
   const manifests = new SessionManifests(core, { changeBudget: options.changeBudget });
   const publics = new PublicManifests();
@@ -197,11 +197,9 @@ export function createBridge(options: BridgeOptions): Bridge {
     publicUrl: options.publicUrl,
     trustProxy: options.trustProxy,
   };
-  // A session's repeated manifest reads are answered before routing (bridge/http/fast_reads.ts).
   const instance = share?.shared ? share.instance : undefined;
-  const fast = !(options.fastReads ?? BRIDGE_DEFAULTS.fastReads)
-    ? () => undefined
-    : fastReads(core, { manifests, publics, ...origins, log, instance });
+  // aim's paths in front of an app, read from the router once its routes are all there.
+  let paths: AimPaths | undefined;
   const app = createApp(core, {
     ...origins,
     manifests,
@@ -215,7 +213,7 @@ export function createBridge(options: BridgeOptions): Bridge {
       : (session) => audit.forSession(session.id),
     instance,
     ...(proxy
-      ? { last: (app: Hono<HonoEnv>) => proxyRoutes(app, proxy, aimPaths(app.routes)) }
+      ? { last: (app: Hono<HonoEnv>) => proxyRoutes(app, proxy, paths = aimPaths(app.routes)) }
       : {}),
     protocols: [
       acpRoutes(core, { stats, runs: options.acpRuns, onError: options.onError }),
@@ -223,20 +221,22 @@ export function createBridge(options: BridgeOptions): Bridge {
       a2aRoutes(core, { tasks: options.a2aTasks }),
     ],
   });
-  // In front of an app, the app's requests skip the router (bridge/upstream/first.ts).
-  let paths: AimPaths | undefined;
-  const first = proxy
-    ? proxyFirst(proxy, () => paths ??= aimPaths(app.routes), {
-      ...origins,
-      log,
-      onError: options.onError,
-    })
-    : undefined;
+  // Before routing: repeated manifest reads, and in front of an app the app's requests
+  // (bridge/http/front_door.ts), judged by the paths the router's last route was given.
+  const door = frontDoor(core, {
+    ...origins,
+    manifests,
+    publics,
+    instance,
+    fastReads: options.fastReads ?? BRIDGE_DEFAULTS.fastReads,
+    app: proxy?.door(() => paths!),
+    log,
+    onError: options.onError,
+  });
   return {
     core,
     audit,
-    fetch: (request, info) =>
-      first?.(request, info) ?? fast(request) ?? app.fetch(request, { info }),
+    fetch: (request, info) => door(request, info) ?? app.fetch(request, { info }),
     routes: app.routes.map(({ method, path }) => ({ method, path })),
     metrics,
     close: () => {

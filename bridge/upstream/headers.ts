@@ -1,12 +1,12 @@
 /**
  * What crosses the proxy of `aim serve --upstream` and what does not: hop-by-hop headers
- * dropped both ways, aim's own credentials (its cookie, the tab key, an aim token) never sent
- * to the app, and no `Set-Cookie` of the app able to set aim's cookie.
+ * dropped both ways, aim's own credentials (its cookie, the tab key, a token or tab credential
+ * aim issued, in `Authorization` or a WebSocket subprotocol) never sent to the app, where a
+ * request came from said by aim alone, and no `Set-Cookie` of the app able to set aim's cookie.
  * @module
  */
-import { isAimAuthorization, SESSION_COOKIE } from "../http/request.ts";
-
-export { isAimAuthorization };
+import { SESSION_COOKIE } from "../http/request.ts";
+import { withoutSecrets } from "../http/credentials.ts";
 
 /** Hop-by-hop headers (RFC 9110 §7.6.1), never forwarded either way. */
 export const HOP_BY_HOP: ReadonlySet<string> = new Set([
@@ -51,44 +51,85 @@ function connectionListed(headers: Headers): Set<string> {
 
 /** Options of {@linkcode upstreamRequestHeaders}. */
 export interface ForwardOptions {
-  /** The client's address, appended to `X-Forwarded-For`. */
+  /** The client's address: the socket's peer, or behind a trusted proxy its last forwarded hop. */
   client: string;
+  /** The socket's peer (the client, or the proxy in front), the hop aim appends. */
+  peer: string;
   /** The origin the client reached aim at: `X-Forwarded-Proto` and `-Host` come from it. */
   origin: string;
   /** Keep the client's `Host` (true) or send the upstream's own. */
   preserveHost: boolean;
-  /** Set `X-Forwarded-For`, `-Proto` and `-Host`. */
+  /** Set `X-Forwarded-For`, `-Proto`, `-Host`, `Forwarded` and `X-Real-IP`. */
   forwarded: boolean;
-  /** Keep the client's `X-Forwarded-For` hops (only behind a proxy aim trusts). */
+  /**
+   * Keep the forwarding headers the proxy in front set (`X-Forwarded-For` and `Forwarded` hops;
+   * only behind a proxy aim trusts).
+   */
   trustForwarded: boolean;
+  /**
+   * aim's secrets the request carries (bridge/http/credentials.ts): a member of `Authorization`
+   * or `Sec-WebSocket-Protocol` carrying one is removed.
+   */
+  secrets: ReadonlySet<string>;
+}
+
+/** Whether a header says where a request came from: the client's to write unless trusted. */
+function isForwarding(name: string): boolean {
+  return name.startsWith("x-forwarded-") || name === "forwarded" || name === "x-real-ip";
+}
+
+/** A `Forwarded` parameter's value (RFC 7239): a token, or a quoted string. */
+function forwardedValue(value: string): string {
+  return /^[A-Za-z0-9!#$%&'*+.^_`|~-]+$/.test(value) ? value : `"${value.replace(/["\\]/g, "")}"`;
+}
+
+/** A `Forwarded` node: an IPv6 address in brackets, `unknown` when aim does not know it. */
+function forwardedNode(address: string): string {
+  return address.includes(":") && !address.startsWith("[") ? `[${address}]` : address;
 }
 
 /**
  * The headers the app receives for a client's request: the client's own (User-Agent,
  * Accept-Language, Accept-Encoding, the app's cookies and authorization unchanged), without
- * hop-by-hop headers and without aim's credentials.
+ * hop-by-hop headers and without aim's credentials. Where the request came from is aim's to
+ * say: `X-Forwarded-*`, `Forwarded` and `X-Real-IP` of the client are replaced (with
+ * `forwarded`) or dropped (without), and kept only from a trusted proxy, each chain with aim's
+ * hop appended.
  */
 export function upstreamRequestHeaders(incoming: Headers, options: ForwardOptions): Headers {
   const out = new Headers();
   const listed = connectionListed(incoming);
+  const trusted = options.trustForwarded;
   for (const [name, value] of incoming) {
     if (HOP_BY_HOP.has(name) || listed.has(name) || AIM_REQUEST_HEADERS.has(name)) continue;
     if (name === "host" && !options.preserveHost) continue;
-    if (name.startsWith("x-forwarded-") && options.forwarded) continue;
+    if (isForwarding(name) && (options.forwarded || !trusted)) continue;
     if (name === "cookie") {
       const kept = appCookies(value);
       if (kept !== null) out.set("cookie", kept);
       continue;
     }
-    if (name === "authorization" && isAimAuthorization(value)) continue;
+    if (name === "authorization" || name === "sec-websocket-protocol") {
+      const kept = withoutSecrets(value, options.secrets);
+      if (kept !== null) out.set(name, kept);
+      continue;
+    }
     out.append(name, value);
   }
   if (options.forwarded) {
-    const earlier = options.trustForwarded ? incoming.get("x-forwarded-for") : null;
-    out.set("x-forwarded-for", earlier ? `${earlier}, ${options.client}` : options.client);
     const origin = new URL(options.origin);
-    out.set("x-forwarded-proto", origin.protocol.slice(0, -1));
-    out.set("x-forwarded-host", incoming.get("host") ?? origin.host);
+    const proto = origin.protocol.slice(0, -1);
+    const host = incoming.get("host") ?? origin.host;
+    const earlierFor = trusted ? incoming.get("x-forwarded-for") : null;
+    out.set("x-forwarded-for", earlierFor ? `${earlierFor}, ${options.peer}` : options.peer);
+    out.set("x-forwarded-proto", proto);
+    out.set("x-forwarded-host", host);
+    const hop = `for=${forwardedValue(forwardedNode(options.peer))};host=${
+      forwardedValue(host)
+    };proto=${proto}`;
+    const earlier = trusted ? incoming.get("forwarded") : null;
+    out.set("forwarded", earlier ? `${earlier}, ${hop}` : hop);
+    out.set("x-real-ip", options.client);
   }
   return out;
 }

@@ -1,21 +1,22 @@
 /**
  * The reverse proxy of `aim serve --upstream URL`: every request that names none of aim's
  * routes goes to the app, bodies streamed both ways (uploads and downloads of any size, server-
- * sent events), the app's WebSockets piped, redirects and cookies passed as they are. An app
- * that is down, slow or answers garbage gets the client 502 or 504 with aim's error body.
+ * sent events), the app's WebSockets relayed (bridge/upstream/websocket.ts), redirects and
+ * cookies passed as they are. An app that is down, slow or answers garbage gets the client 502
+ * or 504 with aim's error body.
  * @module
  */
 import type { Context, Hono } from "hono";
-import { AimError, notFound } from "../errors/aim_error.ts";
+import { AimError, badRequest, notFound } from "../errors/aim_error.ts";
 import type { AppEnv } from "../http/env.ts";
+import { remoteAddress } from "../http/request.ts";
+import { type AimCredentials, secretCandidates } from "../http/credentials.ts";
+import { ambiguousPath, type AppDoor, type RequestFrom } from "../http/front_door.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
-import { type AimPaths, isAimPath } from "./routes.ts";
+import { type AimPaths, pathVerdict } from "./routes.ts";
+import { relay, RELAY_DEFAULTS } from "./websocket.ts";
 
-/** Who sent a request: the origin it was sent to (as the client sees aim), and its address. */
-export interface RequestFrom {
-  origin: string;
-  client: string;
-}
+export type { RequestFrom };
 
 /** Options of {@linkcode UpstreamProxy}. */
 export interface ProxyOptions {
@@ -26,13 +27,13 @@ export interface ProxyOptions {
    */
   preserveHost?: boolean | undefined;
   /**
-   * Set `X-Forwarded-For`, `X-Forwarded-Proto` and `X-Forwarded-Host`.
+   * Set `X-Forwarded-For`, `-Proto`, `-Host`, `Forwarded` and `X-Real-IP`.
    *
    * @default {true}
    */
   forwarded?: boolean | undefined;
   /**
-   * Keep the client's `X-Forwarded-For` hops (aim itself behind a trusted proxy).
+   * Keep the forwarding headers of the proxy in front (aim behind a trusted proxy).
    *
    * @default {false}
    */
@@ -49,6 +50,18 @@ export interface ProxyOptions {
    * @default {64}
    */
   keepAlive?: number | undefined;
+  /**
+   * Bytes of a relayed WebSocket's messages that may wait for either side to read them; past
+   * it the relay ends (bridge/upstream/websocket.ts).
+   *
+   * @default {8388608}
+   */
+  webSocketBufferBytes?: number | undefined;
+  /**
+   * How aim's own credentials are recognised (`createBridge` gives its sessions'). Without it,
+   * every value of their shape (43 base64url characters) counts as aim's: fail closed.
+   */
+  credentials?: AimCredentials | undefined;
   /**
    * Told each time the app gave no answer: none at all (`bad_gateway`), or not within `timeoutMs`
    * (`gateway_timeout`); never for a client that hung up. For the metrics (bridge/metrics/).
@@ -72,6 +85,12 @@ export function gatewayTimeout(timeoutMs: number): AimError {
   );
 }
 
+/**
+ * The status logged for a request whose client hung up before the app answered (nginx's
+ * "client closed request"); nothing is sent to anyone.
+ */
+export const CLIENT_CLOSED_REQUEST = 499;
+
 /** The defaults of {@linkcode ProxyOptions}. */
 export const PROXY_DEFAULTS = {
   preserveHost: true,
@@ -79,7 +98,10 @@ export const PROXY_DEFAULTS = {
   trustForwarded: false,
   timeoutMs: 30_000,
   keepAlive: 64,
+  webSocketBufferBytes: RELAY_DEFAULTS.bufferBytes,
 } as const;
+
+const NO_SECRETS: ReadonlySet<string> = new Set();
 
 /** A proxy to one app. */
 export class UpstreamProxy implements Disposable {
@@ -117,28 +139,52 @@ export class UpstreamProxy implements Disposable {
     return base + rest;
   }
 
-  #headers(request: Request, from: RequestFrom): Headers {
+  /** The headers the app gets, once aim's secrets among the request's are known. */
+  async #headers(request: Request, from: RequestFrom): Promise<Headers> {
+    const credentials = this.#options.credentials;
+    let secrets: ReadonlySet<string> = NO_SECRETS;
+    if (credentials) {
+      const found = credentials.issuedIn(request.headers);
+      // Looked up in memory (no shared store, or seen before): no wait.
+      secrets = (found instanceof Promise ? await found : found) ?? NO_SECRETS;
+    } else {
+      const candidates = [
+        ...secretCandidates(request.headers.get("authorization") ?? ""),
+        ...secretCandidates(request.headers.get("sec-websocket-protocol") ?? ""),
+      ];
+      if (candidates.length) secrets = new Set(candidates);
+    }
     return upstreamRequestHeaders(request.headers, {
       client: from.client,
+      peer: from.peer,
       origin: from.origin,
       preserveHost: this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost,
       forwarded: this.#options.forwarded ?? PROXY_DEFAULTS.forwarded,
       trustForwarded: this.#options.trustForwarded ?? PROXY_DEFAULTS.trustForwarded,
+      secrets,
     });
   }
 
   /** Forwards one request (of a hono route) to the app and streams its answer back. */
   forward(c: Context<AppEnv>): Promise<Response> {
-    return this.forwardRequest(c.req.raw, { origin: c.get("origin"), client: c.get("client") });
+    const peer = (remoteAddress(c) as Deno.NetAddr | undefined)?.hostname ?? "unknown";
+    return this.forwardRequest(c.req.raw, {
+      origin: c.get("origin"),
+      client: c.get("client"),
+      peer,
+    });
   }
 
-  /** Forwards one request to the app and streams its answer back. */
+  /**
+   * Forwards one request to the app and streams its answer back. A client that hangs up
+   * before the app answered gets (and is logged with) {@linkcode CLIENT_CLOSED_REQUEST}.
+   */
   async forwardRequest(request: Request, from: RequestFrom): Promise<Response> {
     const url = request.url;
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
       return await this.#websocket(request, from, url);
     }
-    const headers = this.#headers(request, from);
+    const headers = await this.#headers(request, from);
     // One controller: the timeout, or a client that hangs up, withdraws the request from the app.
     const controller = new AbortController();
     const signal = controller.signal;
@@ -168,24 +214,30 @@ export class UpstreamProxy implements Disposable {
       } as RequestInit);
     } catch (error) {
       request.signal.removeEventListener("abort", hangUp);
-      if (!request.signal.aborted) {
-        this.#options.onFailure?.(timedOut ? "gateway_timeout" : "bad_gateway");
+      if (timedOut) {
+        this.#options.onFailure?.("gateway_timeout");
+        throw gatewayTimeout(this.#timeoutMs);
       }
-      throw timedOut
-        ? gatewayTimeout(this.#timeoutMs)
-        : Object.assign(badGateway(), { cause: error });
+      // Nobody is left to answer: the log says so, not that the app failed.
+      if (request.signal.aborted) return new Response(null, { status: CLIENT_CLOSED_REQUEST });
+      this.#options.onFailure?.("bad_gateway");
+      throw Object.assign(badGateway(), { cause: error });
     } finally {
       // Past the headers, the body streams for as long as it takes (downloads, event streams).
       clearTimeout(timeout);
     }
-    let location = answer.headers.get("location");
-    const out = clientResponseHeaders(answer.headers, fetchDecodes(headers));
+    const appHeaders = answer.headers;
+    // RFC 9112 §6.3: both is a message framed two ways (smuggling, or a broken app): an error.
+    if (appHeaders.has("transfer-encoding") && appHeaders.has("content-length")) {
+      await answer.body?.cancel().catch(() => {});
+      this.#options.onFailure?.("bad_gateway");
+      throw badGateway();
+    }
+    const out = clientResponseHeaders(appHeaders, fetchDecodes(headers));
+    const location = appHeaders.get("location");
     if (location && !(this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost)) {
-      // The app named itself: the client goes on through aim.
-      if (location.startsWith(this.upstream.origin)) {
-        location = from.origin + location.slice(this.upstream.origin.length);
-        out.set("location", location);
-      }
+      const rewritten = this.#ownLocation(location, from.origin);
+      if (rewritten !== undefined) out.set("location", rewritten);
     }
     const nullBody = request.method === "HEAD" || [101, 204, 205, 304].includes(answer.status);
     return new Response(nullBody ? null : answer.body, {
@@ -195,65 +247,70 @@ export class UpstreamProxy implements Disposable {
     });
   }
 
-  /** Pipes a WebSocket between the client and the app, once the app accepted it. */
+  /**
+   * A `Location` that names the app itself (its origin exactly), as the client reaches it
+   * through aim; undefined for any other (relative, or another origin).
+   */
+  #ownLocation(location: string, origin: string): string | undefined {
+    if (!/^(?:[A-Za-z][A-Za-z0-9+.-]*:|\/\/)/.test(location)) return undefined;
+    let url: URL;
+    try {
+      url = new URL(location, this.upstream);
+    } catch {
+      return undefined;
+    }
+    if (url.origin !== this.upstream.origin) return undefined;
+    return origin + url.pathname + url.search + url.hash;
+  }
+
+  /** Relays a WebSocket between the client and the app, once the app accepted it. */
   async #websocket(request: Request, from: RequestFrom, url: string): Promise<Response> {
-    const headers = this.#headers(request, from);
+    const headers = await this.#headers(request, from);
+    // The protocols the client offered, without any that carries aim's secrets.
+    const protocols = (headers.get("sec-websocket-protocol") ?? "").split(",")
+      .map((p) => p.trim()).filter(Boolean);
     for (const name of [...headers.keys()]) {
       if (name.startsWith("sec-websocket-")) headers.delete(name);
     }
-    const protocols = (request.headers.get("sec-websocket-protocol") ?? "").split(",")
-      .map((p) => p.trim()).filter(Boolean);
-    const upstream = new WebSocket(
+    const app = new WebSocket(
       this.target(url, "ws"),
       { protocols, headers } as unknown as string[],
     );
-    upstream.binaryType = "arraybuffer";
     const opened = await new Promise<boolean>((resolve) => {
       const timeout = setTimeout(() => resolve(false), this.#timeoutMs);
-      upstream.onopen = () => {
+      app.onopen = () => {
         clearTimeout(timeout);
         resolve(true);
       };
-      upstream.onerror = upstream.onclose = () => {
+      app.onerror = app.onclose = () => {
         clearTimeout(timeout);
         resolve(false);
       };
     });
     if (!opened) {
-      upstream.close();
+      app.close();
       this.#options.onFailure?.("bad_gateway");
       throw badGateway();
     }
-    const { socket, response } = Deno.upgradeWebSocket(request, {
-      ...(upstream.protocol ? { protocol: upstream.protocol } : {}),
-    });
-    socket.binaryType = "arraybuffer";
-    const early: (string | ArrayBuffer)[] = [];
-    upstream.onmessage = (e) => {
-      if (socket.readyState === WebSocket.OPEN) socket.send(e.data);
-      else if (early.length < 1024) early.push(e.data);
-      else upstream.close(1009, "too many messages before the client was ready");
+    let upgraded: { socket: WebSocket; response: Response };
+    try {
+      upgraded = Deno.upgradeWebSocket(request, {
+        ...(app.protocol ? { protocol: app.protocol } : {}),
+      });
+    } catch {
+      app.close();
+      throw badRequest("This is no valid WebSocket upgrade (its handshake headers are missing).");
+    }
+    relay(upgraded.socket, app, { bufferBytes: this.#options.webSocketBufferBytes });
+    return upgraded.response;
+  }
+
+  /** The front door's view of this proxy (bridge/http/front_door.ts) over aim's paths. */
+  door(paths: () => AimPaths): AppDoor {
+    return {
+      verdict: (path) => pathVerdict(paths(), path),
+      forward: (request, from) => this.forwardRequest(request, from),
     };
-    socket.onopen = () => {
-      for (const data of early.splice(0)) socket.send(data);
-    };
-    socket.onmessage = (e) => {
-      if (upstream.readyState === WebSocket.OPEN) upstream.send(e.data);
-    };
-    const closer = (other: WebSocket) => (e: CloseEvent) => {
-      if (other.readyState !== WebSocket.OPEN && other.readyState !== WebSocket.CONNECTING) return;
-      const code = e.code === 1000 || (e.code >= 3000 && e.code < 5000) ? e.code : 1000;
-      try {
-        other.close(code, e.reason.slice(0, 120));
-      } catch {
-        other.close();
-      }
-    };
-    upstream.onclose = closer(socket);
-    socket.onclose = closer(upstream);
-    upstream.onerror = () => socket.readyState === WebSocket.OPEN && socket.close(1011);
-    socket.onerror = () => upstream.readyState === WebSocket.OPEN && upstream.close(1011);
-    return response;
   }
 
   close(): void {
@@ -267,13 +324,20 @@ export class UpstreamProxy implements Disposable {
 
 /**
  * The catch-all route that forwards to the app, mounted last: a path that names one of aim's
- * routes (`paths`) never reaches the app, whatever its method or spelling.
+ * routes (`paths`) never reaches the app, whatever its method or spelling, and a spelling of one
+ * that servers read differently is refused.
  */
 export function proxyRoutes(app: Hono<AppEnv>, proxy: UpstreamProxy, paths: AimPaths): void {
   app.all("*", (c) => {
-    if (isAimPath(paths, c.req.path)) {
-      throw notFound(`${c.req.path} is one of aim's routes, and not with this method.`);
+    const raw = c.req.raw.url;
+    const pathStart = raw.indexOf("/", raw.indexOf("//") + 2);
+    const query = raw.indexOf("?", pathStart);
+    const path = raw.slice(pathStart, query < 0 ? undefined : query);
+    const verdict = pathVerdict(paths, path);
+    if (verdict === "aim") {
+      throw notFound(`${path} is one of aim's routes, and not with this method.`);
     }
+    if (verdict === "ambiguous") throw ambiguousPath(path);
     return proxy.forward(c);
   });
 }

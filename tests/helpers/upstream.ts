@@ -77,3 +77,30 @@ export async function openSession(
   if (res.status !== 200) throw new Error(`openSession: ${res.status} ${await res.text()}`);
   return await res.json();
 }
+
+/**
+ * Pushes up to `total` bytes into a WebSocket, 64 KiB at a time with at most 4 MiB waiting in
+ * the client, until it closes; the bytes pushed, or Infinity when it never closed.
+ */
+export async function pushUntilClosed(
+  ws: WebSocket,
+  closed: Promise<unknown>,
+  total: number,
+): Promise<number> {
+  const chunk = new Uint8Array(64 * 1024);
+  let sent = 0;
+  let ended = false;
+  closed.then(() => ended = true);
+  while (!ended && sent < total) {
+    // A step at a time, so that the client's own memory stays small and the close arrives.
+    for (let i = 0; i < 16 && ws.readyState === WebSocket.OPEN; i++) {
+      ws.send(chunk);
+      sent += chunk.length;
+    }
+    while (ws.bufferedAmount > 4 * 1024 * 1024 && !ended) {
+      await new Promise((resolve) => setTimeout(resolve, 1));
+    }
+    await new Promise((resolve) => setTimeout(resolve, 0));
+  }
+  return ended ? sent : Infinity;
+}

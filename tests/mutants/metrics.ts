@@ -26,11 +26,11 @@ export const mutants: Mutant[] = [
     guarantee:
       "The bridge's own port, which agents and browsers reach, never answers /__aim/metrics.",
     file: "bridge/serve/bridge.ts",
-    find: "      first?.(request, info) ?? fast(request) ?? app.fetch(request, { info }),",
-    replace: '      (metrics && new URL(request.url).pathname === "/__aim/metrics"\n' +
+    find: "    fetch: (request, info) => door(request, info) ?? app.fetch(request, { info }),",
+    replace: "    fetch: (request, info) =>\n" +
+      '      (metrics && new URL(request.url).pathname === "/__aim/metrics"\n' +
       "        ? metrics.fetch(request)\n" +
-      "        : undefined) ?? first?.(request, info) ?? fast(request) ??\n" +
-      "        app.fetch(request, { info }),",
+      "        : undefined) ?? door(request, info) ?? app.fetch(request, { info }),",
     tests: METRICS,
   },
   {
@@ -101,8 +101,12 @@ export const mutants: Mutant[] = [
     name: "metrics-hang-up-as-app-failure",
     guarantee: "A client that hung up is no failure of the app's behind --upstream.",
     file: "bridge/upstream/proxy.ts",
-    find: "      if (!request.signal.aborted) {",
-    replace: "      if (true) {",
+    find:
+      "      if (request.signal.aborted) return new Response(null, { status: CLIENT_CLOSED_REQUEST });",
+    replace: "      if (request.signal.aborted) {\n" +
+      '        this.#options.onFailure?.("bad_gateway");\n' +
+      "        return new Response(null, { status: CLIENT_CLOSED_REQUEST });\n" +
+      "      }",
     tests: SOURCES,
   },
   {

@@ -31,9 +31,9 @@ export const mutants: Mutant[] = [
     name: "upstream-aim-token-forwarded",
     guarantee: "An aim token in Authorization is never sent to the app; the app's own scheme is.",
     file: "bridge/upstream/headers.ts",
-    find: `if (name === "authorization" && isAimAuthorization(value)) continue;`,
-    replace: `if (name === "authorization" && isAimAuthorization(value) && false) continue;`,
-    tests: PROXY,
+    find: `      const kept = withoutSecrets(value, options.secrets);`,
+    replace: `      const kept = value;`,
+    tests: [...PROXY, "tests/upstream/credentials_test.ts"],
   },
   {
     name: "upstream-tab-key-forwarded",
@@ -56,9 +56,9 @@ export const mutants: Mutant[] = [
     name: "upstream-forwarded-for-trusted",
     guarantee: "A client's own X-Forwarded-For is replaced unless aim trusts the proxy in front.",
     file: "bridge/upstream/headers.ts",
-    find: `const earlier = options.trustForwarded ? incoming.get("x-forwarded-for") : null;`,
-    replace: `const earlier = incoming.get("x-forwarded-for");`,
-    tests: PROXY,
+    find: `const earlierFor = trusted ? incoming.get("x-forwarded-for") : null;`,
+    replace: `const earlierFor = incoming.get("x-forwarded-for");`,
+    tests: [...PROXY, "tests/upstream/forwarding_test.ts"],
   },
   {
     name: "upstream-decoded-body-keeps-coding",
@@ -82,7 +82,7 @@ export const mutants: Mutant[] = [
     guarantee:
       "A path that names one of aim's routes, with a method aim does not answer, never reaches the app.",
     file: "bridge/upstream/proxy.ts",
-    find: `    if (isAimPath(paths, c.req.path)) {`,
+    find: `    if (verdict === "aim") {`,
     replace: `    if (false) {`,
     tests: PROXY,
   },
@@ -91,8 +91,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "aim's routes are recognised however the path is spelled (doubled slashes, encoding).",
     file: "bridge/upstream/routes.ts",
-    find: `  out.push(decoded, resolved, decodePath(resolved) ?? resolved);`,
-    replace: `  out.push(decoded);`,
+    find: `  for (const path of [raw, decodeAscii(raw)]) {`,
+    replace: `  for (const path of [raw]) {`,
     tests: PROXY,
   },
   {
@@ -108,8 +108,8 @@ export const mutants: Mutant[] = [
     name: "upstream-timeout-as-502",
     guarantee: "An app slower than the timeout gets the client 504 gateway_timeout, not 502.",
     file: "bridge/upstream/proxy.ts",
-    find: `      throw timedOut\n`,
-    replace: `      throw false\n`,
+    find: `      if (timedOut) {\n        this.#options.onFailure?.("gateway_timeout");`,
+    replace: `      if (false) {\n        this.#options.onFailure?.("gateway_timeout");`,
     tests: PROXY,
   },
   {

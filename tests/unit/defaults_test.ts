@@ -29,6 +29,9 @@ import { PROXY_DEFAULTS } from "../../bridge/upstream/proxy.ts";
 import { PARSE_JSON_DEFAULTS } from "../../bridge/wire/json.ts";
 import { READABLE_DEFAULTS } from "../../elements/prompt.ts";
 import { DEMO_DEFAULTS } from "../../demo/app.ts";
+import { AIM_CREDENTIALS_DEFAULTS } from "../../bridge/http/credentials.ts";
+import { RELAY_DEFAULTS } from "../../bridge/upstream/websocket.ts";
+import { FRONT_DOOR_DEFAULTS } from "../../bridge/http/front_door.ts";
 import { AGENT_INVOKE_DEFAULTS } from "../../bridge/core/invocation_watch.ts";
 import { METRICS_FETCH_DEFAULTS, METRICS_LISTEN_DEFAULTS } from "../../bridge/metrics/endpoint.ts";
 
@@ -63,6 +66,9 @@ const DEFAULTS_OF: Record<string, Readonly<Record<string, unknown>>> = {
   ParseJsonOptions: PARSE_JSON_DEFAULTS,
   ReadableOptions: READABLE_DEFAULTS,
   DemoOptions: DEMO_DEFAULTS,
+  AimCredentialsOptions: AIM_CREDENTIALS_DEFAULTS,
+  RelayOptions: RELAY_DEFAULTS,
+  FrontDoorOptions: FRONT_DOOR_DEFAULTS,
   AgentInvokeOptions: AGENT_INVOKE_DEFAULTS,
   MetricsListenOptions: METRICS_LISTEN_DEFAULTS,
   MetricsFetchOptions: METRICS_FETCH_DEFAULTS,

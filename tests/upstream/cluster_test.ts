@@ -7,6 +7,7 @@ import assert from "node:assert/strict";
 import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
 import { FakeTab, rememberCredential } from "../helpers/fake_tab.ts";
 import { startApp } from "../helpers/upstream.ts";
+import { newToken } from "../../bridge/core/tokens.ts";
 
 Deno.test({
   name:
@@ -60,6 +61,52 @@ Deno.test({
         assert.equal((await answer.json()).result, "refreshed");
       }
       assert.equal(instances.size, 2, [...instances].join(", "));
+    } finally {
+      await Deno.remove(root, { recursive: true });
+    }
+  },
+});
+
+Deno.test({
+  name:
+    "with sessions on Redis, an aim that never saw a session still keeps its token and tab credential from the app",
+  ignore: NO_CLUSTER,
+  async fn() {
+    await using app = startApp((request) =>
+      Response.json({
+        authorization: request.headers.get("authorization"),
+        protocol: request.headers.get("sec-websocket-protocol"),
+      })
+    );
+    const root = await Deno.makeTempDir({ prefix: "aim-upstream-cluster-" });
+    try {
+      await using cluster = await startCluster({
+        root,
+        instances: 2,
+        bridge: { upstream: app.url },
+      });
+      const [minting, other] = cluster.instances;
+      // Opened on one instance, used on the other: only Redis knows the session there.
+      const res = await fetch(`${minting!.url}/__aim/session`, {
+        method: "POST",
+        headers: { "Content-Type": "application/json", Origin: cluster.origin },
+        body: JSON.stringify({ page: "/dashboard" }),
+      });
+      const grant = await res.json();
+      const own = newToken();
+      const ask = async (headers: Record<string, string>) =>
+        await (await fetch(`${other!.url}/dashboard`, { headers })).json();
+      assert.deepEqual(
+        await ask({
+          Authorization: `Bearer ${grant.sessionToken}`,
+          "Sec-WebSocket-Protocol": `aim-tab-v1, aim-credential.${grant.tabCredential}`,
+        }),
+        { authorization: null, protocol: "aim-tab-v1" },
+      );
+      assert.deepEqual(await ask({ Authorization: `Bearer ${own}` }), {
+        authorization: `Bearer ${own}`,
+        protocol: null,
+      });
     } finally {
       await Deno.remove(root, { recursive: true });
     }

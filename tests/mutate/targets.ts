@@ -38,7 +38,9 @@ const TAB_NOTE = "Mapped for the lead's run after the tab channel's rewrite (iss
 export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   // Consent rules.
   "elements/page_tools.ts": { tests: ["tests/unit/page_tools_test.ts"] },
-  "bridge/wire/webmcp_tools.ts": { tests: ["tests/unit/webmcp_tools_test.ts"] },
+  "bridge/wire/webmcp_tools.ts": {
+    tests: ["tests/unit/webmcp_tools_test.ts", "tests/unit/webmcp_tools_rules_test.ts"],
+  },
   "bridge/core/actions.ts": { tests: ["tests/unit/actions_test.ts"] },
   "elements/prompt.ts": {
     tests: ["tests/unit/prompt_test.ts", "tests/unit/approve_gate_test.ts"],
@@ -51,13 +53,25 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/unit/input_test.ts", "tests/unit/typed_input_test.ts"],
   },
   "bridge/input/pattern.ts": {
-    tests: ["tests/unit/pattern_parser_test.ts", "tests/security/pattern_test.ts"],
+    tests: [
+      "tests/unit/pattern_parser_test.ts",
+      "tests/unit/input_test.ts",
+      "tests/security/pattern_test.ts",
+    ],
   },
   "bridge/input/pattern_cache.ts": {
-    tests: ["tests/unit/pattern_parser_test.ts", "tests/security/pattern_test.ts"],
+    tests: [
+      "tests/unit/pattern_parser_test.ts",
+      "tests/unit/input_test.ts",
+      "tests/security/pattern_test.ts",
+    ],
   },
   "bridge/input/pattern_parser.ts": {
-    tests: ["tests/unit/pattern_parser_test.ts", "tests/security/pattern_test.ts"],
+    tests: [
+      "tests/unit/pattern_parser_test.ts",
+      "tests/unit/input_test.ts",
+      "tests/security/pattern_test.ts",
+    ],
   },
   // The hang-up watch: its table reading in a unit test, a real hang-up over HTTP.
   "bridge/http/hang_up.ts": {

@@ -30,6 +30,7 @@ const MUTATORS = new Set([
   "AssignmentOperator",
   "BlockStatement",
   "BooleanLiteral",
+  "CallExpression",
   "ConditionalExpression",
   "EqualityOperator",
   "LogicalOperator",

@@ -50,7 +50,11 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/unit/action_spec_test.ts", "tests/unit/reserved_test.ts"],
   },
   "bridge/input/validate.ts": {
-    tests: ["tests/unit/input_test.ts", "tests/unit/typed_input_test.ts"],
+    tests: [
+      "tests/unit/validate_test.ts",
+      "tests/unit/input_test.ts",
+      "tests/unit/typed_input_test.ts",
+    ],
   },
   "bridge/input/pattern.ts": {
     tests: [
@@ -73,9 +77,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
       "tests/security/pattern_test.ts",
     ],
   },
-  // The hang-up watch: its table reading in a unit test, a real hang-up over HTTP.
+  // The hang-up watch, on real TCP connections (tests/security/hang_up_test.ts holds the routes
+  // that use it, end to end, at twice the cost per mutant).
   "bridge/http/hang_up.ts": {
-    tests: ["tests/unit/hang_up_test.ts", "tests/security/hang_up_test.ts"],
+    tests: ["tests/unit/hang_up_test.ts", "tests/unit/hang_up_watch_test.ts"],
   },
   // The upstream boundary.
   "bridge/upstream/headers.ts": { tests: ["tests/upstream/headers_test.ts"], note: UPSTREAM_NOTE },

@@ -109,7 +109,7 @@ Deno.test({
   },
 });
 
-Deno.test("the request's own signal aborts the watch's signal, with or without a TCP address", async () => {
+Deno.test("the request's own signal aborts the watch's signal, with or without a TCP address", () => {
   for (
     const addr of [
       undefined,

@@ -107,6 +107,7 @@ Deno.test("stringFields() names each string schema where it is, and nothing else
     stringFields({
       type: "object",
       properties: { a: string, n: { type: "number" }, b: { type: "string" } },
+      additionalProperties: false,
     } as InputSchema),
     [["input_schema.properties.a", string], ["input_schema.properties.b", { type: "string" }]],
   );

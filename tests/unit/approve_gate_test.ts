@@ -50,6 +50,9 @@ class Box extends EventTarget {
   }
 }
 
+/** `box` where the gate takes an element. */
+const element = (box: Box) => box as unknown as Element;
+
 /** Tells the observers of `box` whether it is on screen; the last entry is the latest. */
 function onScreen(box: Box, visible: boolean): void {
   for (const observer of FakeObserver.all) {
@@ -135,7 +138,7 @@ function gate(text = "Approve req-3?"): { gate: ApproveGate; box: Box; changes: 
   let changes = 0;
   const made = new ApproveGate(() => changes++);
   const box = new Box();
-  made.watch(box, text);
+  made.watch(element(box), text);
   return { gate: made, box, changes: () => changes };
 }
 
@@ -198,9 +201,9 @@ Deno.test(
     onScreen(box, true);
     clock.tick(READ_DELAY_MS);
     assert.equal(g.armed, true);
-    g.watch(box, "first");
+    g.watch(element(box), "first");
     assert.equal(g.armed, true, "the same text is no change");
-    g.watch(box, "second");
+    g.watch(element(box), "second");
     assert.equal(g.armed, false);
     clock.tick(READ_DELAY_MS);
     assert.equal(g.armed, false, "read, but not pointed at since it changed");
@@ -299,7 +302,7 @@ Deno.test(
     document.dispatchEvent(new Event("visibilitychange"));
     box.dispatchEvent(pointer("pointermove", 99, 99));
     clock.tick(READ_DELAY_MS * 2);
-    g.watch(new Box(), "other");
+    g.watch(element(new Box()), "other");
     clock.tick(READ_DELAY_MS * 2);
     assert.equal(g.armed, false);
     assert.equal(changes(), before);
@@ -329,7 +332,7 @@ Deno.test(
     clock.tick(READ_DELAY_MS);
     assert.equal(g.armed, true);
     const second = new Box();
-    g.watch(second, "Approve req-3?");
+    g.watch(element(second), "Approve req-3?");
     assert.equal(FakeObserver.all[0]!.disconnected, true);
     // The new element's observer says at once that it is on screen: read again.
     onScreen(second, true);
@@ -342,7 +345,7 @@ Deno.test(
     assert.equal(g.armed, true);
     // Watching the same element again adds no second observer.
     const observers = FakeObserver.all.length;
-    g.watch(second, "Approve req-3?");
+    g.watch(element(second), "Approve req-3?");
     assert.equal(FakeObserver.all.length, observers);
   }),
 );
@@ -353,7 +356,7 @@ Deno.test(
     new ApproveGate(() => {}).close(false);
     const { gate: g, box: first } = gate();
     const second = new Box();
-    g.watch(second, "Approve req-3?");
+    g.watch(element(second), "Approve req-3?");
     onScreen(second, true);
     clock.tick(READ_DELAY_MS);
     first.dispatchEvent(pointer("pointermove", 40, 40));

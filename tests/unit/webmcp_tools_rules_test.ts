@@ -293,7 +293,7 @@ Deno.test("a description of 2,000 characters is kept whole; a longer one is cut 
   assert.equal(longer.action.description, `${"d".repeat(1999)}…`);
   const field = mapped({ type: "string", description: "e".repeat(2001) });
   assert.equal(
-    (field.input_schema.properties as Record<string, { description: string }>).a.description,
+    (field.input_schema.properties as Record<string, { description: string }>).a!.description,
     `${"e".repeat(1999)}…`,
   );
 });

@@ -8,7 +8,8 @@
  * holds it, the source text it replaces and the text it puts there. A line added above it, or an
  * edit of another function, leaves the entry matching; a change of the mutated text itself, or a
  * move of it into another function, does not, and the run then shows the mutant as a survivor to
- * look at again (and the entry as stale).
+ * look at again (and the entry as stale). Where one function holds the same text mutated the same
+ * way twice, `near` tells them apart by the text of the mutant's line.
  *
  * @module
  */
@@ -29,6 +30,12 @@ export interface Equivalent {
   original: string;
   /** The text Stryker puts there, as its report prints it (white space likewise). */
   replacement: string;
+  /**
+   * Text of the line (or lines) the mutant is on, to tell apart mutants that the five values
+   * above do not (the same `[]` twice in one function); left out, the entry names every mutant
+   * with those values.
+   */
+  near?: string;
   /** Why no test can tell the difference, or why the difference guards nothing: a sentence. */
   reason: string;
 }

@@ -11,6 +11,7 @@ import { fileURLToPath } from "node:url";
 import { EQUIVALENTS } from "./equivalents.ts";
 import {
   enclosingFunctions,
+  entryFor,
   normalized,
   offsetOf,
   outcomeOf,
@@ -114,12 +115,19 @@ Deno.test("every accepted equivalent names a mapped file, a mutator, text still 
       source.includes(normalized(entry.original)),
       `${where}: the text is no longer in the file; run deno task mutate ${entry.file} again`,
     );
+    if (entry.near !== undefined) {
+      assert.ok(
+        source.includes(normalized(entry.near)),
+        `${where}: its line is no longer in the file`,
+      );
+    }
     const key = JSON.stringify([
       entry.file,
       entry.mutator,
       entry.in,
       entry.original,
       entry.replacement,
+      entry.near,
     ]);
     assert.ok(!seen.has(key), `${where}: listed twice`);
     seen.add(key);
@@ -227,6 +235,50 @@ Deno.test("a survivor is matched by what it is: lines added above it or whitespa
   assert.deepEqual(outcome.stale, [entry]);
 });
 
+Deno.test("near tells apart two mutants of the same text in one function, by the text of their lines", () => {
+  const source =
+    "export function f(a?: string[]) {\n  const x = a ?? [];\n  return [...x, ...(a ?? [])];\n}\n";
+  const at = (text: string, from = 0) => source.indexOf(text, from);
+  const position = (offset: number) => {
+    const before = source.slice(0, offset).split("\n");
+    return { line: before.length, column: before.at(-1)!.length + 1 };
+  };
+  const first = at("?? []") + 3;
+  const second = at("?? []", first) + 3;
+  const report: StrykerReport = {
+    files: {
+      "x.ts": {
+        source,
+        mutants: [first, second].map((start, i) => ({
+          id: String(i),
+          mutatorName: "ArrayDeclaration",
+          replacement: '["Stryker was here"]',
+          status: "Survived",
+          location: { start: position(start), end: position(start + 2) },
+        })),
+      },
+    },
+  };
+  const mutants = readMutants(report, "x.ts");
+  const entry = {
+    file: "x.ts",
+    mutator: "ArrayDeclaration",
+    in: "f",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    near: "const x = a ?? [];",
+    reason: "An example.",
+  };
+  const outcome = outcomeOf("x.ts", mutants, [entry]);
+  assert.deepEqual(outcome.listed.map((m) => m.id), ["0"]);
+  assert.deepEqual(outcome.unlisted.map((m) => m.id), ["1"]);
+  assert.match(
+    entryFor(mutants[1]!, mutants),
+    /near: "return \[\.\.\.x, \.\.\.\(a \?\? \[\]\)\];"/,
+  );
+  assert.doesNotMatch(entryFor(mutants[1]!, [mutants[1]!]), /near/);
+});
+
 Deno.test("the outcome of a file counts killed, timed out, listed, unlisted and errors, and its scores", () => {
   const mutants = [
     "Killed",
@@ -239,6 +291,7 @@ Deno.test("the outcome of a file counts killed, timed out, listed, unlisted and 
   ]
     .map((status, i) => ({
       id: String(i),
+      lines: `f("${i}");`,
       file: "x.ts",
       mutator: "StringLiteral",
       in: "f",

@@ -42,6 +42,8 @@ export interface MutantIdentity {
 /** One mutant of the report with its identity and where it is, for the person reading. */
 export interface ReadMutant extends MutantIdentity {
   id: string;
+  /** The text of the lines the mutant is on, white space as single spaces. */
+  lines: string;
   status: string;
   line: number;
   column: number;
@@ -160,6 +162,7 @@ export function readMutants(report: StrykerReport, file: string): ReadMutant[] {
   if (!entry) return [];
   const { source } = entry;
   const enclosing = enclosingFunctions(source);
+  const sourceLines = source.split("\n");
   return entry.mutants.map((mutant) => {
     const start = offsetOf(source, mutant.location.start);
     const end = offsetOf(source, mutant.location.end);
@@ -170,6 +173,9 @@ export function readMutants(report: StrykerReport, file: string): ReadMutant[] {
       in: enclosing(start, end),
       original: normalized(source.slice(start, end)),
       replacement: normalized(mutant.replacement ?? ""),
+      lines: normalized(
+        sourceLines.slice(mutant.location.start.line - 1, mutant.location.end.line).join("\n"),
+      ),
       status: mutant.status,
       line: mutant.location.start.line,
       column: mutant.location.start.column,
@@ -178,11 +184,23 @@ export function readMutants(report: StrykerReport, file: string): ReadMutant[] {
   }).sort((a, b) => a.line - b.line || a.column - b.column);
 }
 
-/** Whether `entry` names the mutant `identity`. */
-export function matches(entry: Equivalent, identity: MutantIdentity): boolean {
-  return entry.file === identity.file && entry.mutator === identity.mutator &&
-    entry.in === identity.in && normalized(entry.original) === identity.original &&
-    normalized(entry.replacement) === identity.replacement;
+/** Whether `entry` names the mutant `mutant`. */
+export function matches(entry: Equivalent, mutant: MutantIdentity & { lines: string }): boolean {
+  return entry.file === mutant.file && entry.mutator === mutant.mutator &&
+    entry.in === mutant.in && normalized(entry.original) === mutant.original &&
+    normalized(entry.replacement) === mutant.replacement &&
+    (entry.near === undefined || mutant.lines.includes(normalized(entry.near)));
+}
+
+/** The five values an entry matches by, as one key. */
+export function identityKey(mutant: MutantIdentity): string {
+  return JSON.stringify([
+    mutant.file,
+    mutant.mutator,
+    mutant.in,
+    mutant.original,
+    mutant.replacement,
+  ]);
 }
 
 /** Statuses that count as detected: a test failed, or the run took too long. */
@@ -262,8 +280,13 @@ function literal(text: string): string {
   return JSON.stringify(text);
 }
 
-/** An entry of tests/mutate/equivalents.ts for `mutant`, its reason left to write. */
-export function entryFor(mutant: MutantIdentity): string {
+/**
+ * An entry of tests/mutate/equivalents.ts for `mutant`, its reason left to write; with `near`
+ * (its line) when another mutant of `all` has the same five values.
+ */
+export function entryFor(mutant: ReadMutant, all: readonly ReadMutant[] = [mutant]): string {
+  const key = identityKey(mutant);
+  const twin = all.some((other) => other !== mutant && identityKey(other) === key);
   return [
     "  {",
     `    file: ${literal(mutant.file)},`,
@@ -271,6 +294,7 @@ export function entryFor(mutant: MutantIdentity): string {
     `    in: ${literal(mutant.in)},`,
     `    original: ${literal(mutant.original)},`,
     `    replacement: ${literal(mutant.replacement)},`,
+    ...(twin ? [`    near: ${literal(mutant.lines)},`] : []),
     `    reason: "",`,
     "  },",
   ].join("\n");

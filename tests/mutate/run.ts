@@ -29,6 +29,7 @@ import {
   entryFor,
   type FileOutcome,
   outcomeOf,
+  type ReadMutant,
   readMutants,
   type StrykerReport,
 } from "./report.ts";
@@ -188,7 +189,7 @@ async function main(): Promise<number> {
     );
     return 2;
   }
-  const outcomes: [FileOutcome, number][] = [];
+  const outcomes: [FileOutcome, number, ReadMutant[]][] = [];
   let failed = false;
   for (const file of files) {
     console.log(`\n== ${file}: mutants checked by ${TARGETS[file]!.tests.join(", ")}`);
@@ -200,8 +201,9 @@ async function main(): Promise<number> {
       failed = true;
       continue;
     }
-    const outcome = outcomeOf(file, readMutants(report, file), EQUIVALENTS);
-    outcomes.push([outcome, seconds]);
+    const mutants = readMutants(report, file);
+    const outcome = outcomeOf(file, mutants, EQUIVALENTS);
+    outcomes.push([outcome, seconds, mutants]);
     for (const line of describeOutcome(outcome, seconds)) console.log(line);
   }
   const unlisted = outcomes.flatMap(([outcome]) => outcome.unlisted);
@@ -211,7 +213,9 @@ async function main(): Promise<number> {
         "when no test can tell it from the original, add it to tests/mutate/equivalents.ts " +
         "with the reason:\n",
     );
-    for (const mutant of unlisted) console.log(entryFor(mutant));
+    for (const [outcome, , mutants] of outcomes) {
+      for (const mutant of outcome.unlisted) console.log(entryFor(mutant, mutants));
+    }
   }
   console.log("\nScore per file (detected: killed or timed out):");
   for (const [outcome, seconds] of outcomes) {

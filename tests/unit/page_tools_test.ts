@@ -71,6 +71,11 @@ async function warnings(fn: () => unknown): Promise<string[]> {
   return seen;
 }
 
+/** Lets every promise callback and timer already due run. */
+function settle(): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, 0));
+}
+
 /** Puts the page's registrations, hints and errors back as none. */
 function reset(): void {
   delete globals[HINTS];
@@ -249,7 +254,10 @@ Deno.test("the page's tools become actions by name, their consent from both hint
   ];
   globals[HINTS] = new Map([["lookup", { readOnlyHint: false }], ["note", { readOnlyHint: true }]]);
   document.tools = [element({ name: "search", consequential: "" })];
-  const { client, tools } = await read(context);
+  let client!: FakeClient;
+  let tools!: PageTools;
+  const warned = await warnings(async () => ({ client, tools } = await read(context)));
+  assert.deepEqual(warned, [], "nothing to say of tools all taken");
   const actions = client.tools();
   assert.deepEqual([...actions.keys()], ["delete", "lookup", "note", "pay", "search"]);
   assert.deepEqual([...tools.ids].sort(), ["delete", "lookup", "note", "pay", "search"]);
@@ -287,6 +295,7 @@ Deno.test("aim's own tools, the read tool in any case, an <aim-action>'s id in a
   reset();
   const context = new FakeContext();
   context.tools = [
+    null as unknown as RegisteredTool,
     tool("aim_tool"),
     tool("AIM_READ_PAGE"),
     tool("Approve"),
@@ -295,9 +304,12 @@ Deno.test("aim's own tools, the read tool in any case, an <aim-action>'s id in a
     tool("kept"),
     { description: "no name" } as RegisteredTool,
     null as unknown as RegisteredTool,
+    { name: 7 } as unknown as RegisteredTool,
   ];
   const client = new FakeClient();
   client.actions.add(aimAction("approve"));
+  // An <aim-action> that declares nothing (not valid) takes no id.
+  client.actions.add({ name: "kept", declaration: () => null });
   let tools!: PageTools;
   const warned = await warnings(async () => {
     ({ tools } = await read(context, new Set(["aim_tool"]), client));
@@ -425,8 +437,11 @@ Deno.test("a context without getTools() or executeTool() lists nothing", async (
     const context = new FakeContext();
     context.tools = [tool("a")];
     Object.defineProperty(context, missing, { value: undefined });
-    const { client } = await read(context);
+    let client!: FakeClient;
+    const warned = await warnings(async () => ({ client } = await read(context)));
     assert.equal(client.tools().size, 0, missing);
+    assert.deepEqual(warned, [], missing);
+    assert.equal(context.reads, 0, missing);
   }
 });
 
@@ -508,7 +523,7 @@ Deno.test("a tool withdrawn, or now another frame's, is not run", async () => {
   await assert.rejects(run.run({}), /no longer registered/);
   context.tools = [tool("b"), null as unknown as RegisteredTool, tool("a")];
   assert.equal(await run.run({}), "done");
-  assert.equal(context.calls.length, 1);
+  assert.deepEqual(context.calls.map((call) => call.tool.name), ["a"]);
 });
 
 Deno.test("a tool aim saw registered but the API does not list runs with its own execute", async () => {
@@ -555,6 +570,12 @@ Deno.test("a tool aim saw registered but the API does not list runs with its own
     actions.get("direct")!.run({}),
     /^Error: The tool "direct" is no longer registered on the page\.$/,
   );
+  // The registry itself gone: the same.
+  delete globals[REGISTRY];
+  await assert.rejects(
+    actions.get("empty")!.run({}),
+    /^Error: The tool "empty" is no longer registered on the page\.$/,
+  );
   reset();
 });
 
@@ -568,11 +589,12 @@ Deno.test("a registration's execute that throws a non-Error says what it threw",
         // deno-lint-ignore no-throw-literal
         throw "plain words";
       },
-    }]]),
+    }], ["nothing", { ...tool("nothing"), execute: () => Promise.reject(undefined) }]]),
     events: new EventTarget(),
   };
   const { client } = await read(new FakeContext());
   await assert.rejects(client.tools().get("odd")!.run({}), /^Error: plain words$/);
+  await assert.rejects(client.tools().get("nothing")!.run({}), /^Error: undefined$/);
   reset();
 });
 
@@ -587,20 +609,35 @@ Deno.test("startPageTools() reads at once, and again at each toolchange, client 
   const client = new FakeClient();
   const tools = startPageTools(client, context, () => new Set())!;
   assert.ok(tools instanceof PageTools);
-  await tools.sync();
+  await settle();
+  assert.equal(context.reads, 1);
   assert.deepEqual([...client.tools().keys()], ["a"]);
-  for (
-    const [target, type] of [[context, "toolchange"], [client, "change"], [
-      events,
-      "change",
-    ]] as const
-  ) {
+  const sources = [[context, "toolchange"], [client, "change"], [events, "change"]] as const;
+  for (const [target, type] of sources) {
     const before = context.reads;
     target.dispatchEvent(new Event(type));
-    await tools.sync();
-    assert.ok(context.reads > before, type);
+    await settle();
+    assert.equal(context.reads, before + 1, type);
   }
+  // Other events read nothing.
+  for (const [target] of sources) target.dispatchEvent(new Event("other"));
+  await settle();
+  assert.equal(context.reads, 1 + sources.length);
   reset();
+});
+
+Deno.test("startPageTools() takes a context that is no EventTarget, and reads it at once", async () => {
+  reset();
+  const plain = new FakeContext();
+  plain.tools = [tool("a")];
+  const context: ReadableModelContext = {
+    getTools: () => plain.getTools(),
+    executeTool: (t, input) => plain.executeTool(t, input),
+  } as ReadableModelContext;
+  const client = new FakeClient();
+  startPageTools(client, context, () => new Set());
+  await settle();
+  assert.deepEqual([...client.tools().keys()], ["a"]);
 });
 
 Deno.test("startPageTools() waits for the document to be parsed before its first read", async () => {

@@ -144,6 +144,22 @@ function gate(text = "Approve req-3?"): { gate: ApproveGate; box: Box; changes: 
 
 // --- Reading time ----------------------------------------------------------------------------
 
+// First: no test before it moved the pointer on the page.
+Deno.test(
+  "before the pointer moved on the page at all, any movement on a prompt after a withdrawn one counts",
+  withClock((clock) => {
+    new ApproveGate(() => {}).close(false);
+    const { gate: g, box } = gate();
+    onScreen(box, true);
+    clock.tick(READ_DELAY_MS);
+    assert.equal(g.armed, false);
+    box.dispatchEvent(pointer("pointermove", 1, 1));
+    assert.equal(g.armed, true);
+  }),
+);
+
+// --- Closing and moving --------------------------------------------------------------------------
+
 Deno.test(
   "Approve works once the prompt has been on screen and visible for the whole delay",
   withClock((clock) => {
@@ -271,19 +287,19 @@ Deno.test(
 );
 
 Deno.test(
-  "a withdrawn prompt with no pointer yet: any movement on the next counts",
+  "a touch on the page counts as where the pointer is, as a movement does",
   withClock((clock) => {
     new ApproveGate(() => {}).close(false);
+    globalThis.dispatchEvent(pointer("pointerdown", 30, 40));
     const { gate: g, box } = gate();
     onScreen(box, true);
     clock.tick(READ_DELAY_MS);
-    assert.equal(g.armed, false);
-    box.dispatchEvent(pointer("pointermove", 1, 1));
+    box.dispatchEvent(pointer("pointermove", 30, 40));
+    assert.equal(g.armed, false, "where the touch was");
+    box.dispatchEvent(pointer("pointermove", 30, 41));
     assert.equal(g.armed, true);
   }),
 );
-
-// --- Closing and moving --------------------------------------------------------------------------
 
 Deno.test(
   "a closed prompt never arms, stops listening, and closes once",

@@ -10,6 +10,112 @@ import type { Equivalent } from "./equivalent.ts";
 
 /** Every mutant accepted as equivalent. */
 export const EQUIVALENTS: readonly Equivalent[] = [
+  // bridge/wire/webmcp_tools.ts
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ArrayDeclaration",
+    in: "(top level)",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    reason: 'It lets a boolean field carry one more keyword, named "Stryker was here", which no ' +
+      "schema has; every keyword a schema does have is refused for a boolean field " +
+      "(tests/unit/webmcp_tools_rules_test.ts).",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fieldOf",
+    original: 'typeof value !== "number"',
+    replacement: "false",
+    reason:
+      "`Number.isFinite` is false for every value that is not a number (it does not convert), " +
+      "so the condition holds for the same values without the typeof test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ObjectLiteral",
+    in: "inputSchemaOfTool",
+    original: '{ type: "object", properties: {} }',
+    replacement: "{}",
+    reason: 'A schema without type or properties is read as one with `type: "object"` and no ' +
+      "properties (an absent type is allowed, absent properties are none), so the default " +
+      "`{}` maps to the same action.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: 'typeof value === "number"',
+    replacement: "true",
+    reason:
+      "`Number.isFinite` is false for every value that is not a number (it does not convert), " +
+      "so the conjunction is false for the same values without the typeof test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: "field.minLength !== undefined",
+    replacement: "true",
+    reason: "Without a minLength, the comparison is with undefined, `value.length < undefined`, " +
+      "which is false: no value is refused, as without the test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: "field.maxLength !== undefined",
+    replacement: "true",
+    reason: "Without a maxLength, the comparison is with undefined, `value.length > undefined`, " +
+      "which is false: no value is refused, as without the test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: "field.pattern === undefined",
+    replacement: "false",
+    reason: 'Without a pattern, `new RegExp(undefined, "u")` is the empty pattern, which every ' +
+      "string matches: the answer is true, as the short cut gives.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "BlockStatement",
+    in: "fits",
+    original: "{ return false; }",
+    replacement: "{}",
+    reason:
+      "The empty catch block returns undefined, which `find` takes as false, as it takes the " +
+      "false returned.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "exampleOf",
+    original: "min === undefined",
+    replacement: "false",
+    reason: "Without a minimum the guess is `Math.ceil(undefined)`, NaN, which `fits` refuses as " +
+      "it refuses the undefined guess.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "exampleOf",
+    original: "max === undefined",
+    replacement: "false",
+    reason:
+      "Without a maximum the guess is `Math.floor(undefined)`, NaN, which `fits` refuses as " +
+      "it refuses the undefined guess.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "BlockStatement",
+    in: "resultOfTool",
+    original: "{ value = answer; }",
+    replacement: "{}",
+    reason: "`value` already holds the answer (it starts as it, and JSON.parse threw before " +
+      "assigning), so the assignment in the catch block changes nothing.",
+  },
   // elements/page_tools.ts
   {
     file: "elements/page_tools.ts",

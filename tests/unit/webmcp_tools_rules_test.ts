@@ -126,6 +126,8 @@ Deno.test("a field is refused with a sentence that says why, for each way it can
     [{}, `field "a" has a type aim cannot check (null)`],
     [{ type: "date" }, `field "a" has a type aim cannot check ("date")`],
     [{ type: ["string", "null"] }, `field "a" has a type aim cannot check (["string","null"])`],
+    // Not a string, though it reads as "string" as a key.
+    [{ type: [["string"]] }, `field "a" has a type aim cannot check (["string"])`],
     [
       { type: "object" },
       `field "a" is an object: remote agents get flat inputs only (strings, numbers, integers, booleans)`,

@@ -22,8 +22,9 @@ export interface Equivalent {
   mutator: string;
   /**
    * The named functions that hold the mutant, outermost first, joined by dots, a class member
-   * with its class: `mergeHints`, `PageTools.#read`, `startPageTools.sync`; `(top level)` outside
-   * any named function (an anonymous function counts as the named one around it).
+   * (a method, or a field's initializer) with its class: `mergeHints`, `PageTools.#read`,
+   * `ApproveGate.#moved`, `startPageTools.sync`; `(top level)` outside any named function or
+   * field (an anonymous function counts as the named one around it).
    */
   in: string;
   /** The source text the mutant replaces, with each run of white space written as one space. */

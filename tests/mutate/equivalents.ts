@@ -116,6 +116,86 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: "`value` already holds the answer (it starts as it, and JSON.parse threw before " +
       "assigning), so the assignment in the catch block changes nothing.",
   },
+  // elements/prompt.ts
+  {
+    file: "elements/prompt.ts",
+    mutator: "Regex",
+    in: "(top level)",
+    original:
+      "/^(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])$/u",
+    replacement:
+      "/^(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])/u",
+    reason: "HIDDEN is only ever tested against one character (a code point of a for…of over " +
+      "the text), and every alternative matches exactly one: the anchors change nothing.",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "Regex",
+    in: "(top level)",
+    original:
+      "/^(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])$/u",
+    replacement:
+      "/(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])$/u",
+    reason: "HIDDEN is only ever tested against one character (a code point of a for…of over " +
+      "the text), and every alternative matches exactly one: the anchors change nothing.",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "BooleanLiteral",
+    in: "ApproveGate.#onScreen",
+    original: "false",
+    replacement: "true",
+    reason: "`watch()` calls `#unwatch()`, which sets `#onScreen` to false, before it observes " +
+      "anything: the initial value is never read.",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "ObjectLiteral",
+    in: "(top level)",
+    original: "{ capture: true, passive: true }",
+    replacement: "{}",
+    near: 'addEventListener("pointermove", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "BooleanLiteral",
+    in: "(top level)",
+    original: "true",
+    replacement: "false",
+    near: 'addEventListener("pointermove", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "ObjectLiteral",
+    in: "(top level)",
+    original: "{ capture: true, passive: true }",
+    replacement: "{}",
+    near: 'addEventListener("pointerdown", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "BooleanLiteral",
+    in: "(top level)",
+    original: "true",
+    replacement: "false",
+    near: 'addEventListener("pointerdown", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
   // elements/page_tools.ts
   {
     file: "elements/page_tools.ts",

@@ -141,6 +141,7 @@ export function plain(a: number): number {
 }
 export class Gate {
   #field = (e: Event) => e.type === "x";
+  plain = 3 > 2;
   method(): void {
     [1].map((n) => n + 1);
   }
@@ -163,6 +164,7 @@ Deno.test("a mutant's enclosing function is read from the source: class members,
   assert.equal(find("b * 2"), "plain.inner");
   assert.equal(find("inner(a) - 1"), "plain");
   assert.equal(find('e.type === "x"'), "Gate.#field");
+  assert.equal(find("3 > 2"), "Gate.plain");
   assert.equal(find("n + 1"), "Gate.method");
   assert.equal(find("return true;"), "Gate.#secret.named");
   assert.equal(find("return named();"), "Gate.#secret");

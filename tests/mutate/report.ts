@@ -121,9 +121,10 @@ function functionName(node: Node, parent: Node | undefined): string | undefined 
 
 /**
  * A finder of the function that holds a range of `source` (TypeScript): the named functions
- * around it, outermost first, joined by dots, a class member with its class: `mergeHints`,
- * `PageTools.#read`, `startPageTools.sync`; an anonymous function counts as the named one around
- * it. `(top level)` outside any named function. The source is parsed once.
+ * around it, outermost first, joined by dots, a class member (a method, or a field's
+ * initializer) with its class: `mergeHints`, `PageTools.#read`, `ApproveGate.#moved`,
+ * `startPageTools.sync`; an anonymous function counts as the named one around it. `(top level)`
+ * outside any named function or field. The source is parsed once.
  */
 export function enclosingFunctions(source: string): (start: number, end: number) => string {
   const tree = parse(source, {
@@ -138,11 +139,16 @@ export function enclosingFunctions(source: string): (start: number, end: number)
       if (node.type === "ClassDeclaration" || node.type === "ClassExpression") {
         className = keyName(node.id) ?? (parent ? keyName(parent.id) : undefined) ?? "(class)";
       }
-      if (FUNCTIONS.has(node.type)) {
+      const property = node.type === "ClassProperty" || node.type === "ClassPrivateProperty";
+      if (property) {
+        // A field's initializer, a function or not, is the field's.
+        const own = keyName(node.key);
+        if (own) names.push(`${className}.${own}`);
+      } else if (FUNCTIONS.has(node.type)) {
         const own = functionName(node, parent);
-        const member = node.type === "ClassMethod" || node.type === "ClassPrivateMethod" ||
-          parent?.type === "ClassProperty" || parent?.type === "ClassPrivateProperty";
-        if (own) names.push(member ? `${className}.${own}` : own);
+        const member = node.type === "ClassMethod" || node.type === "ClassPrivateMethod";
+        const field = parent?.type === "ClassProperty" || parent?.type === "ClassPrivateProperty";
+        if (own && !field) names.push(member ? `${className}.${own}` : own);
       }
       for (const [key, child] of Object.entries(node)) {
         if (key === "leadingComments" || key === "trailingComments" || key === "loc") continue;

@@ -16,7 +16,33 @@ import { ApproveGate, READ_DELAY_MS } from "../../elements/prompt.ts";
 
 const globals = globalThis as unknown as Record<string, unknown>;
 
-class FakeDocument extends EventTarget {
+/** An EventTarget that counts the listeners added to it and not removed, by type. */
+class Tracked extends EventTarget {
+  readonly listening = new Map<string, Set<unknown>>();
+  override addEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | AddEventListenerOptions,
+  ): void {
+    if (!this.listening.has(type)) this.listening.set(type, new Set());
+    this.listening.get(type)!.add(listener);
+    super.addEventListener(type, listener, options);
+  }
+  override removeEventListener(
+    type: string,
+    listener: EventListenerOrEventListenerObject | null,
+    options?: boolean | EventListenerOptions,
+  ): void {
+    this.listening.get(type)?.delete(listener);
+    super.removeEventListener(type, listener, options);
+  }
+  /** The types with a listener still added. */
+  types(): string[] {
+    return [...this.listening].filter(([, set]) => set.size > 0).map(([type]) => type).sort();
+  }
+}
+
+class FakeDocument extends Tracked {
   visibilityState: DocumentVisibilityState = "visible";
 }
 const document = new FakeDocument();
@@ -39,7 +65,7 @@ class FakeObserver {
 globals.IntersectionObserver = FakeObserver;
 
 /** The prompt's element: whether a press lands on Approve, whether Approve has visible focus. */
-class Box extends EventTarget {
+class Box extends Tracked {
   onApprove = false;
   focusVisible = false;
   closest(selector: string): Box | null {
@@ -50,11 +76,14 @@ class Box extends EventTarget {
   }
 }
 
+/** A target with neither `closest` nor `matches` (a text node's parent may be one). */
+class Bare extends Tracked {}
+
 /** `box` where the gate takes an element. */
-const element = (box: Box) => box as unknown as Element;
+const element = (box: Box | Bare) => box as unknown as Element;
 
 /** Tells the observers of `box` whether it is on screen; the last entry is the latest. */
-function onScreen(box: Box, visible: boolean): void {
+function onScreen(box: Box | Bare, visible: boolean): void {
   for (const observer of FakeObserver.all) {
     if (observer.disconnected || !observer.observed.includes(box)) continue;
     observer.callback([{ isIntersecting: !visible }, { isIntersecting: !visible }, {
@@ -117,6 +146,9 @@ class Clock {
   }
 }
 
+/** The gates a test made with {@linkcode gate}, closed when it ends. */
+const open: ApproveGate[] = [];
+
 /** Runs `fn` with a fresh clock, a visible document, and the last prompt answered. */
 function withClock(fn: (clock: Clock) => void): () => void {
   return () => {
@@ -128,6 +160,8 @@ function withClock(fn: (clock: Clock) => void): () => void {
       new ApproveGate(() => {}).close(true);
       fn(clock);
     } finally {
+      // Every prompt of the test goes: none listens on into the next test.
+      for (const made of open.splice(0)) made.close(true);
       clock.uninstall();
     }
   };
@@ -137,12 +171,18 @@ function withClock(fn: (clock: Clock) => void): () => void {
 function gate(text = "Approve req-3?"): { gate: ApproveGate; box: Box; changes: () => number } {
   let changes = 0;
   const made = new ApproveGate(() => changes++);
+  open.push(made);
   const box = new Box();
   made.watch(element(box), text);
   return { gate: made, box, changes: () => changes };
 }
 
 // --- Reading time ----------------------------------------------------------------------------
+
+Deno.test("the first prompt of a page is no replacement", () => {
+  // Before any test closes a gate: the module's own starting state.
+  assert.equal(new ApproveGate(() => {}).replaced, false);
+});
 
 // First: no test before it moved the pointer on the page.
 Deno.test(
@@ -251,6 +291,13 @@ Deno.test(
     box.onApprove = false;
     box.dispatchEvent(pointer("pointerdown", 10, 21));
     assert.equal(g.armed, true, "a touch on the prompt");
+    // A movement onto Approve is a movement: the person points at what they approve.
+    const { gate: h, box: other } = gate();
+    onScreen(other, true);
+    clock.tick(READ_DELAY_MS);
+    other.onApprove = true;
+    other.dispatchEvent(pointer("pointermove", 12, 20));
+    assert.equal(h.armed, true);
     // Answered: the next prompt is not a replacement.
     g.close(true);
     assert.equal(gate().gate.replaced, false);
@@ -263,6 +310,8 @@ Deno.test(
     new ApproveGate(() => {}).close(false);
     movePointer(10, 20);
     const { gate: g, box } = gate();
+    box.dispatchEvent(pointer("pointermove", 10, 22));
+    assert.equal(g.armed, false, "moved, but never on screen");
     onScreen(box, true);
     box.dispatchEvent(pointer("pointermove", 10, 21));
     assert.equal(g.armed, false, "moved, but not read yet");
@@ -318,7 +367,11 @@ Deno.test(
     document.dispatchEvent(new Event("visibilitychange"));
     box.dispatchEvent(pointer("pointermove", 99, 99));
     clock.tick(READ_DELAY_MS * 2);
-    g.watch(element(new Box()), "other");
+    const observers = FakeObserver.all.length;
+    const other = new Box();
+    g.watch(element(other), "other");
+    assert.equal(FakeObserver.all.length, observers, "a closed prompt watches nothing");
+    assert.deepEqual(other.types(), []);
     clock.tick(READ_DELAY_MS * 2);
     assert.equal(g.armed, false);
     assert.equal(changes(), before);
@@ -331,12 +384,49 @@ Deno.test(
 Deno.test(
   "closing a prompt before its reading time is over cancels it",
   withClock((clock) => {
+    const visibility = () => document.listening.get("visibilitychange")?.size ?? 0;
+    const before = visibility();
     const { gate: g, box } = gate();
     onScreen(box, true);
     clock.tick(READ_DELAY_MS / 2);
     g.close(true);
+    assert.equal(clock.pending, 0, "its timer is cleared");
     clock.tick(READ_DELAY_MS);
     assert.equal(g.armed, false);
+    assert.deepEqual(box.types(), [], "no listener left on the prompt");
+    assert.equal(visibility(), before, "no listener left on the document");
+  }),
+);
+
+Deno.test(
+  "a restart halfway through the reading time asks for the whole delay again",
+  withClock((clock) => {
+    const { gate: g, box } = gate();
+    onScreen(box, true);
+    clock.tick(READ_DELAY_MS / 2);
+    document.dispatchEvent(new Event("visibilitychange"));
+    assert.equal(clock.pending, 1, "one reading time at a time");
+    clock.tick(READ_DELAY_MS / 2);
+    assert.equal(g.armed, false);
+    clock.tick(READ_DELAY_MS / 2);
+    assert.equal(g.armed, true);
+  }),
+);
+
+Deno.test(
+  "a target without closest() or matches() is a movement, never Approve, and no error",
+  withClock((clock) => {
+    new ApproveGate(() => {}).close(false);
+    const made = new ApproveGate(() => {});
+    open.push(made);
+    const bare = new Bare();
+    made.watch(element(bare), "Approve?");
+    onScreen(bare, true);
+    clock.tick(READ_DELAY_MS);
+    bare.dispatchEvent(new Event("focusin"));
+    assert.equal(made.armed, false);
+    bare.dispatchEvent(pointer("pointerdown", 77, 78));
+    assert.equal(made.armed, true);
   }),
 );
 
@@ -376,9 +466,12 @@ Deno.test(
     onScreen(second, true);
     clock.tick(READ_DELAY_MS);
     first.dispatchEvent(pointer("pointermove", 40, 40));
+    first.dispatchEvent(pointer("pointerdown", 41, 40));
     first.focusVisible = true;
     first.dispatchEvent(new Event("focusin"));
     assert.equal(g.armed, false);
+    assert.deepEqual(first.types(), []);
+    assert.deepEqual(second.types(), ["focusin", "pointerdown", "pointermove"]);
     second.dispatchEvent(pointer("pointermove", 40, 40));
     assert.equal(g.armed, true);
   }),

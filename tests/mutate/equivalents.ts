@@ -116,6 +116,16 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: "`value` already holds the answer (it starts as it, and JSON.parse threw before " +
       "assigning), so the assignment in the catch block changes nothing.",
   },
+  // bridge/input/action_spec.ts
+  {
+    file: "bridge/input/action_spec.ts",
+    mutator: "ConditionalExpression",
+    in: "parseActionSpec",
+    original: "!(error instanceof PatternError)",
+    replacement: "false",
+    reason: "`compilePattern()` throws nothing but PatternError (RE2's own refusals become one), " +
+      "so the branch that throws anything else on never runs.",
+  },
   // elements/prompt.ts
   {
     file: "elements/prompt.ts",

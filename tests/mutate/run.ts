@@ -16,7 +16,8 @@
  *
  * Options: `--list` prints the modules and their tests; `--concurrency N` runs N test runs at a
  * time (default 2: the machine's two cores); `--timeout-ms MS` is added to each mutant's time
- * limit (default 10000; a run cut off counts as detected, and the report says how many).
+ * limit (default: the target's `timeoutMs`, else 10000; a run cut off counts as detected, and the
+ * report says how many).
  *
  * @module
  */
@@ -56,8 +57,8 @@ function shellQuote(text: string): string {
 export interface StrykerConfigOptions {
   /** Test runs at a time. */
   concurrency: number;
-  /** Added to each mutant's time limit, ms. */
-  timeoutMs: number;
+  /** Added to each mutant's time limit, ms; the target's own, or 10000, when not given. */
+  timeoutMs?: number | undefined;
   /** Where Stryker writes its JSON report. */
   reportFile: string;
 }
@@ -93,7 +94,7 @@ export function strykerConfig(
     ignorePatterns: [".git", "node_modules", "test-output", "dist", ".aim-demo-data"],
     // `--no-check` above: Stryker need not add `// @ts-nocheck` to anything.
     disableTypeChecks: false,
-    timeoutMS: options.timeoutMs,
+    timeoutMS: options.timeoutMs ?? target.timeoutMs ?? 10000,
     timeoutFactor: 1.5,
     logLevel: "warn",
     fileLogLevel: "off",
@@ -149,7 +150,7 @@ async function main(): Promise<number> {
     options: {
       list: { type: "boolean", default: false },
       concurrency: { type: "string", default: "2" },
-      "timeout-ms": { type: "string", default: "10000" },
+      "timeout-ms": { type: "string" },
       help: { type: "boolean", short: "h", default: false },
     },
   });
@@ -169,12 +170,12 @@ async function main(): Promise<number> {
     return 0;
   }
   const concurrency = Number(values.concurrency);
-  const timeoutMs = Number(values["timeout-ms"]);
+  const timeoutMs = values["timeout-ms"] === undefined ? undefined : Number(values["timeout-ms"]);
   if (!Number.isInteger(concurrency) || concurrency < 1) {
     console.error(`--concurrency takes a whole number of test runs, got "${values.concurrency}"`);
     return 2;
   }
-  if (!Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+  if (timeoutMs !== undefined && (!Number.isFinite(timeoutMs) || timeoutMs <= 0)) {
     console.error(`--timeout-ms takes a number of milliseconds, got "${values["timeout-ms"]}"`);
     return 2;
   }

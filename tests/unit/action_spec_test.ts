@@ -118,8 +118,17 @@ Deno.test("a declaration that is not valid is refused naming its id and the firs
     refusal(declaration("ok", { description: 5 })),
     'action "ok" is not valid: description: Invalid input: expected string, received number',
   );
-  assert.match(refusal(null), /^action "" is not valid: /);
-  assert.match(refusal("login"), /^action "" is not valid: /);
+  for (
+    const [value, received] of [[null, "null"], [undefined, "undefined"], ["login", "string"], [
+      5,
+      "number",
+    ]]
+  ) {
+    assert.equal(
+      refusal(value),
+      `action "" is not valid: Invalid input: expected object, received ${received}`,
+    );
+  }
   assert.match(refusal({ description: "x" }), /^action "" is not valid: /);
   assert.match(refusal({ id: 7 }), /^action "7" is not valid: /);
 });
@@ -168,6 +177,17 @@ Deno.test("an action's patterns together may compile to the bound, not more", ()
     'action "many": its patterns are too large together for the bridge\'s matcher ' +
       `(more than ${MAX_ACTION_PATTERN_SIZE} instructions); simplify them`,
   );
+  // Exactly the bound: two patterns of 1,000 instructions each.
+  const exact = declaration("exact", {
+    input_schema: object(properties(["^a{996}$", "^a{996}$"])),
+    input_example: {},
+  });
+  assert.equal(parseActionSpec(exact).id, "exact");
+  const past = declaration("past", {
+    input_schema: object(properties(["^a{996}$", "^a{996}$", "b"])),
+    input_example: {},
+  });
+  assert.match(refusal(past), /too large together/);
   // Fields without a pattern cost nothing.
   const plain = declaration("plain", {
     input_schema: object(properties(["^a$"])),

@@ -314,3 +314,73 @@ Deno.test("a PatternError is an Error named PatternError", () => {
   assert.equal(error.name, "PatternError");
   assert.equal(error.message, "is odd");
 });
+
+/** Every general category by each name ECMAScript accepts, and the short name RE2 knows. */
+const CATEGORIES: [string, string][] = [
+  ["Letter", "L"],
+  ["Cased_Letter", "LC"],
+  ["Uppercase_Letter", "Lu"],
+  ["Lowercase_Letter", "Ll"],
+  ["Titlecase_Letter", "Lt"],
+  ["Modifier_Letter", "Lm"],
+  ["Other_Letter", "Lo"],
+  ["Mark", "M"],
+  ["Combining_Mark", "M"],
+  ["Nonspacing_Mark", "Mn"],
+  ["Spacing_Mark", "Mc"],
+  ["Enclosing_Mark", "Me"],
+  ["Number", "N"],
+  ["Decimal_Number", "Nd"],
+  ["digit", "Nd"],
+  ["Letter_Number", "Nl"],
+  ["Other_Number", "No"],
+  ["Punctuation", "P"],
+  ["punct", "P"],
+  ["Connector_Punctuation", "Pc"],
+  ["Dash_Punctuation", "Pd"],
+  ["Open_Punctuation", "Ps"],
+  ["Close_Punctuation", "Pe"],
+  ["Initial_Punctuation", "Pi"],
+  ["Final_Punctuation", "Pf"],
+  ["Other_Punctuation", "Po"],
+  ["Symbol", "S"],
+  ["Math_Symbol", "Sm"],
+  ["Currency_Symbol", "Sc"],
+  ["Modifier_Symbol", "Sk"],
+  ["Other_Symbol", "So"],
+  ["Separator", "Z"],
+  ["Space_Separator", "Zs"],
+  ["Line_Separator", "Zl"],
+  ["Paragraph_Separator", "Zp"],
+  ["Other", "C"],
+  ["Control", "Cc"],
+  ["cntrl", "Cc"],
+  ["Format", "Cf"],
+  ["Surrogate", "Cs"],
+  ["Private_Use", "Co"],
+  ["Unassigned", "Cn"],
+];
+
+Deno.test("every general category is read by each of its names, alone, as gc= and as General_Category=", () => {
+  for (const [long, short] of CATEGORIES) {
+    for (const name of [long, short]) {
+      for (const body of [name, `gc=${name}`, `General_Category=${name}`]) {
+        for (const [escape, negated] of [["p", false], ["P", true]] as const) {
+          const source = `\\${escape}{${body}}`;
+          assert.equal(toRE2(parsePattern(source)), `\\${negated ? "P" : "p"}{${short}}`, source);
+          assert.equal(
+            toRE2(parsePattern(`[${source}]`)),
+            `[\\${negated ? "P" : "p"}{${short}}]`,
+            source,
+          );
+        }
+      }
+    }
+  }
+});
+
+Deno.test("a category's value is not a name of Object.prototype, nor is a property's", () => {
+  for (const body of ["toString", "gc=toString", "constructor", "__proto__", "sc=__proto__"]) {
+    assert.throws(() => parsePattern(`\\p{${body}}`), PatternError, body);
+  }
+});

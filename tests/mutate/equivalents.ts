@@ -116,6 +116,117 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: "`value` already holds the answer (it starts as it, and JSON.parse threw before " +
       "assigning), so the assignment in the catch block changes nothing.",
   },
+  // bridge/input/pattern.ts
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "complement",
+    original: "a > next",
+    replacement: "true",
+    reason: "`complement()` is called on SPACE_RANGES only, whose ranges neither start at 0 nor " +
+      "touch one another: each range starts above the end of the one before, so the test " +
+      "is true for every range it sees.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "complement",
+    original: "a > next",
+    replacement: "a >= next",
+    reason: "`complement()` is called on SPACE_RANGES only, whose ranges neither start at 0 nor " +
+      "touch one another: each range starts above the end of the one before, so the test " +
+      "is true for every range it sees.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "complement",
+    original: "next <= 0x10ffff",
+    replacement: "true",
+    reason: "`complement()` is called on SPACE_RANGES only, which end at U+FEFF: the last gap " +
+      "always starts below U+10FFFF, so the test is true whatever its operator.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "complement",
+    original: "next <= 0x10ffff",
+    replacement: "next < 0x10ffff",
+    reason: "`complement()` is called on SPACE_RANGES only, which end at U+FEFF: the last gap " +
+      "always starts below U+10FFFF, so the test is true whatever its operator.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "unicodeProperty",
+    original: "eq < 0",
+    replacement: "false",
+    near: "const name = eq < 0 ? body : body.slice(0, eq);",
+    reason:
+      "`name` is read only when the body has a `=` (a value), where `eq` is above 0 and the " +
+      "test is false either way; a body that starts with `=` is no pattern RegExp takes " +
+      "(parsePattern refuses it first).",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "unicodeProperty",
+    original: "eq < 0",
+    replacement: "eq <= 0",
+    near: "const name = eq < 0 ? body : body.slice(0, eq);",
+    reason:
+      "`name` is read only when the body has a `=` (a value), where `eq` is above 0 and the " +
+      "test is false either way; a body that starts with `=` is no pattern RegExp takes " +
+      "(parsePattern refuses it first).",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "unicodeProperty",
+    original: "eq < 0",
+    replacement: "eq <= 0",
+    near: "const value = eq < 0 ? undefined : body.slice(eq + 1);",
+    reason: "`eq` is 0 only for a body that starts with `=`, which no pattern RegExp takes has " +
+      "(parsePattern refuses it first).",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "LogicalOperator",
+    in: "unicodeProperty",
+    original: '(name === "General_Category" || name === "gc") && CATEGORIES[value]',
+    replacement: 'name === "General_Category" || name === "gc" || CATEGORIES[value]',
+    reason: "Of the patterns RegExp takes, a `gc=` value is always a general category (all in " +
+      "CATEGORIES), and a `Script=` or `scx=` value never is one (no script is named as a " +
+      "category), so the condition has the same value for every pattern that reaches it.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "unicodeProperty",
+    original: 'name === "General_Category" || name === "gc"',
+    replacement: "true",
+    reason: "Of the patterns RegExp takes, a `gc=` value is always a general category (all in " +
+      "CATEGORIES), and a `Script=` or `scx=` value never is one (no script is named as a " +
+      "category), so the condition has the same value for every pattern that reaches it.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "Regex",
+    in: "unicodeProperty",
+    original: "/^[A-Za-z_]+$/",
+    replacement: "/[A-Za-z_]+$/",
+    reason: "Every script value RegExp takes is made of letters and underscores only, so the " +
+      "pattern matches it whole with or without the anchor.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "Regex",
+    in: "unicodeProperty",
+    original: "/^[A-Za-z_]+$/",
+    replacement: "/^[A-Za-z_]+/",
+    reason: "Every script value RegExp takes is made of letters and underscores only, so the " +
+      "pattern matches it whole with or without the anchor.",
+  },
   // bridge/input/action_spec.ts
   {
     file: "bridge/input/action_spec.ts",

@@ -614,7 +614,7 @@ Deno.test("startPageTools() reads at once, and again at each toolchange, client 
   assert.deepEqual([...client.tools().keys()], ["a"]);
   const sources = [[context, "toolchange"], [client, "change"], [events, "change"]] as const;
   for (const [target, type] of sources) {
-    const before = context.reads;
+    const before: number = context.reads;
     target.dispatchEvent(new Event(type));
     await settle();
     assert.equal(context.reads, before + 1, type);

@@ -227,6 +227,171 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: "Every script value RegExp takes is made of letters and underscores only, so the " +
       "pattern matches it whole with or without the anchor.",
   },
+  // bridge/input/validate.ts
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "stringValidator",
+    original: '"custom"',
+    replacement: '""',
+    reason: "An issue's code is read only where it is `unrecognized_keys` or `invalid_type` " +
+      "(inputHint); any other code, this one or an empty one, gives the issue's own message, " +
+      "which is the same.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "objectValidator",
+    original: '"custom"',
+    replacement: '""',
+    reason: "An issue's code is read only where it is `unrecognized_keys` or `invalid_type` " +
+      "(inputHint); any other code, this one or an empty one, gives the issue's own message, " +
+      "which is the same.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ArrayDeclaration",
+    in: "objectValidator",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    near: "const required = new Set(schema.required ?? []);",
+    reason:
+      "A required name with spaces names no field (the wire schema's field names have none), " +
+      "so the set of required fields has the same members for every schema.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ArrayDeclaration",
+    in: "objectValidator",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    near: "const patterned: [string, string][] = [];",
+    reason: "With fewer than two patterned fields the check of them together never refuses: one " +
+      "field's own check already keeps it within the budget (its longest input is the " +
+      "budget over its cost per character), and an entry that is no field adds nothing.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "objectValidator",
+    original: "patterned.length < 2",
+    replacement: "false",
+    reason: "With fewer than two patterned fields the check of them together never refuses: one " +
+      "field's own check already keeps it within the budget (its longest input is the " +
+      "budget over its cost per character), and an entry that is no field adds nothing.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "objectValidator",
+    original: 'typeof value !== "object"',
+    replacement: "false",
+    reason: "A string or a number has no own property under a field's name that is a string (a " +
+      "string's own properties are its indices and `length`, a number), so a value that " +
+      "is not an object costs nothing here, as when it returns at once.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "wrongType",
+    original: 'schema.type !== "string"',
+    replacement: "true",
+    reason:
+      "`wrongType()` is reached only for a value not of its schema's type, so a string value " +
+      "never meets a string schema here and the test is true whenever it is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "wrongType",
+    original: '"string"',
+    replacement: '""',
+    near:
+      'const number = typeof value === "string" && schema.type !== "string" && value.trim() !== ""',
+    reason:
+      "`wrongType()` is reached only for a value not of its schema's type, so a string value " +
+      "never meets a string schema here and the test is true whenever it is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "Regex",
+    in: "inputHint",
+    original: "/^an? /",
+    replacement: "/an? /",
+    reason: "Every kind (`a string`, `a number`, `an integer`, `a boolean`) starts with its " +
+      "article, so the first match is at the start with or without the anchor.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "inputHint",
+    original: '"."',
+    replacement: '""',
+    reason: "An issue's path has one element at most (input schemas are flat: an object of " +
+      "fields, or one field), so joining it with a dot or with nothing is the same.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: 'schema.type === "object"',
+    replacement: "true",
+    near:
+      'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
+    reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
+      "schema here is always an object and the other branch never runs.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "inputHint",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    near:
+      'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
+    reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
+      "schema here is always an object and the other branch never runs.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: 'typeof v === "object" && v !== null',
+    replacement: "true",
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "LogicalOperator",
+    in: "inputHint",
+    original: 'typeof v === "object" && v !== null',
+    replacement: 'typeof v === "object" || v !== null',
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: 'typeof v === "object"',
+    replacement: "true",
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: "v !== null",
+    replacement: "true",
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
   // bridge/input/action_spec.ts
   {
     file: "bridge/input/action_spec.ts",

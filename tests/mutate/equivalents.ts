@@ -230,6 +230,15 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   // bridge/input/validate.ts
   {
     file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "objectValidator",
+    original: 'field.type === "string"',
+    replacement: "true",
+    reason: "Only a string field may have a pattern (the wire schema's number, integer and " +
+      "boolean fields have none), so the pattern test alone picks the same fields.",
+  },
+  {
+    file: "bridge/input/validate.ts",
     mutator: "StringLiteral",
     in: "stringValidator",
     original: '"custom"',
@@ -258,17 +267,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason:
       "A required name with spaces names no field (the wire schema's field names have none), " +
       "so the set of required fields has the same members for every schema.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ArrayDeclaration",
-    in: "objectValidator",
-    original: "[]",
-    replacement: '["Stryker was here"]',
-    near: "const patterned: [string, string][] = [];",
-    reason: "With fewer than two patterned fields the check of them together never refuses: one " +
-      "field's own check already keeps it within the budget (its longest input is the " +
-      "budget over its cost per character), and an entry that is no field adds nothing.",
   },
   {
     file: "bridge/input/validate.ts",
@@ -351,16 +349,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
       'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
     reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
       "schema here is always an object and the other branch never runs.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "inputHint",
-    original: 'typeof v === "object" && v !== null',
-    replacement: "true",
-    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
-      "answered before) through one field name, or not at all, so `v` is always an object " +
-      "where the test is read.",
   },
   {
     file: "bridge/input/validate.ts",

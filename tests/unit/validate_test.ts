@@ -154,6 +154,8 @@ Deno.test("a value of the wrong type gets a hint that names the type it has, and
     ["number", "", "input must be a number, not a string"],
     ["number", "abc", "input must be a number, not a string"],
     ["number", "Infinity", "input must be a number, not a string"],
+    ["number", "true", "input must be a number, not a string"],
+    ["integer", "false", "input must be an integer, not a string"],
     ["integer", "4", 'input must be an integer, not a string: send 4, not "4"'],
     ["integer", 1.5, "input must be an integer, not 1.5"],
     ["integer", [1], "input must be an integer, not an array"],
@@ -263,5 +265,10 @@ Deno.test("a hint without an issue to read says only that the input does not mat
   assert.equal(
     inputHint(object({ a: { type: "string" } }) as InputSchema, { a: "x" }, []),
     "input does not match input_schema",
+  );
+  // A value of the wrong type is told so, issue or not.
+  assert.equal(
+    inputHint({ type: "string" } as InputSchema, 5, []),
+    "input must be a string, not a number",
   );
 });

@@ -7,7 +7,13 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { cutNote, MAX_SHOWN_CHARS, readable, shownInput } from "../../elements/prompt.ts";
+import {
+  cutNote,
+  MAX_SHOWN_CHARS,
+  readable,
+  REPLACED_NOTICE,
+  shownInput,
+} from "../../elements/prompt.ts";
 
 /** Reads the escapes back: `\u202E` and `\u{E0041}`. */
 function unescape(text: string): string {
@@ -90,5 +96,17 @@ Deno.test("whatever the text, nothing hidden is shown, and the escapes read back
       if (!text.includes("\\")) assert.equal(unescape(shown), text);
     }),
     { numRuns: 2000 },
+  );
+});
+
+Deno.test("no input at all is shown as null", () => {
+  assert.deepEqual(shownInput(undefined), { text: "null", more: 0 });
+});
+
+Deno.test("a prompt that replaced a withdrawn one says so, and says how to make Approve work", () => {
+  assert.equal(
+    REPLACED_NOTICE,
+    "This request replaced an earlier one, withdrawn before you answered. Read it again: " +
+      "Approve works once you point at or tap this request.",
   );
 });

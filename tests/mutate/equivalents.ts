@@ -1,0 +1,544 @@
+/**
+ * Mutants accepted as equivalent, each with its reason (see tests/mutate/equivalent.ts for how one
+ * is matched). `deno task mutate FILE` prints, for each survivor that no entry matches, an entry
+ * to paste here once it is clear that no test can kill it; a survivor that a test can kill gets
+ * the test instead. Grouped by file, in the order of the file.
+ *
+ * @module
+ */
+import type { Equivalent } from "./equivalent.ts";
+
+/** Every mutant accepted as equivalent. */
+export const EQUIVALENTS: readonly Equivalent[] = [
+  // bridge/wire/webmcp_tools.ts
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ArrayDeclaration",
+    in: "(top level)",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    reason: 'It lets a boolean field carry one more keyword, named "Stryker was here", which no ' +
+      "schema has; every keyword a schema does have is refused for a boolean field " +
+      "(tests/unit/webmcp_tools_rules_test.ts).",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fieldOf",
+    original: 'typeof value !== "number"',
+    replacement: "false",
+    reason:
+      "`Number.isFinite` is false for every value that is not a number (it does not convert), " +
+      "so the condition holds for the same values without the typeof test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ObjectLiteral",
+    in: "inputSchemaOfTool",
+    original: '{ type: "object", properties: {} }',
+    replacement: "{}",
+    reason: 'A schema without type or properties is read as one with `type: "object"` and no ' +
+      "properties (an absent type is allowed, absent properties are none), so the default " +
+      "`{}` maps to the same action.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: 'typeof value === "number"',
+    replacement: "true",
+    reason:
+      "`Number.isFinite` is false for every value that is not a number (it does not convert), " +
+      "so the conjunction is false for the same values without the typeof test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: "field.minLength !== undefined",
+    replacement: "true",
+    reason: "Without a minLength, the comparison is with undefined, `value.length < undefined`, " +
+      "which is false: no value is refused, as without the test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: "field.maxLength !== undefined",
+    replacement: "true",
+    reason: "Without a maxLength, the comparison is with undefined, `value.length > undefined`, " +
+      "which is false: no value is refused, as without the test.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "fits",
+    original: "field.pattern === undefined",
+    replacement: "false",
+    reason: 'Without a pattern, `new RegExp(undefined, "u")` is the empty pattern, which every ' +
+      "string matches: the answer is true, as the short cut gives.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "BlockStatement",
+    in: "fits",
+    original: "{ return false; }",
+    replacement: "{}",
+    reason:
+      "The empty catch block returns undefined, which `find` takes as false, as it takes the " +
+      "false returned.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "exampleOf",
+    original: "min === undefined",
+    replacement: "false",
+    reason: "Without a minimum the guess is `Math.ceil(undefined)`, NaN, which `fits` refuses as " +
+      "it refuses the undefined guess.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "exampleOf",
+    original: "max === undefined",
+    replacement: "false",
+    reason:
+      "Without a maximum the guess is `Math.floor(undefined)`, NaN, which `fits` refuses as " +
+      "it refuses the undefined guess.",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
+    mutator: "BlockStatement",
+    in: "resultOfTool",
+    original: "{ value = answer; }",
+    replacement: "{}",
+    reason: "`value` already holds the answer (it starts as it, and JSON.parse threw before " +
+      "assigning), so the assignment in the catch block changes nothing.",
+  },
+  // bridge/input/pattern.ts
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "complement",
+    original: "a > next",
+    replacement: "true",
+    reason: "`complement()` is called on SPACE_RANGES only, whose ranges neither start at 0 nor " +
+      "touch one another: each range starts above the end of the one before, so the test " +
+      "is true for every range it sees.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "complement",
+    original: "a > next",
+    replacement: "a >= next",
+    reason: "`complement()` is called on SPACE_RANGES only, whose ranges neither start at 0 nor " +
+      "touch one another: each range starts above the end of the one before, so the test " +
+      "is true for every range it sees.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "complement",
+    original: "next <= 0x10ffff",
+    replacement: "true",
+    reason: "`complement()` is called on SPACE_RANGES only, which end at U+FEFF: the last gap " +
+      "always starts below U+10FFFF, so the test is true whatever its operator.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "complement",
+    original: "next <= 0x10ffff",
+    replacement: "next < 0x10ffff",
+    reason: "`complement()` is called on SPACE_RANGES only, which end at U+FEFF: the last gap " +
+      "always starts below U+10FFFF, so the test is true whatever its operator.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "unicodeProperty",
+    original: "eq < 0",
+    replacement: "false",
+    near: "const name = eq < 0 ? body : body.slice(0, eq);",
+    reason:
+      "`name` is read only when the body has a `=` (a value), where `eq` is above 0 and the " +
+      "test is false either way; a body that starts with `=` is no pattern RegExp takes " +
+      "(parsePattern refuses it first).",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "unicodeProperty",
+    original: "eq < 0",
+    replacement: "eq <= 0",
+    near: "const name = eq < 0 ? body : body.slice(0, eq);",
+    reason:
+      "`name` is read only when the body has a `=` (a value), where `eq` is above 0 and the " +
+      "test is false either way; a body that starts with `=` is no pattern RegExp takes " +
+      "(parsePattern refuses it first).",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "EqualityOperator",
+    in: "unicodeProperty",
+    original: "eq < 0",
+    replacement: "eq <= 0",
+    near: "const value = eq < 0 ? undefined : body.slice(eq + 1);",
+    reason: "`eq` is 0 only for a body that starts with `=`, which no pattern RegExp takes has " +
+      "(parsePattern refuses it first).",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "LogicalOperator",
+    in: "unicodeProperty",
+    original: '(name === "General_Category" || name === "gc") && CATEGORIES[value]',
+    replacement: 'name === "General_Category" || name === "gc" || CATEGORIES[value]',
+    reason: "Of the patterns RegExp takes, a `gc=` value is always a general category (all in " +
+      "CATEGORIES), and a `Script=` or `scx=` value never is one (no script is named as a " +
+      "category), so the condition has the same value for every pattern that reaches it.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "ConditionalExpression",
+    in: "unicodeProperty",
+    original: 'name === "General_Category" || name === "gc"',
+    replacement: "true",
+    reason: "Of the patterns RegExp takes, a `gc=` value is always a general category (all in " +
+      "CATEGORIES), and a `Script=` or `scx=` value never is one (no script is named as a " +
+      "category), so the condition has the same value for every pattern that reaches it.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "Regex",
+    in: "unicodeProperty",
+    original: "/^[A-Za-z_]+$/",
+    replacement: "/[A-Za-z_]+$/",
+    reason: "Every script value RegExp takes is made of letters and underscores only, so the " +
+      "pattern matches it whole with or without the anchor.",
+  },
+  {
+    file: "bridge/input/pattern.ts",
+    mutator: "Regex",
+    in: "unicodeProperty",
+    original: "/^[A-Za-z_]+$/",
+    replacement: "/^[A-Za-z_]+/",
+    reason: "Every script value RegExp takes is made of letters and underscores only, so the " +
+      "pattern matches it whole with or without the anchor.",
+  },
+  // bridge/input/validate.ts
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "objectValidator",
+    original: 'field.type === "string"',
+    replacement: "true",
+    reason: "Only a string field may have a pattern (the wire schema's number, integer and " +
+      "boolean fields have none), so the pattern test alone picks the same fields.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "stringValidator",
+    original: '"custom"',
+    replacement: '""',
+    reason: "An issue's code is read only where it is `unrecognized_keys` or `invalid_type` " +
+      "(inputHint); any other code, this one or an empty one, gives the issue's own message, " +
+      "which is the same.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "objectValidator",
+    original: '"custom"',
+    replacement: '""',
+    reason: "An issue's code is read only where it is `unrecognized_keys` or `invalid_type` " +
+      "(inputHint); any other code, this one or an empty one, gives the issue's own message, " +
+      "which is the same.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ArrayDeclaration",
+    in: "objectValidator",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    near: "const required = new Set(schema.required ?? []);",
+    reason:
+      "A required name with spaces names no field (the wire schema's field names have none), " +
+      "so the set of required fields has the same members for every schema.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "objectValidator",
+    original: "patterned.length < 2",
+    replacement: "false",
+    reason: "With fewer than two patterned fields the check of them together never refuses: one " +
+      "field's own check already keeps it within the budget (its longest input is the " +
+      "budget over its cost per character), and an entry that is no field adds nothing.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "objectValidator",
+    original: 'typeof value !== "object"',
+    replacement: "false",
+    reason: "A string or a number has no own property under a field's name that is a string (a " +
+      "string's own properties are its indices and `length`, a number), so a value that " +
+      "is not an object costs nothing here, as when it returns at once.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "wrongType",
+    original: 'schema.type !== "string"',
+    replacement: "true",
+    reason:
+      "`wrongType()` is reached only for a value not of its schema's type, so a string value " +
+      "never meets a string schema here and the test is true whenever it is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "wrongType",
+    original: '"string"',
+    replacement: '""',
+    near:
+      'const number = typeof value === "string" && schema.type !== "string" && value.trim() !== ""',
+    reason:
+      "`wrongType()` is reached only for a value not of its schema's type, so a string value " +
+      "never meets a string schema here and the test is true whenever it is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "Regex",
+    in: "inputHint",
+    original: "/^an? /",
+    replacement: "/an? /",
+    reason: "Every kind (`a string`, `a number`, `an integer`, `a boolean`) starts with its " +
+      "article, so the first match is at the start with or without the anchor.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "inputHint",
+    original: '"."',
+    replacement: '""',
+    reason: "An issue's path has one element at most (input schemas are flat: an object of " +
+      "fields, or one field), so joining it with a dot or with nothing is the same.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: 'schema.type === "object"',
+    replacement: "true",
+    near:
+      'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
+    reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
+      "schema here is always an object and the other branch never runs.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "StringLiteral",
+    in: "inputHint",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    near:
+      'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
+    reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
+      "schema here is always an object and the other branch never runs.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "LogicalOperator",
+    in: "inputHint",
+    original: 'typeof v === "object" && v !== null',
+    replacement: 'typeof v === "object" || v !== null',
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: 'typeof v === "object"',
+    replacement: "true",
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "ConditionalExpression",
+    in: "inputHint",
+    original: "v !== null",
+    replacement: "true",
+    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
+      "answered before) through one field name, or not at all, so `v` is always an object " +
+      "where the test is read.",
+  },
+  // bridge/input/action_spec.ts
+  {
+    file: "bridge/input/action_spec.ts",
+    mutator: "ConditionalExpression",
+    in: "parseActionSpec",
+    original: "!(error instanceof PatternError)",
+    replacement: "false",
+    reason: "`compilePattern()` throws nothing but PatternError (RE2's own refusals become one), " +
+      "so the branch that throws anything else on never runs.",
+  },
+  // elements/prompt.ts
+  {
+    file: "elements/prompt.ts",
+    mutator: "Regex",
+    in: "(top level)",
+    original:
+      "/^(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])$/u",
+    replacement:
+      "/^(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])/u",
+    reason: "HIDDEN is only ever tested against one character (a code point of a for…of over " +
+      "the text), and every alternative matches exactly one: the anchors change nothing.",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "Regex",
+    in: "(top level)",
+    original:
+      "/^(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])$/u",
+    replacement:
+      "/(?:[\\p{Cc}\\p{Cf}\\p{Zl}\\p{Zp}\\p{Co}\\p{Cn}\\p{Cs}\\p{Default_Ignorable_Code_Point}]|[^\\P{Zs} ])$/u",
+    reason: "HIDDEN is only ever tested against one character (a code point of a for…of over " +
+      "the text), and every alternative matches exactly one: the anchors change nothing.",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "BooleanLiteral",
+    in: "ApproveGate.#onScreen",
+    original: "false",
+    replacement: "true",
+    reason: "`watch()` calls `#unwatch()`, which sets `#onScreen` to false, before it observes " +
+      "anything: the initial value is never read.",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "ObjectLiteral",
+    in: "(top level)",
+    original: "{ capture: true, passive: true }",
+    replacement: "{}",
+    near: 'addEventListener("pointermove", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "BooleanLiteral",
+    in: "(top level)",
+    original: "true",
+    replacement: "false",
+    near: 'addEventListener("pointermove", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "ObjectLiteral",
+    in: "(top level)",
+    original: "{ capture: true, passive: true }",
+    replacement: "{}",
+    near: 'addEventListener("pointerdown", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  {
+    file: "elements/prompt.ts",
+    mutator: "BooleanLiteral",
+    in: "(top level)",
+    original: "true",
+    replacement: "false",
+    near: 'addEventListener("pointerdown", track, { capture: true, passive: true });',
+    reason: "`capture` and `passive` act only in a DOM tree (the window hears a pointer event " +
+      "before any element can stop it; a passive listener never delays scrolling); Deno's " +
+      "EventTarget has no tree, so no Deno test, which is all mutant switching reaches, can " +
+      "tell; the prompt's browser tests run it in Chromium (tests/security/prompt_test.ts).",
+  },
+  // elements/page_tools.ts
+  {
+    file: "elements/page_tools.ts",
+    mutator: "ArrayDeclaration",
+    in: "PageTools.#read",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    near: ": [];",
+    reason: "A context that cannot list its tools then lists one string instead of nothing; a " +
+      "string has no name, and the loop skips every listed value without a string name.",
+  },
+  {
+    file: "elements/page_tools.ts",
+    mutator: "ArrayDeclaration",
+    in: "PageTools.#read",
+    original: "[]",
+    replacement: '["Stryker was here"]',
+    near: "const sorted = (Array.isArray(listed) ? [...listed] : []).sort((a, b) =>",
+    reason: "`listed` is always an array (made as one a few lines above), so the branch that " +
+      "would give the empty array never runs.",
+  },
+  {
+    file: "elements/page_tools.ts",
+    mutator: "EqualityOperator",
+    in: "PageTools.#read",
+    original: "String(a?.name) < String(b?.name)",
+    replacement: "String(a?.name) <= String(b?.name)",
+    reason: "It differs only when two listed tools have one name, which WebMCP's registerTool " +
+      "refuses (a name is registered once, and aim's registry is by name); for distinct names " +
+      "`<=` is `<`.",
+  },
+  {
+    file: "elements/page_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "PageTools.#read",
+    original: "String(a?.name) > String(b?.name)",
+    replacement: "false",
+    reason: "It changes only whether the comparator answers 0 or 1 where a's name is not before " +
+      "b's; V8's sort (binary insertion and TimSort's merges alike) acts only on whether the " +
+      "answer is below 0, so the tools come in the same order.",
+  },
+  {
+    file: "elements/page_tools.ts",
+    mutator: "ConditionalExpression",
+    in: "PageTools.#read",
+    original: "String(a?.name) > String(b?.name)",
+    replacement: "true",
+    reason: "It changes only whether the comparator answers 0 or 1 where a's name is not before " +
+      "b's; V8's sort (binary insertion and TimSort's merges alike) acts only on whether the " +
+      "answer is below 0, so the tools come in the same order.",
+  },
+  {
+    file: "elements/page_tools.ts",
+    mutator: "EqualityOperator",
+    in: "PageTools.#read",
+    original: "String(a?.name) > String(b?.name)",
+    replacement: "String(a?.name) >= String(b?.name)",
+    reason: "It changes only whether the comparator answers 0 or 1 where a's name is not before " +
+      "b's; V8's sort (binary insertion and TimSort's merges alike) acts only on whether the " +
+      "answer is below 0, so the tools come in the same order.",
+  },
+  {
+    file: "elements/page_tools.ts",
+    mutator: "EqualityOperator",
+    in: "PageTools.#read",
+    original: "String(a?.name) > String(b?.name)",
+    replacement: "String(a?.name) <= String(b?.name)",
+    reason: "It changes only whether the comparator answers 0 or 1 where a's name is not before " +
+      "b's; V8's sort (binary insertion and TimSort's merges alike) acts only on whether the " +
+      "answer is below 0, so the tools come in the same order.",
+  },
+];

@@ -63,19 +63,31 @@ export interface WebMcpClient extends PageToolsClient {
 /** How a run ended: `ok` or an error code. */
 export type Outcome = RunOutcome;
 
-/** A JSON Schema of one value or a flat object of them, as `input_schema` is on the wire. */
+/** A JSON Schema as `input_schema` is on the wire (bridge/wire/input_schema.ts). */
 export interface Schema {
-  type: string;
+  type?: string | string[];
   description?: string;
+  enum?: unknown[];
+  const?: unknown;
   minLength?: number;
   maxLength?: number;
   pattern?: string;
-  enum?: unknown[];
   minimum?: number;
   maximum?: number;
+  exclusiveMinimum?: number;
+  exclusiveMaximum?: number;
+  multipleOf?: number;
   properties?: Record<string, Schema>;
   required?: string[];
-  additionalProperties?: boolean;
+  additionalProperties?: boolean | Schema;
+  minProperties?: number;
+  maxProperties?: number;
+  items?: Schema;
+  minItems?: number;
+  maxItems?: number;
+  uniqueItems?: boolean;
+  anyOf?: Schema[];
+  oneOf?: Schema[];
 }
 
 /** A tool as `registerTool` takes it (the WebMCP spec's `ModelContextTool`). */
@@ -106,7 +118,10 @@ export type RunAnswer =
   | { ok: true; actionId: string; result: unknown; state: unknown; settled: boolean }
   | RunError;
 
-/** Whether an input is one value (a string, number, boolean), which a tool wraps in `input`. */
+/**
+ * Whether an input is not an object (a string, a list, a value of several types), which a tool
+ * wraps in `input`.
+ */
 function isWrapped(schema: Schema): boolean {
   return schema.type !== "object";
 }
@@ -159,34 +174,93 @@ const KINDS: Record<string, string> = {
   number: "a number",
   integer: "an integer",
   boolean: "a boolean",
+  null: "null",
+  object: "an object",
+  array: "an array",
 };
 
-/** What a one-value schema takes, as a noun: `string`, `integer`… */
+/** What a one-value schema takes, as a noun: `string`, `integer`, `value` (several types). */
 function noun(schema: Schema): string {
-  return Object.hasOwn(KINDS, schema.type) ? schema.type : "value";
+  return typeof schema.type === "string" && Object.hasOwn(KINDS, schema.type)
+    ? schema.type
+    : "value";
 }
 
-/** Why `value` is not a valid value of the one-value `schema`, or undefined when it is. */
-function valueProblem(schema: Schema, value: unknown, where: string): string | undefined {
-  const kind = Object.hasOwn(KINDS, schema.type) ? KINDS[schema.type] : undefined;
-  if (!kind) return `${where} has a type this page cannot check (${schema.type})`;
+/** `input`, or `field "a.b[0]"`, as the bridge names a place in an input. */
+function whereOf(path: (string | number)[]): string {
+  if (!path.length) return "input";
+  let out = "";
+  for (const part of path) out += typeof part === "number" ? `[${part}]` : out ? `.${part}` : part;
+  return `field "${out}"`;
+}
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === "object" && value !== null && !Array.isArray(value);
+}
+
+/** Whether `value` is of the JSON type `type`, as Ajv checks it on the bridge. */
+function isType(type: string, value: unknown): boolean {
+  switch (type) {
+    case "null":
+      return value === null;
+    case "array":
+      return Array.isArray(value);
+    case "object":
+      return isPlainObject(value);
+    case "integer":
+      return Number.isInteger(value);
+    case "number":
+      return typeof value === "number" && Number.isFinite(value);
+    case "string":
+      return typeof value === "string";
+    case "boolean":
+      return typeof value === "boolean";
+    default:
+      return false;
+  }
+}
+
+/** A JSON value as text with its objects' keys sorted: two equal values read the same. */
+function canonical(value: unknown): string {
+  return JSON.stringify(
+    value,
+    (_, v) => isPlainObject(v) ? Object.fromEntries(Object.entries(v).sort()) : v,
+  );
+}
+
+/**
+ * Why `value` is not a valid value of `schema` at `where`, or undefined when it is: the
+ * bridge's check (Ajv, bridge/input/schema_check.ts) in the keywords `input_schema` takes,
+ * but for `format`, which only the bridge checks.
+ */
+function valueProblem(
+  schema: Schema,
+  value: unknown,
+  path: (string | number)[] = [],
+): string | undefined {
+  const where = whereOf(path);
+  if (path.length > 32) return `${where} nests too deep`;
   if (value === undefined) return `${where} is required`;
-  const typed = schema.type === "string"
-    ? typeof value === "string"
-    : schema.type === "boolean"
-    ? typeof value === "boolean"
-    : typeof value === "number" && Number.isFinite(value) &&
-      (schema.type === "number" || Number.isInteger(value));
-  if (!typed) {
-    return typeof value === "number" && schema.type === "integer"
+  const types = schema.type === undefined ? [] : [schema.type].flat();
+  if (types.length && !types.some((type) => isType(type, value))) {
+    const kind = types.map((t) => KINDS[t] ?? t).join(" or ");
+    return typeof value === "number" && types.length === 1 && types[0] === "integer"
       ? `${where} must be an integer, not ${value}`
       : `${where} must be ${kind}, not ${describe(value)}`;
   }
+  if (schema.const !== undefined && canonical(schema.const) !== canonical(value)) {
+    return `${where} must be ${JSON.stringify(schema.const)}`;
+  }
+  if (schema.enum && !schema.enum.some((v) => canonical(v) === canonical(value))) {
+    return `${where} must be one of ${JSON.stringify(schema.enum)}`;
+  }
   if (typeof value === "string") {
-    if (schema.minLength !== undefined && value.length < schema.minLength) {
+    // In code points, as JSON Schema counts.
+    const length = [...value].length;
+    if (schema.minLength !== undefined && length < schema.minLength) {
       return `${where} must be at least ${schema.minLength} characters long`;
     }
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) {
+    if (schema.maxLength !== undefined && length > schema.maxLength) {
       return `${where} must be at most ${schema.maxLength} characters long`;
     }
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
@@ -194,52 +268,88 @@ function valueProblem(schema: Schema, value: unknown, where: string): string | u
     }
   }
   if (typeof value === "number") {
-    if (schema.minimum !== undefined && value < schema.minimum) {
-      return `${where} must be at least ${schema.minimum}`;
-    }
-    if (schema.maximum !== undefined && value > schema.maximum) {
-      return `${where} must be at most ${schema.maximum}`;
+    const { minimum, maximum, exclusiveMinimum: above, exclusiveMaximum: below } = schema;
+    if (minimum !== undefined && value < minimum) return `${where} must be at least ${minimum}`;
+    if (maximum !== undefined && value > maximum) return `${where} must be at most ${maximum}`;
+    if (above !== undefined && value <= above) return `${where} must be greater than ${above}`;
+    if (below !== undefined && value >= below) return `${where} must be less than ${below}`;
+    const ratio = schema.multipleOf === undefined ? 0 : value / schema.multipleOf;
+    if (ratio !== parseInt(ratio as unknown as string)) {
+      return `${where} must be a multiple of ${schema.multipleOf}`;
     }
   }
-  if (schema.enum && !schema.enum.includes(value)) {
-    return `${where} must be one of ${JSON.stringify(schema.enum)}`;
+  if (Array.isArray(value)) {
+    if (schema.minItems !== undefined && value.length < schema.minItems) {
+      return `${where} must have at least ${schema.minItems} items`;
+    }
+    if (schema.maxItems !== undefined && value.length > schema.maxItems) {
+      return `${where} must have at most ${schema.maxItems} items`;
+    }
+    if (schema.uniqueItems && new Set(value.map(canonical)).size < value.length) {
+      return `${where} must not repeat an item`;
+    }
+    for (const [i, item] of value.entries()) {
+      const problem = schema.items && valueProblem(schema.items, item, [...path, i]);
+      if (problem) return problem;
+    }
+  }
+  if (isPlainObject(value)) {
+    const properties = schema.properties ?? {};
+    for (const name of schema.required ?? []) {
+      if (value[name] === undefined) return `${whereOf([...path, name])} is required`;
+    }
+    const keys = Object.keys(value);
+    if (schema.minProperties !== undefined && keys.length < schema.minProperties) {
+      return `${where} must have at least ${schema.minProperties} fields`;
+    }
+    if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) {
+      return `${where} must have at most ${schema.maxProperties} fields`;
+    }
+    // An object that lists its fields and says nothing of others takes no others (the bridge
+    // closes it so).
+    const others = schema.additionalProperties ??
+      (schema.properties ? false : true);
+    for (const name of keys) {
+      const own = Object.hasOwn(properties, name) ? properties[name] : undefined;
+      if (!own && others === false) {
+        return `unknown field ${whereOf([...path, name]).slice(6)}; allowed fields: ${
+          Object.keys(properties).join(", ") || "(none)"
+        }`;
+      }
+      const field = own ?? (others === true ? undefined : others);
+      if (field && value[name] !== undefined) {
+        const problem = valueProblem(field, value[name], [...path, name]);
+        if (problem) return problem;
+      }
+    }
+  }
+  const fits = (branch: Schema) => !valueProblem(branch, value, path);
+  if (schema.anyOf && !schema.anyOf.some(fits)) {
+    return `${where} must match one of its schemas (anyOf)`;
+  }
+  if (schema.oneOf && schema.oneOf.filter(fits).length !== 1) {
+    return `${where} must match exactly one of its schemas (oneOf)`;
   }
   return undefined;
 }
 
 /**
  * Why `input` does not match an action's `input_schema`, in the words of the bridge's hints
- * (bridge/input/validate.ts), or undefined when it matches. The bridge's validator (zod, RE2)
- * is too large for the page; the wire schemas are small enough to check here.
+ * (bridge/input/hint.ts), or undefined when it matches. The bridge's validator (Ajv, RE2) is
+ * too large for the page; this check of the same keywords is small enough (a test compares
+ * the two on generated schemas and inputs).
  */
 export function inputProblem(schema: Schema, input: unknown): string | undefined {
-  if (isWrapped(schema)) {
-    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-      return `input must be the ${noun(schema)} itself, not an object`;
-    }
-    return valueProblem(schema, input, "input");
+  const types = schema.type === undefined ? [] : [schema.type].flat();
+  if (types.length && !types.includes("object") && isPlainObject(input)) {
+    return `input must be the ${noun(schema)} itself, not an object`;
   }
-  const properties = schema.properties ?? {};
-  const names = Object.keys(properties);
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return `input must be an object with the fields ${names.join(", ") || "(none)"}, not ${
-      describe(input)
-    }`;
+  if (!isWrapped(schema) && !isPlainObject(input)) {
+    return `input must be an object with the fields ${
+      Object.keys(schema.properties ?? {}).join(", ") || "(none)"
+    }, not ${describe(input)}`;
   }
-  const unknown = Object.keys(input).filter((name) => !Object.hasOwn(properties, name));
-  if (unknown.length) {
-    return `unknown field ${unknown.map((k) => `"${k}"`).join(", ")}; allowed fields: ${
-      names.join(", ") || "(none)"
-    }`;
-  }
-  const required = new Set(schema.required ?? []);
-  for (const name of names) {
-    const value = (input as Record<string, unknown>)[name];
-    if (value === undefined && !required.has(name)) continue;
-    const problem = valueProblem(properties[name]!, value, `field "${name}"`);
-    if (problem) return problem;
-  }
-  return undefined;
+  return valueProblem(schema, input);
 }
 
 /** A run's error answer. */
@@ -404,12 +514,17 @@ export class WebMcpTools {
     }
     const d = declaration as Declaration & {
       input_schema: Schema;
-      input_example: unknown;
+      input_example?: unknown;
       consequential?: boolean;
     };
     const schema = d.input_schema;
     const toolSchema = toolInputSchema(schema);
-    const example = isWrapped(schema) ? { input: d.input_example } : d.input_example;
+    // The page's own example; the bridge makes one where the page gives none.
+    const example = d.input_example === undefined
+      ? undefined
+      : isWrapped(schema)
+      ? { input: d.input_example }
+      : d.input_example;
     const invalid = (
       hint: string,
       message = `Input for "${actionId}" does not match its ` +
@@ -419,16 +534,15 @@ export class WebMcpTools {
         actionId,
         hint,
         input_schema: toolSchema,
-        input_example: example,
+        ...(example !== undefined && { input_example: example }),
       });
     let input: unknown = args;
     if (isWrapped(schema)) {
       // Exactly {"input": …}, as over MCP: anything else is told how to wrap it.
       const keys = Object.keys(args ?? {});
       if (keys.length !== 1 || keys[0] !== "input") {
-        const hint = `call ${actionId} with {"input": <the ${noun(schema)}>}, for example ${
-          JSON.stringify(example)
-        }`;
+        const hint = `call ${actionId} with {"input": <the ${noun(schema)}>}` +
+          (example === undefined ? "" : `, for example ${JSON.stringify(example)}`);
         return invalid(
           hint,
           `Arguments for "${actionId}" must be {"input": <${noun(schema)}>}: ${hint}.`,

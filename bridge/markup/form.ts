@@ -5,6 +5,7 @@
  * @module
  */
 import { OBJECT_NAMES } from "../wire/names.ts";
+import { parseUntrustedJson } from "../wire/json.ts";
 import {
   type FieldInput,
   type MarkupDocument,
@@ -84,23 +85,64 @@ export function controlType(control: MarkupElement): string {
 }
 
 /**
+ * The values of an `enum=` attribute (`input-enum=`, `items-enum=`): a JSON array, or values
+ * separated by commas (numbers for a number or integer field).
+ */
+function enumOf(raw: string, type: unknown): unknown[] {
+  if (raw.trim().startsWith("[")) {
+    const parsed = parseUntrustedJson(raw);
+    if (parsed.ok && Array.isArray(parsed.value)) return parsed.value;
+    throw new MarkupError(`enum="${raw}" is not a JSON array`);
+  }
+  const values = raw.split(",").map((v) => v.trim());
+  return type === "number" || type === "integer" ? values.map(Number) : values;
+}
+
+/**
  * The schema of one field (`<aim-field>`, prefix "") or of an action's single input
  * (`<aim-action>`, prefix "input-"): the declared `type` (a string by default, a boolean for a
- * checkbox), with the lengths and pattern of a string or the bounds of a number, and the
- * values of a `<select>` or radio buttons it is filled into. `aim check` reports what does not
- * fit (a number filled into a checkbox, `minimum` on a string).
+ * checkbox, a list for a `<select multiple>` or several checkboxes), with the lengths and
+ * pattern of a string, the bounds of a number, the values of an `enum=` or of the `<select>` or
+ * radio buttons it is filled into; a list's items read the same way from `items-…` attributes
+ * (`items-type`, `items-enum`…) with `min-items`, `max-items` and `unique-items`; an object's
+ * fields are its own `<aim-field>` children (`fields`), as are those of a list of objects.
+ * `aim check` reports what does not fit (a number filled into a checkbox, `minimum` on a
+ * string).
  */
 export function fieldSchema(
   el: MarkupElement,
   prefix: string,
   controls: MarkupElement[],
+  fields?: () => ObjectInput,
 ): FieldInput {
   const control = controls[0];
   const kind = control ? tagOf(control) === "SELECT" ? "select" : controlType(control) : "";
+  // Several values at once: a <select multiple>, or checkboxes of one name.
+  const many = kind === "select"
+    ? control!.getAttribute("multiple") !== null
+    : controls.length > 1 && kind === "checkbox";
   const attr = (name: string) => el.getAttribute(prefix + name);
-  const type = attr("type")?.trim().toLowerCase() || (kind === "checkbox" ? "boolean" : "string");
+  const type = attr("type")?.trim().toLowerCase() ||
+    (many ? "array" : kind === "checkbox" ? "boolean" : "string");
   const schema = { type } as FieldInput;
-  if (schema.type === "string") {
+  if (type === "array") {
+    // The items of a multiple control are its values; a list of objects, its fields.
+    schema.items = fieldSchema(el, `${prefix}items-`, many ? [] : controls, fields);
+    if (many) {
+      const values = kind === "select"
+        ? optionValues(control!)
+        : controls.map((c) => c.getAttribute("value") ?? "on");
+      schema.items.enum = [...new Set(values)];
+      schema.uniqueItems = true;
+    }
+    const min = integer(el, `${prefix}min-items`);
+    const max = integer(el, `${prefix}max-items`);
+    if (min !== undefined) schema.minItems = min;
+    if (max !== undefined) schema.maxItems = max;
+    if (attr("unique-items") !== null) schema.uniqueItems = attr("unique-items") !== "false";
+  } else if (type === "object") {
+    if (fields) Object.assign(schema, fields());
+  } else if (type === "string") {
     Object.assign(schema, stringConstraints(el, prefix));
     const choices = kind === "select"
       ? optionValues(control!)
@@ -108,13 +150,15 @@ export function fieldSchema(
       ? controls.map((c) => c.getAttribute("value") ?? "on")
       : [];
     if (choices.length) schema.enum = [...new Set(choices)];
-  } else if (schema.type !== "boolean") {
+  } else if (type !== "boolean") {
     // Not a number (NaN) is refused by the wire schema, and `aim check` names the attribute.
     for (const bound of ["minimum", "maximum"] as const) {
       const raw = attr(bound);
       if (raw !== null) schema[bound] = Number(raw);
     }
   }
+  const values = attr("enum");
+  if (values !== null) schema.enum = enumOf(values, type) as NonNullable<FieldInput["enum"]>;
   // The control's own words where the markup has none (a label would cost a walk of the page).
   const description = attr("description") ?? control?.getAttribute("aria-label") ??
     control?.getAttribute("placeholder");
@@ -131,8 +175,9 @@ export function checkName(name: string, what: string): string {
 }
 
 /**
- * The flat object of fields that a form's named controls make: strings, unless an
- * `<aim-field name type>` of `types` (the action's) gives a field of the form another type.
+ * The object of fields that a form's named controls make: strings (a `<select multiple>` or
+ * several checkboxes of one name: a list of their values), unless an `<aim-field name type>` of
+ * `types` (the action's) gives a field of the form another type.
  */
 export function readFormInput(
   form: MarkupElement,
@@ -158,13 +203,28 @@ export function readFormInput(
       if (values.length) schema.enum = [...new Set(values)];
     } else if (type === "radio" || type === "checkbox") {
       const value = field.getAttribute("value") ?? "on";
-      const previous = (properties[name] as StringInput | undefined)?.enum ??
+      const previous = properties[name];
+      const before = previous?.items?.enum ?? previous?.enum ??
         (type === "checkbox" ? [""] : []);
-      schema.enum = [...new Set([...previous, value])];
+      schema.enum = [...new Set([...before, value])];
     } else {
       Object.assign(schema, stringConstraints(field, ""));
     }
-    properties[name] = { ...properties[name], ...schema };
+    // A <select multiple>, or a second checkbox of one name: a list of their values.
+    const boxes = controls[name]!.filter((c) => controlType(c) === "checkbox").length;
+    if ((tag === "SELECT" && field.getAttribute("multiple") !== null) || boxes > 1) {
+      const values = (schema.enum ?? []).filter((v) => v !== "");
+      // A checkbox's label names its value, not the list: only a <select>'s is kept.
+      const description = tag === "SELECT" && schema.description;
+      properties[name] = {
+        type: "array",
+        items: { type: "string", enum: values },
+        uniqueItems: true,
+        ...(description && { description }),
+      };
+    } else {
+      properties[name] = { ...properties[name], ...schema };
+    }
     if (field.getAttribute("required") !== null && !required.includes(name)) required.push(name);
   }
   if (Object.keys(properties).length === 0) {

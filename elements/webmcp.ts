@@ -186,6 +186,11 @@ function noun(schema: Schema): string {
     : "value";
 }
 
+/** `1 item`, `2 items`. */
+function count(n: number, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** `input`, or `field "a.b[0]"`, as the bridge names a place in an input. */
 function whereOf(path: (string | number)[]): string {
   if (!path.length) return "input";
@@ -258,10 +263,10 @@ function valueProblem(
     // In code points, as JSON Schema counts.
     const length = [...value].length;
     if (schema.minLength !== undefined && length < schema.minLength) {
-      return `${where} must be at least ${schema.minLength} characters long`;
+      return `${where} must be at least ${count(schema.minLength, "character")} long`;
     }
     if (schema.maxLength !== undefined && length > schema.maxLength) {
-      return `${where} must be at most ${schema.maxLength} characters long`;
+      return `${where} must be at most ${count(schema.maxLength, "character")} long`;
     }
     if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
       return `${where} must match the pattern ${schema.pattern}`;
@@ -280,10 +285,10 @@ function valueProblem(
   }
   if (Array.isArray(value)) {
     if (schema.minItems !== undefined && value.length < schema.minItems) {
-      return `${where} must have at least ${schema.minItems} items`;
+      return `${where} must have at least ${count(schema.minItems, "item")}`;
     }
     if (schema.maxItems !== undefined && value.length > schema.maxItems) {
-      return `${where} must have at most ${schema.maxItems} items`;
+      return `${where} must have at most ${count(schema.maxItems, "item")}`;
     }
     if (schema.uniqueItems && new Set(value.map(canonical)).size < value.length) {
       return `${where} must not repeat an item`;
@@ -300,10 +305,10 @@ function valueProblem(
     }
     const keys = Object.keys(value);
     if (schema.minProperties !== undefined && keys.length < schema.minProperties) {
-      return `${where} must have at least ${schema.minProperties} fields`;
+      return `${where} must have at least ${count(schema.minProperties, "field")}`;
     }
     if (schema.maxProperties !== undefined && keys.length > schema.maxProperties) {
-      return `${where} must have at most ${schema.maxProperties} fields`;
+      return `${where} must have at most ${count(schema.maxProperties, "field")}`;
     }
     // An object that lists its fields and says nothing of others takes no others (the bridge
     // closes it so).

@@ -182,8 +182,11 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
   } else {
     const problem = inputProblem(spec.input_schema, spec.input_example);
     if (problem !== undefined) {
+      // "(must match …)" of the whole example, "(field "a" is required)" of a field.
       throw new MarkupError(
-        `action "${spec.id}": input_example does not match input_schema (${problem})`,
+        `action "${spec.id}": input_example does not match input_schema (${
+          problem.replace(/^input: /, "")
+        })`,
       );
     }
   }

@@ -56,6 +56,11 @@ export function kindOf(schema: InputSchema): string {
   return types.length ? types.map((t) => KINDS[t]).join(" or ") : "a value";
 }
 
+/** `1 item`, `2 items`. */
+function count(n: unknown, noun: string): string {
+  return `${n} ${noun}${n === 1 ? "" : "s"}`;
+}
+
 /** A JSON text shown in a hint, cut when long. */
 function shown(value: unknown, max = 200): string {
   const text = JSON.stringify(value) ?? "null";
@@ -178,9 +183,9 @@ function errorHint(error: ErrorObject, at: string, path: PathPart[], value: unkn
       return `${at}: must be a valid ${format}` + (example ? ` (for example ${example})` : "");
     }
     case "minLength":
-      return `${at}: must be at least ${params.limit} characters long`;
+      return `${at}: must be at least ${count(params.limit, "character")} long`;
     case "maxLength":
-      return `${at}: must be at most ${params.limit} characters long`;
+      return `${at}: must be at most ${count(params.limit, "character")} long`;
     case "minimum":
       return `${at}: must be at least ${params.limit}`;
     case "maximum":
@@ -192,15 +197,15 @@ function errorHint(error: ErrorObject, at: string, path: PathPart[], value: unkn
     case "multipleOf":
       return `${at}: must be a multiple of ${params.multipleOf}`;
     case "minItems":
-      return `${at}: must have at least ${params.limit} items`;
+      return `${at}: must have at least ${count(params.limit, "item")}`;
     case "maxItems":
-      return `${at}: must have at most ${params.limit} items`;
+      return `${at}: must have at most ${count(params.limit, "item")}`;
     case "uniqueItems":
       return `${at}: must not repeat an item (items ${params.j} and ${params.i} are equal)`;
     case "minProperties":
-      return `${at}: must have at least ${params.limit} fields`;
+      return `${at}: must have at least ${count(params.limit, "field")}`;
     case "maxProperties":
-      return `${at}: must have at most ${params.limit} fields`;
+      return `${at}: must have at most ${count(params.limit, "field")}`;
     case "anyOf":
       return `${at}: must be ${branchesOf(schema.anyOf ?? [])} (anyOf), not ${shown(value, 80)}`;
     case "oneOf":

@@ -27,9 +27,8 @@ export const INPUT_LIMITS: {
 };
 
 /**
- * Why `input` is past INPUT_LIMITS or is no JSON value (a non-finite number, a key that would
- * reach a prototype), with where; undefined when it is within them. Walked without recursion,
- * stopping at the first problem.
+ * Why `input` is past INPUT_LIMITS or holds a key that would reach a prototype, with where;
+ * undefined when it is within them. Walked without recursion, stopping at the first problem.
  */
 export function inputBoundsProblem(
   input: unknown,
@@ -40,12 +39,6 @@ export function inputBoundsProblem(
     const { value, path } = next;
     if (++values > INPUT_LIMITS.values) {
       return { path: [], problem: `holds more than ${INPUT_LIMITS.values} values` };
-    }
-    if (typeof value === "number" && !Number.isFinite(value)) {
-      return { path, problem: "is not a finite number" };
-    }
-    if (typeof value === "bigint" || typeof value === "function" || typeof value === "symbol") {
-      return { path, problem: "is not a JSON value" };
     }
     if (typeof value !== "object" || value === null) continue;
     if (path.length >= INPUT_LIMITS.depth) {
@@ -82,12 +75,33 @@ export function inputProblem(
   const bounds = inputBoundsProblem(input);
   if (bounds) return `${where(bounds.path)} ${bounds.problem}`;
   const result = schemaCheck(schema)(input);
-  return result.ok ? undefined : inputHint(schema, input, result, example);
+  if (!result.ok) return inputHint(schema, input, result, example);
+  // What JSON cannot carry (NaN, Infinity, a function) from a caller that is not JSON text.
+  const odd = notJson(input);
+  return odd && `${where(odd)} is not a JSON value`;
+}
+
+/** Where `input` holds a value JSON cannot carry, or undefined; within INPUT_LIMITS. */
+function notJson(input: unknown): PathPart[] | undefined {
+  const stack: { value: unknown; path: PathPart[] }[] = [{ value: input, path: [] }];
+  for (let next = stack.pop(); next; next = stack.pop()) {
+    const { value, path } = next;
+    const type = typeof value;
+    if (
+      (type === "number" && !Number.isFinite(value)) || type === "bigint" ||
+      type === "function" || type === "symbol" || (value === undefined && !path.length)
+    ) return path;
+    if (typeof value !== "object" || value === null) continue;
+    for (const [key, inner] of Object.entries(value)) {
+      stack.push({ value: inner, path: [...path, Array.isArray(value) ? Number(key) : key] });
+    }
+  }
+  return undefined;
 }
 
 /** Whether `input` fits `schema` within aim's bounds. */
 export function fitsSchema(schema: InputSchema, input: unknown): boolean {
-  return inputBoundsProblem(input) === undefined && schemaCheck(schema)(input).ok;
+  return inputProblem(schema, input) === undefined;
 }
 
 /**

@@ -5,7 +5,6 @@
  * @module
  */
 import { OBJECT_NAMES } from "../wire/names.ts";
-import { parseUntrustedJson } from "../wire/json.ts";
 import {
   type FieldInput,
   type MarkupDocument,
@@ -14,7 +13,15 @@ import {
   type ObjectInput,
   type StringInput,
 } from "./action.ts";
-import { descendants, FIELD_TAGS, integer, SKIPPED_INPUT_TYPES, tagOf, textOf } from "./element.ts";
+import {
+  descendants,
+  FIELD_TAGS,
+  flag,
+  integer,
+  SKIPPED_INPUT_TYPES,
+  tagOf,
+  textOf,
+} from "./element.ts";
 
 function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput, "type"> {
   const out: Omit<StringInput, "type"> = {};
@@ -85,70 +92,52 @@ export function controlType(control: MarkupElement): string {
 }
 
 /**
- * The values of an `enum=` attribute (`input-enum=`, `items-enum=`): a JSON array, or values
- * separated by commas (numbers for a number or integer field).
- */
-function enumOf(raw: string, type: unknown): unknown[] {
-  if (raw.trim().startsWith("[")) {
-    const parsed = parseUntrustedJson(raw);
-    if (parsed.ok && Array.isArray(parsed.value)) return parsed.value;
-    throw new MarkupError(`enum="${raw}" is not a JSON array`);
-  }
-  const values = raw.split(",").map((v) => v.trim());
-  return type === "number" || type === "integer" ? values.map(Number) : values;
-}
-
-/**
  * The schema of one field (`<aim-field>`, prefix "") or of an action's single input
  * (`<aim-action>`, prefix "input-"): the declared `type` (a string by default, a boolean for a
  * checkbox, a list for a `<select multiple>` or several checkboxes), with the lengths and
- * pattern of a string, the bounds of a number, the values of an `enum=` or of the `<select>` or
- * radio buttons it is filled into; a list's items read the same way from `items-…` attributes
- * (`items-type`, `items-enum`…) with `min-items`, `max-items` and `unique-items`; an object's
- * fields are its own `<aim-field>` children (`fields`), as are those of a list of objects.
- * `aim check` reports what does not fit (a number filled into a checkbox, `minimum` on a
- * string).
+ * pattern of a string, the bounds of a number, the values of `enum=` (separated by commas) or
+ * of the `<select>`, radio buttons or checkboxes it is filled into; a list's items read the same
+ * way from `items-…` attributes (`items-type`, `items-enum`…), with `min-items`, `max-items` and
+ * `unique-items`; an object's fields are its own `<aim-field>` children (`fields`), as are
+ * those of a list of objects. `aim check` reports what does not fit (a number filled into a
+ * checkbox, `minimum` on a string).
  */
 export function fieldSchema(
   el: MarkupElement,
   prefix: string,
   controls: MarkupElement[],
   fields?: () => ObjectInput,
+  item?: boolean,
 ): FieldInput {
   const control = controls[0];
   const kind = control ? tagOf(control) === "SELECT" ? "select" : controlType(control) : "";
   // Several values at once: a <select multiple>, or checkboxes of one name.
-  const many = kind === "select"
-    ? control!.getAttribute("multiple") !== null
-    : controls.length > 1 && kind === "checkbox";
+  const many = !item &&
+    (kind === "select"
+      ? control!.getAttribute("multiple") !== null
+      : kind === "checkbox" && controls.length > 1);
   const attr = (name: string) => el.getAttribute(prefix + name);
   const type = attr("type")?.trim().toLowerCase() ||
-    (many ? "array" : kind === "checkbox" ? "boolean" : "string");
+    (many ? "array" : kind === "checkbox" && !item ? "boolean" : "string");
   const schema = { type } as FieldInput;
+  const values = attr("enum")?.split(",").map((v) => v.trim());
   if (type === "array") {
-    // The items of a multiple control are its values; a list of objects, its fields.
-    schema.items = fieldSchema(el, `${prefix}items-`, many ? [] : controls, fields);
-    if (many) {
-      const values = kind === "select"
-        ? optionValues(control!)
-        : controls.map((c) => c.getAttribute("value") ?? "on");
-      schema.items.enum = [...new Set(values)];
-      schema.uniqueItems = true;
-    }
+    // A multiple control's items are its values; a list of objects', its fields.
+    schema.items = fieldSchema(el, `${prefix}items-`, many ? controls : [], fields, true);
     const min = integer(el, `${prefix}min-items`);
     const max = integer(el, `${prefix}max-items`);
     if (min !== undefined) schema.minItems = min;
     if (max !== undefined) schema.maxItems = max;
-    if (attr("unique-items") !== null) schema.uniqueItems = attr("unique-items") !== "false";
+    if (many || flag(el, `${prefix}unique-items`)) schema.uniqueItems = true;
   } else if (type === "object") {
     if (fields) Object.assign(schema, fields());
   } else if (type === "string") {
     Object.assign(schema, stringConstraints(el, prefix));
     const choices = kind === "select"
       ? optionValues(control!)
-      : kind === "radio"
+      : /radio|checkbox/.test(kind)
       ? controls.map((c) => c.getAttribute("value") ?? "on")
-      : [];
+      : values ?? [];
     if (choices.length) schema.enum = [...new Set(choices)];
   } else if (type !== "boolean") {
     // Not a number (NaN) is refused by the wire schema, and `aim check` names the attribute.
@@ -156,9 +145,8 @@ export function fieldSchema(
       const raw = attr(bound);
       if (raw !== null) schema[bound] = Number(raw);
     }
+    if (values) schema.enum = values.map(Number);
   }
-  const values = attr("enum");
-  if (values !== null) schema.enum = enumOf(values, type) as NonNullable<FieldInput["enum"]>;
   // The control's own words where the markup has none (a label would cost a walk of the page).
   const description = attr("description") ?? control?.getAttribute("aria-label") ??
     control?.getAttribute("placeholder");
@@ -203,41 +191,28 @@ export function readFormInput(
       if (values.length) schema.enum = [...new Set(values)];
     } else if (type === "radio" || type === "checkbox") {
       const value = field.getAttribute("value") ?? "on";
-      const previous = properties[name];
-      const before = previous?.items?.enum ?? previous?.enum ??
+      const previous = (properties[name] as StringInput | undefined)?.enum ??
         (type === "checkbox" ? [""] : []);
-      schema.enum = [...new Set([...before, value])];
+      schema.enum = [...new Set([...previous, value])];
     } else {
       Object.assign(schema, stringConstraints(field, ""));
     }
-    // A <select multiple>, or a second checkbox of one name: a list of their values.
-    const boxes = controls[name]!.filter((c) => controlType(c) === "checkbox").length;
-    if ((tag === "SELECT" && field.getAttribute("multiple") !== null) || boxes > 1) {
-      const values = (schema.enum ?? []).filter((v) => v !== "");
-      // A checkbox's label names its value, not the list: only a <select>'s is kept.
-      const description = tag === "SELECT" && schema.description;
-      properties[name] = {
-        type: "array",
-        items: { type: "string", enum: values },
-        uniqueItems: true,
-        ...(description && { description }),
-      };
-    } else {
-      properties[name] = { ...properties[name], ...schema };
-    }
+    properties[name] = { ...properties[name], ...schema };
     if (field.getAttribute("required") !== null && !required.includes(name)) required.push(name);
   }
   if (Object.keys(properties).length === 0) {
     throw new MarkupError("the form has no named fields to fill");
   }
-  // A name the form lacks changes nothing here; `aim check` reports it.
-  for (const field of types) {
-    const name = field.getAttribute("name") ?? "";
-    const own = controls[name];
-    if (!own) continue;
+  // An <aim-field name type> of the action's gives a field of the form its type, and a
+  // <select multiple> or checkboxes of one name are a list of their values.
+  for (const [name, own] of Object.entries(controls)) {
+    const field = types.find((t) => t.getAttribute("name") === name);
+    // Without a field: the form itself, read with a prefix no attribute has (its controls alone).
+    const schema = fieldSchema(field ?? form, field ? "" : "\0", own);
+    if (!field && schema.type !== "array") continue;
     const label = properties[name]!.description;
-    const schema = properties[name] = fieldSchema(field, "", own);
-    if (label && !schema.description) schema.description = label;
+    properties[name] = schema;
+    if (label && !schema.description && !own[1]) schema.description = label;
   }
   return { type: "object", properties, required, additionalProperties: false };
 }

@@ -228,7 +228,9 @@ function consistency(
 
 /** One schema of an `input_schema`: the keywords aim checks, and a few that only annotate. */
 export const InputSchemaNode: z.ZodType<InputSchema> = z.strictObject({
-  type: z.union([JsonType, z.array(JsonType).min(1).max(JSON_TYPES.length)]).optional(),
+  type: z.union([JsonType, z.array(JsonType).min(1).max(JSON_TYPES.length)], {
+    error: `type must be one of ${JSON_TYPES.join(", ")}, or a list of them`,
+  }).optional(),
   description: z.string().max(2000).optional(),
   title: z.string().max(200).optional(),
   default: Json.optional(),

@@ -165,7 +165,11 @@ function schemaOf(schema: unknown, where: string, depth: number): ToolSchema | s
       continue;
     }
     if (key === "examples" && Array.isArray(value)) value = value.slice(0, MAX_EXAMPLES);
-    if (key === "required" && Array.isArray(value)) value = [...new Set(value)];
+    if (key === "required" && Array.isArray(value)) {
+      // An empty list says nothing (Chromium lists one, a form's static reading none).
+      if (!value.length) continue;
+      value = [...new Set(value)];
+    }
     if (ONE.includes(key) && isObject(value)) {
       const inner = schemaOf(value, `${where}.${key}`, depth + 1);
       if (typeof inner === "string") return inner;

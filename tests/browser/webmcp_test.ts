@@ -13,7 +13,7 @@ import fc from "fast-check";
 import type { ElementHandle, Page } from "puppeteer-core";
 import { createUserStore, hashPassword } from "../../bridge/mod.ts";
 import { READ_TOOL } from "../../bridge/wire/tools.ts";
-import { RESERVED_TOOL_IDS } from "../../bridge/input/action_spec.ts";
+import { parseActionSpec, RESERVED_TOOL_IDS } from "../../bridge/input/action_spec.ts";
 import { validateInput } from "../../bridge/input/validate.ts";
 import type { ActionSpec, InputSchema } from "../../bridge/wire/schemas.ts";
 import { AuditLog } from "../../bridge/audit/log.ts";
@@ -23,6 +23,7 @@ import { RUN_REPORTS } from "../../bridge/core/tab_messages.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 import { tempDir } from "../helpers/temp.ts";
+import { schemaArbitrary, valueArbitrary } from "../helpers/input_schemas.ts";
 import {
   clickPanelButton,
   ELEMENTS,
@@ -616,6 +617,45 @@ Deno.test("inputProblem() accepts exactly the inputs the bridge's validateInput(
       assert.equal(problem === undefined, bridge, `${JSON.stringify(input)}: ${problem}`);
     }),
     { numRuns: 10_000 },
+  );
+});
+
+Deno.test("inputProblem() accepts exactly what the bridge accepts, for nested, listed and mixed schemas", () => {
+  fc.assert(
+    fc.property(
+      schemaArbitrary({ formats: false }),
+      // As JSON carries them: plain objects (fast-check makes some without a prototype).
+      fc.oneof(valueArbitrary(), fc.jsonValue({ maxDepth: 3 })).map((v) =>
+        JSON.parse(JSON.stringify(v))
+      ),
+      (schema, input) => {
+        let spec: ActionSpec;
+        try {
+          spec = parseActionSpec({
+            id: "act",
+            description: "An action",
+            input_schema: schema,
+            consequential: false,
+            protected: false,
+          });
+        } catch {
+          return; // a schema the bridge refuses, which no page registers
+        }
+        let bridge = true;
+        try {
+          validateInput(spec, input);
+        } catch {
+          bridge = false;
+        }
+        const problem = inputProblem(schema as Schema, input);
+        assert.equal(
+          problem === undefined,
+          bridge,
+          `${JSON.stringify(schema)} ${JSON.stringify(input)}: ${problem}`,
+        );
+      },
+    ),
+    { numRuns: 3000 },
   );
 });
 

@@ -237,7 +237,8 @@ function valueOf(
         if (!names.includes(name)) names.push(name);
       }
       for (const name of names) {
-        const value = valueOf(properties[name] ?? extra, choices, level + 1);
+        // The item's variant goes down to its fields: the items of a list differ.
+        const value = valueOf(properties[name] ?? extra, choices, level + 1, variant);
         if (value === undefined) return undefined;
         out[name] = value;
       }

@@ -54,6 +54,13 @@ ${ELEMENTS}</head><body>
   input-example="bill-1" consequential></aim-action>
 <aim-action name="history" description="The bills paid this year" input-example="2026"
   protected></aim-action>
+<aim-action name="tag" description="Tag bills" read-only>
+  <aim-field name="tags" type="array" items-enum="rent,food" unique-items min-items="1" required>
+  </aim-field>
+  <aim-field name="period" type="object">
+    <aim-field name="from" pattern="[0-9]{4}-[0-9]{2}" required></aim-field>
+  </aim-field>
+</aim-action>
 <script type="module">
   const action = (name) => document.querySelector(\`aim-action[name=\${name}]\`);
   action("rename").handler = (title) => {
@@ -63,6 +70,7 @@ ${ELEMENTS}</head><body>
   action("search").handler = (query) => ({ query, bills: ["bill-1"] });
   action("pay").handler = (bill) => ({ paid: bill });
   action("history").handler = (year) => ({ year, bills: [] });
+  action("tag").handler = (input) => ({ tagged: input });
   document.getElementById("order").addEventListener("submit", (event) => {
     event.preventDefault();
     const data = new FormData(event.target);
@@ -200,7 +208,7 @@ Deno.test({
     await tab.goto(`${bridge.origin}/bills`);
     await panelStatus(tab, "connected");
     const token = await panelToken(tab);
-    const visible = ["rename", "place_order", "search", "pay", READ_TOOL];
+    const visible = ["rename", "place_order", "search", "pay", "tag", READ_TOOL];
     await toolsAre(tab, visible);
 
     await t.step(
@@ -267,6 +275,7 @@ Deno.test({
         "place_order",
         "rename",
         "search",
+        "tag",
       ]);
     });
 
@@ -447,6 +456,43 @@ Deno.test({
       }
       assert.deepEqual([last.actionId, last.username, last.via], ["history", "alice", "webmcp"]);
     });
+
+    await t.step(
+      "a list and a nested object run from the browser and from the bridge",
+      async () => {
+        const input = { tags: ["food", "rent"], period: { from: "2026-01" } };
+        const tagged = await execute(tab, "tag", input);
+        assert.equal(tagged.ok, true, JSON.stringify(tagged));
+        assert.deepEqual(tagged.result, { tagged: input });
+        for (
+          const [wrong, hint] of [
+            [{ tags: ["fun"] }, 'field "tags[0]" must be one of ["rent","food"]'],
+            [{ tags: ["food", "food"] }, 'field "tags" must not repeat an item'],
+            [{ tags: [] }, 'field "tags" must have at least 1 item'],
+            [{ tags: ["food"], period: {} }, 'field "period.from" is required'],
+            [{ tags: ["food"], period: { from: "2026" } }, /^field "period.from" must match/],
+          ] as const
+        ) {
+          const refused = await execute(tab, "tag", wrong);
+          assert.equal(refused.error, "invalid_input", JSON.stringify(wrong));
+          if (typeof hint === "string") assert.equal(refused.hint, hint);
+          else assert.match(refused.hint, hint);
+        }
+        const res = await fetch(`${bridge.origin}/__aim/invoke`, {
+          method: "POST",
+          headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
+          body: JSON.stringify({ actionId: "tag", input }),
+        });
+        const answer = await res.json();
+        assert.equal(res.status, 200, JSON.stringify(answer));
+        assert.deepEqual(answer.result, { tagged: input });
+        const manifest = await (await fetch(`${bridge.origin}/bills.json`, {
+          headers: { Authorization: `Bearer ${token}` },
+        })).json();
+        const tag = manifest.actions.find((a: { id: string }) => a.id === "tag");
+        assert.deepEqual(tag.input_example, { tags: ["rent"] });
+      },
+    );
   },
 });
 

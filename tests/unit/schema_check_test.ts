@@ -289,3 +289,16 @@ Deno.test("a long input against patterns and formats stays within the matching b
   assert.ok(performance.now() - started < 2000);
   assert.match(String(hint), /too long to be checked against their patterns together|must be/);
 });
+
+Deno.test("a string too long for its pattern is never taken, not even where a oneOf passes without it", () => {
+  const big = "^(?:[ab]{900}[cd])$";
+  const spec = action({ oneOf: [{ type: "string", pattern: big }, { type: "string" }] });
+  // Short enough to be checked: it fails the pattern, so exactly one branch takes it.
+  assert.equal(inputProblem(spec.input_schema, "a"), undefined);
+  // Too long to be checked against the pattern: refused, not taken by the other branch alone.
+  const long = "a".repeat(5000);
+  assert.match(
+    String(inputProblem(spec.input_schema, long)),
+    /must be at most \d+ characters long to be checked/,
+  );
+});

@@ -18,7 +18,7 @@ import { validateInput } from "../../bridge/input/validate.ts";
 import type { ActionSpec, InputSchema } from "../../bridge/wire/schemas.ts";
 import { AuditLog } from "../../bridge/audit/log.ts";
 import { ELEMENTS_CHUNKS, ELEMENTS_JS } from "../../bridge/http/assets.ts";
-import { inputProblem, type Schema } from "../../elements/webmcp.ts";
+import { inputProblem, type Schema } from "../../elements/input_check.ts";
 import { RUN_REPORTS } from "../../bridge/core/tab_messages.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";

@@ -131,7 +131,7 @@ export const mutants: Mutant[] = [
     name: "page-check-objects-open",
     guarantee: "The page's own check of an agent's input in the browser closes an object that " +
       "lists its fields, as the bridge does: it takes exactly what the bridge takes.",
-    file: "elements/webmcp.ts",
+    file: "elements/input_check.ts",
     find: "(schema.properties ? false : true);",
     replace: "true;",
     tests: ["tests/browser/webmcp_test.ts"],

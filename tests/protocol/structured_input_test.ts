@@ -12,6 +12,15 @@ import { expectError } from "../helpers/errors.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 import { SCHEMA_LIMITS } from "../../bridge/wire/input_schema.ts";
 import { INPUT_LIMITS } from "../../bridge/input/validate.ts";
+import {
+  action as a2aAction,
+  answerOf as a2aAnswer,
+  asTask,
+  CLIENT_KINDS as A2A_CLIENTS,
+  connectClient as connectA2a,
+  failureOf,
+} from "../a2a/helpers.ts";
+import { jsonPart, message as acpMessage, postRun, textPart as acpText } from "../acp/helpers.ts";
 
 /** The filter tool of issue 33: a list of enums, and more of what real tools take. */
 const FILTER_SCHEMA = {
@@ -269,4 +278,42 @@ Deno.test("/__aim/schema.json says what an input_schema may be, with aim's bound
   for (const keyword of ["items", "anyOf", "oneOf", "uniqueItems", "const", "format", "null"]) {
     assert.ok(text.includes(`"${keyword}"`), keyword);
   }
+});
+
+Deno.test("A2A tasks and ACP runs take structured inputs as /__aim/invoke does, and refuse the same", async () => {
+  await using bridge = await startBridge();
+  const { token, tab } = await connected(bridge);
+  await using _tab = tab;
+  const input = { types: ["task"], due: "4:15 PM", owner: { email: "a@b.co", team: null } };
+  const wrong = { types: ["task", "task"], due: "4:15 PM" };
+
+  for (const kind of A2A_CLIENTS) {
+    const a2a = await connectA2a(kind, bridge.origin, token);
+    const done = asTask(await a2a.sendMessage(a2aAction("filter", input)));
+    assert.deepEqual(a2aAnswer(done).result, { received: input }, kind);
+    const refused = failureOf(
+      asTask(await a2a.sendMessage(a2aAction("filter", wrong))),
+      "invalid_input",
+    );
+    assert.match(String(refused.hint), /^field "types": must not repeat an item/);
+  }
+
+  const run = async (part: ReturnType<typeof jsonPart>) => {
+    const res = await postRun(bridge, token, {
+      agent_name: "control-panel",
+      input: [acpMessage(part)],
+      mode: "sync",
+    });
+    assert.equal(res.status, 200);
+    return await res.json();
+  };
+  const ran = await run(jsonPart("filter", input));
+  assert.equal(ran.status, "completed", JSON.stringify(ran.error));
+  assert.deepEqual(JSON.parse(ran.output[0].parts[0].content).result, { received: input });
+  // A text part: the id, then the JSON of the input.
+  const text = await run(acpText(`filter ${JSON.stringify(input)}`));
+  assert.equal(text.status, "completed", JSON.stringify(text.error));
+  const failed = await run(jsonPart("filter", wrong));
+  assert.equal(failed.status, "failed");
+  assert.match(failed.error.message, /must not repeat an item/);
 });

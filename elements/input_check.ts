@@ -1,7 +1,7 @@
 /**
  * The page's own check of an agent's input to one of its actions, for an agent in the browser
  * (WebMCP, elements/webmcp.ts): the keywords the bridge checks (bridge/input/validate.ts, with
- * Ajv and RE2), in a few hundred bytes, with the bridge's words for what is wrong. The bridge's
+ * @cfworker/json-schema and RE2), in a few hundred bytes, with the bridge's words for what is wrong. The bridge's
  * validator is too large for the page; a property test holds the two equal on generated schemas
  * and inputs (tests/browser/webmcp_test.ts). `format` is the bridge's alone, for remote agents.
  * No imports: it travels in the lazy WebMCP chunk.
@@ -77,7 +77,7 @@ function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
 }
 
-/** Whether `value` is of the JSON type `type`, as Ajv checks it on the bridge. */
+/** Whether `value` is of the JSON type `type`, as the bridge checks it. */
 function isType(type: string, value: unknown): boolean {
   switch (type) {
     case "null":
@@ -109,7 +109,7 @@ function canonical(value: unknown): string {
 
 /**
  * Why `value` is not a valid value of `schema` at `where`, or undefined when it is: the
- * bridge's check (Ajv, bridge/input/schema_check.ts) in the keywords `input_schema` takes,
+ * bridge's check (bridge/input/schema_check.ts) in the keywords `input_schema` takes,
  * but for `format`, which only the bridge checks.
  */
 function valueProblem(
@@ -152,8 +152,9 @@ function valueProblem(
     if (maximum !== undefined && value > maximum) return `${where} must be at most ${maximum}`;
     if (above !== undefined && value <= above) return `${where} must be greater than ${above}`;
     if (below !== undefined && value >= below) return `${where} must be less than ${below}`;
+    // In decimals, as the bridge counts: 0.3 is a multiple of 0.1.
     const ratio = schema.multipleOf === undefined ? 0 : value / schema.multipleOf;
-    if (ratio !== parseInt(ratio as unknown as string)) {
+    if (Math.abs(ratio - Math.round(ratio)) > 1e-9 * Math.max(1, Math.abs(ratio))) {
       return `${where} must be a multiple of ${schema.multipleOf}`;
     }
   }

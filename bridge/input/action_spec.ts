@@ -21,7 +21,6 @@ import { compilePattern } from "./pattern_cache.ts";
 import { fitsSchema, inputProblem } from "./validate.ts";
 import { MAX_ACTION_PATTERN_SIZE, PatternError } from "./pattern.ts";
 import { makeExample } from "./example.ts";
-import { schemaCheck, SchemaCheckError } from "./schema_check.ts";
 import { MarkupError } from "../markup/action.ts";
 
 export type { ActionSpec } from "../wire/schemas.ts";
@@ -168,14 +167,6 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
   // Patterns run with RE2 on the bridge: refuse those it cannot run, and bound what one
   // action's patterns cost to compile.
   checkPatterns(spec);
-  try {
-    schemaCheck(spec.input_schema);
-  } catch (error) {
-    if (!(error instanceof SchemaCheckError)) throw error;
-    throw new MarkupError(
-      `action "${spec.id}": its input_schema cannot be checked: ${error.message}`,
-    );
-  }
   if (spec.input_example === undefined) {
     const example = exampleOf(spec.input_schema);
     if (example !== undefined) spec.input_example = example;

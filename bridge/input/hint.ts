@@ -5,11 +5,10 @@
  *
  * @module
  */
-import type { ErrorObject } from "ajv/dist/2020.js";
 import { SECRET_KEY } from "../markup/secrets.ts";
 import { type InputSchema, type JsonTypeName, jsonTypeOf } from "../wire/input_schema.ts";
 import { FORMATS } from "./formats.ts";
-import type { CheckResult } from "./schema_check.ts";
+import type { CheckResult, Failure } from "./schema_check.ts";
 
 /** One step of a path into an input: a key, or an index of an array. */
 export type PathPart = string | number;
@@ -98,19 +97,39 @@ function ofTypes(types: JsonTypeName[], value: unknown): boolean {
     (types.includes(type) || (type === "integer" && types.includes("number")));
 }
 
-/** The path of a JSON Pointer (Ajv's `instancePath`), with indices where `input` has arrays. */
-function pathOf(pointer: string, input: unknown): PathPart[] {
+/**
+ * The path of a decoded JSON Pointer, with indices where `input` has arrays, and the value
+ * there.
+ */
+function pathOf(pointer: string[], input: unknown): { path: PathPart[]; value: unknown } {
   const path: PathPart[] = [];
   let value = input;
-  for (const raw of pointer.split("/").slice(1)) {
-    const key = raw.replace(/~1/g, "/").replace(/~0/g, "~");
+  for (const key of pointer) {
     const part: PathPart = Array.isArray(value) ? Number(key) : key;
     path.push(part);
-    value = typeof value === "object" && value !== null
+    value = typeof value === "object" && value !== null && Object.hasOwn(value, part)
       ? (value as Record<PropertyKey, unknown>)[part]
       : undefined;
   }
-  return path;
+  return { path, value };
+}
+
+/** The first pair of equal items of a list, as JSON Schema compares them. */
+function repeated(list: unknown[]): [number, number] {
+  const seen = new Map<string, number>();
+  for (const [i, item] of list.entries()) {
+    const key = JSON.stringify(
+      item,
+      (_, v) =>
+        typeof v === "object" && v !== null && !Array.isArray(v)
+          ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => a < b ? -1 : a > b ? 1 : 0))
+          : v,
+    );
+    const first = seen.get(key);
+    if (first !== undefined) return [first, i];
+    seen.set(key, i);
+  }
+  return [0, 0];
 }
 
 /** Where in `input` the string `text` is first found, depth first. */
@@ -150,21 +169,21 @@ function branchesOf(branches: InputSchema[]): string {
   ).join(", or ") + (branches.length > 8 ? ", or …" : "");
 }
 
-/** The hint for one error of Ajv, at `at`, about `value`. */
-function errorHint(error: ErrorObject, at: string, path: PathPart[], value: unknown): string {
-  const schema = (error.parentSchema ?? {}) as InputSchema;
-  const params = error.params as Record<string, unknown>;
-  switch (error.keyword) {
+/** The hint for the keyword that failed, at `at`, about `value`. */
+function failureHint(failure: Failure, at: string, path: PathPart[], value: unknown): string {
+  const schema = failure.schema;
+  const object = (typeof value === "object" && value !== null ? value : {}) as object;
+  switch (failure.keyword) {
     case "type":
       return wrongType(at, typesOf(schema), value, path.length > 0);
     case "required": {
-      const name = String(params.missingProperty);
+      const name = (schema.required ?? []).find((field) => !Object.hasOwn(object, field)) ?? "";
       return `${where([...path, name])} is required`;
     }
     case "additionalProperties": {
-      const name = String(params.additionalProperty);
+      const name = Object.keys(object).find((key) => !Object.hasOwn(schema.properties ?? {}, key));
       const allowed = Object.keys(schema.properties ?? {}).join(", ") || "(none)";
-      return `unknown field ${where([...path, name]).slice(6)}; allowed fields: ${allowed}`;
+      return `unknown field ${where([...path, name ?? ""]).slice(6)}; allowed fields: ${allowed}`;
     }
     case "enum": {
       const values = schema.enum ?? [];
@@ -178,44 +197,44 @@ function errorHint(error: ErrorObject, at: string, path: PathPart[], value: unkn
     case "pattern":
       return `${at}: must match the pattern ${schema.pattern}`;
     case "format": {
-      const format = String(params.format);
+      const format = String(schema.format);
       const example = FORMATS[format]?.example;
       return `${at}: must be a valid ${format}` + (example ? ` (for example ${example})` : "");
     }
     case "minLength":
-      return `${at}: must be at least ${count(params.limit, "character")} long`;
+      return `${at}: must be at least ${count(schema.minLength, "character")} long`;
     case "maxLength":
-      return `${at}: must be at most ${count(params.limit, "character")} long`;
+      return `${at}: must be at most ${count(schema.maxLength, "character")} long`;
     case "minimum":
-      return `${at}: must be at least ${params.limit}`;
+      return `${at}: must be at least ${schema.minimum}`;
     case "maximum":
-      return `${at}: must be at most ${params.limit}`;
+      return `${at}: must be at most ${schema.maximum}`;
     case "exclusiveMinimum":
-      return `${at}: must be greater than ${params.limit}`;
+      return `${at}: must be greater than ${schema.exclusiveMinimum}`;
     case "exclusiveMaximum":
-      return `${at}: must be less than ${params.limit}`;
+      return `${at}: must be less than ${schema.exclusiveMaximum}`;
     case "multipleOf":
-      return `${at}: must be a multiple of ${params.multipleOf}`;
+      return `${at}: must be a multiple of ${schema.multipleOf}`;
     case "minItems":
-      return `${at}: must have at least ${count(params.limit, "item")}`;
+      return `${at}: must have at least ${count(schema.minItems, "item")}`;
     case "maxItems":
-      return `${at}: must have at most ${count(params.limit, "item")}`;
-    case "uniqueItems":
-      return `${at}: must not repeat an item (items ${params.j} and ${params.i} are equal)`;
+      return `${at}: must have at most ${count(schema.maxItems, "item")}`;
+    case "uniqueItems": {
+      const [a, b] = repeated(Array.isArray(value) ? value : []);
+      return `${at}: must not repeat an item (items ${a} and ${b} are equal)`;
+    }
     case "minProperties":
-      return `${at}: must have at least ${count(params.limit, "field")}`;
+      return `${at}: must have at least ${count(schema.minProperties, "field")}`;
     case "maxProperties":
-      return `${at}: must have at most ${count(params.limit, "field")}`;
+      return `${at}: must have at most ${count(schema.maxProperties, "field")}`;
     case "anyOf":
       return `${at}: must be ${branchesOf(schema.anyOf ?? [])} (anyOf), not ${shown(value, 80)}`;
     case "oneOf":
-      return Array.isArray(params.passingSchemas)
-        ? `${at}: must match exactly one of its schemas (oneOf), not several: ${
-          branchesOf(schema.oneOf ?? [])
-        }`
-        : `${at}: must be ${branchesOf(schema.oneOf ?? [])} (oneOf), not ${shown(value, 80)}`;
+      return `${at}: must be exactly one of ${branchesOf(schema.oneOf ?? [])} (oneOf), not ${
+        shown(value, 80)
+      }`;
     default:
-      return `${at}: ${error.message ?? "does not match input_schema"}`;
+      return `${at}: does not match input_schema`;
   }
 }
 
@@ -250,8 +269,8 @@ export function inputHint(
   if (types.length === 1 && types[0] === "object" && !isObject) {
     return `input must be an object with ${fieldsOf(schema)}, not ${describe(input)}`;
   }
-  const error = result.error;
-  if (!error) return "input does not match input_schema";
-  const path = pathOf(error.instancePath, input);
-  return errorHint(error, where(path), path, error.data);
+  const failure = result.failure;
+  if (!failure) return "input does not match input_schema";
+  const { path, value } = pathOf(failure.pointer, input);
+  return failureHint(failure, where(path), path, value);
 }

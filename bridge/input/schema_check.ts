@@ -1,17 +1,19 @@
 /**
- * Checking a value against an `input_schema` with a kept JSON Schema validator, Ajv (draft
- * 2020-12), within aim's bounds: every `pattern` and checked `format` runs on the bridge's RE2
- * matcher (pattern_cache.ts) through Ajv's own hook for a regular expression engine, and the
- * matching one check costs is bounded in all (PATTERN_BUDGET), so that no input, however long
- * or however many strings it holds, makes a check slow. zod's `z.fromJSONSchema` is not used:
- * it runs a schema's pattern with a backtracking `RegExp`, without the `u` flag.
+ * Checking a value against an `input_schema` with a kept JSON Schema validator,
+ * `@cfworker/json-schema` (draft 2020-12), within aim's bounds. It reads a schema as it checks
+ * (nothing to compile: a tab that registers many new schemas costs the bridge a walk of each, not
+ * code generation), and it checks a `format` by calling the function its `format` table holds
+ * for it: aim gives every `pattern` and checked `format` to that table, run on the bridge's RE2
+ * matcher (pattern_cache.ts), so that no backtracking `RegExp` ever runs on agent input, and
+ * charges the matching of one check to one budget (PATTERN_BUDGET). zod's `z.fromJSONSchema` is
+ * not used: it runs a schema's `pattern` with a backtracking `RegExp`, without the `u` flag.
  *
  * @module
  */
-import { Ajv2020, type ErrorObject, type ValidateFunction } from "ajv/dist/2020.js";
+import { format as formatTable, type OutputUnit, Validator } from "@cfworker/json-schema";
 import type { InputSchema } from "../wire/input_schema.ts";
 import { FORMATS } from "./formats.ts";
-import { PATTERN_BUDGET, PatternError } from "./pattern.ts";
+import { PATTERN_BUDGET } from "./pattern.ts";
 import { compilePattern } from "./pattern_cache.ts";
 
 /** A value a check could not match against its pattern or format, and why. */
@@ -24,11 +26,21 @@ export interface Unchecked {
   what: string;
 }
 
+/** The keyword of a schema a value failed, where, and the schema that says it. */
+export interface Failure {
+  /** The keyword (`type`, `enum`, `pattern`, `format`, `anyOf`…). */
+  keyword: string;
+  /** Where the value is in the input: the JSON Pointer of the validator, decoded. */
+  pointer: string[];
+  /** The schema whose keyword failed. */
+  schema: InputSchema;
+}
+
 /** What one check found. */
 export interface CheckResult {
   ok: boolean;
-  /** The error of Ajv that failed the check (with the schema and the value), when not ok. */
-  error?: ErrorObject;
+  /** The keyword that failed the check, when not ok. */
+  failure?: Failure;
   /** A string too long for its pattern: refused before any matching. */
   tooLong?: Unchecked;
   /** The strings checked against patterns were too long together: the rest were refused. */
@@ -38,13 +50,8 @@ export interface CheckResult {
 /** A compiled check of one schema. */
 export type SchemaCheck = (value: unknown) => CheckResult;
 
-/** A schema Ajv cannot compile; the message says why. */
-export class SchemaCheckError extends Error {
-  constructor(message: string) {
-    super(message);
-    this.name = "SchemaCheckError";
-  }
-}
+/** How a schema's `pattern` is named in the validator's `format` table (see toValidator). */
+const PATTERN_FORMAT = "\u0000pattern:";
 
 /** The matching budget of the check under way (checks are synchronous: one at a time). */
 const budget = { left: PATTERN_BUDGET, tooLong: undefined as Unchecked | undefined, out: false };
@@ -70,66 +77,98 @@ function matches(source: string, value: string, what = `the pattern ${source}`):
   return pattern.test(value);
 }
 
-/**
- * Ajv's regular expression engine: a pattern compiled once for RE2 when the schema is (a
- * pattern RE2 cannot run throws), then looked up in the pattern cache at each test.
- */
-const re2Engine = Object.assign(
-  (source: string) => {
-    compilePattern(source);
-    return { test: (value: string) => matches(source, value), toString: () => source };
-  },
-  { code: "aimRe2" },
+/** The check of a format name in the validator's table: a pattern's, a checked format's, none. */
+function formatCheck(name: string): ((value: string) => boolean) | undefined {
+  if (name.startsWith(PATTERN_FORMAT)) {
+    const source = name.slice(PATTERN_FORMAT.length);
+    return (value) => matches(source, value);
+  }
+  const format = Object.hasOwn(FORMATS, name) ? FORMATS[name]! : undefined;
+  if (!format) return undefined;
+  return (value) =>
+    value.length <= format.maxLength &&
+    (format.test
+      ? format.test(value)
+      : matches(format.pattern!, (format.prefix ?? "") + value, `the format ${name}`));
+}
+
+// The validator's own format table holds backtracking expressions (its `url` is exponential on
+// some input): emptied, and read through aim's checks, resolved by name as the validator asks.
+for (const name of Object.keys(formatTable)) delete formatTable[name];
+Object.setPrototypeOf(
+  formatTable,
+  new Proxy(Object.create(null), {
+    get: (_, name) => typeof name === "string" ? formatCheck(name) : undefined,
+  }),
 );
 
-/** Each checked format as Ajv takes it: a function of the string, within the budget. */
-function formatTests(): Record<string, { type: "string"; validate: (value: string) => boolean }> {
-  const out: Record<string, { type: "string"; validate: (value: string) => boolean }> = {};
-  for (const [name, format] of Object.entries(FORMATS)) {
-    const what = `the format ${name}`;
-    out[name] = {
-      type: "string",
-      validate: (value) => {
-        if (value.length > format.maxLength) return false;
-        if (format.test) return format.test(value);
-        return matches(format.pattern!, (format.prefix ?? "") + value, what);
-      },
-    };
+/** Keywords that only inform: the validator never reads them. */
+const ANNOTATIONS = new Set(["description", "title", "default", "examples"]);
+
+/**
+ * `schema` as the validator reads it: annotations left out, and each `pattern` and `format` a
+ * format of its table (in an `allOf`, where a schema has both), so that aim's checks run them.
+ */
+function toValidator(schema: InputSchema): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  const formats: { format: string }[] = [];
+  for (const [key, value] of Object.entries(schema)) {
+    if (ANNOTATIONS.has(key)) continue;
+    if (key === "pattern") {
+      // Compiled now: a pattern RE2 cannot run throws here, not in an agent's check.
+      compilePattern(value as string);
+      formats.push({ format: PATTERN_FORMAT + value });
+    } else if (key === "format") formats.push({ format: value as string });
+    else if (key === "properties") {
+      out.properties = Object.fromEntries(
+        Object.entries(value as Record<string, InputSchema>).map(([k, v]) => [k, toValidator(v)]),
+      );
+    } else if (key === "anyOf" || key === "oneOf") {
+      out[key] = (value as InputSchema[]).map(toValidator);
+    } else if ((key === "items" || key === "additionalProperties") && typeof value === "object") {
+      out[key] = toValidator(value as InputSchema);
+    } else out[key] = value;
   }
+  if (formats.length) out.allOf = formats;
   return out;
 }
 
-/**
- * Ajv keeps what compiled schemas use (their patterns among them) for as long as it lives:
- * a new instance after so many compilations keeps that bounded.
- */
-const COMPILES_PER_INSTANCE = 500;
-let ajv: Ajv2020 | undefined;
-let compiles = 0;
+/** Keywords whose error only says that one inside failed: the one inside says what. */
+const WRAPPERS = new Set(["properties", "items", "allOf", "additionalProperties"]);
 
-function instance(): Ajv2020 {
-  if (!ajv || compiles >= COMPILES_PER_INSTANCE) {
-    ajv = new Ajv2020({
-      // The wire schema (zod) decides which keywords a schema may use; Ajv checks values.
-      strict: false,
-      meta: false,
-      validateSchema: false,
-      addUsedSchema: false,
-      allErrors: false,
-      // A field named like a property of every object (toString) is the input's own or absent.
-      ownProperties: true,
-      verbose: true,
-      logger: false,
-      unicodeRegExp: true,
-      // Compiled code left as generated: optimizing it costs more, at registration, than it
-      // saves on checks of inputs this small.
-      code: { regExp: re2Engine, optimize: false },
-      formats: formatTests(),
-    });
-    compiles = 0;
+/** The schema at a JSON Pointer of `root` (the validator's `keywordLocation`, less its keyword). */
+function schemaAt(root: Record<string, unknown>, location: string): Record<string, unknown> {
+  let node: unknown = root;
+  for (const part of location.split("/").slice(1, -1)) {
+    node = (node as Record<string, unknown>)?.[decode(part)];
   }
-  compiles++;
-  return ajv;
+  return (node ?? {}) as Record<string, unknown>;
+}
+
+/** A JSON Pointer segment as the validator writes it (URI-encoded, then `~1`, `~0`). */
+function decode(part: string): string {
+  return decodeURIComponent(part).replace(/~1/g, "/").replace(/~0/g, "~");
+}
+
+/**
+ * The keyword that failed, from the validator's errors (outermost first, each wrapper before
+ * what failed inside it): the first that is no wrapper, but an object's unknown field, and the
+ * pattern or format that a wrapper of aim's stands for.
+ */
+function failureOf(root: Record<string, unknown>, errors: OutputUnit[]): Failure | undefined {
+  for (const error of errors) {
+    const schema = schemaAt(root, error.keywordLocation);
+    const unknownField = error.keyword === "additionalProperties" &&
+      schema.additionalProperties === false;
+    if (WRAPPERS.has(error.keyword) && !unknownField) continue;
+    const pointer = error.instanceLocation.split("/").slice(1).map(decode);
+    if (error.keyword === "format" && String(schema.format).startsWith(PATTERN_FORMAT)) {
+      const pattern = String(schema.format).slice(PATTERN_FORMAT.length);
+      return { keyword: "pattern", pointer, schema: { type: "string", pattern } };
+    }
+    return { keyword: error.keyword, pointer, schema: schema as InputSchema };
+  }
+  return undefined;
 }
 
 /** Checks by schema text: tabs register their own copies of the same few schemas. */
@@ -137,42 +176,30 @@ const compiled = new Map<string, SchemaCheck>();
 const MAX_COMPILED = 2000;
 
 /**
- * The check of `schema`, compiled once per schema text while it is cached.
+ * The check of `schema`, made once per schema text while it is cached. `value` must be JSON
+ * (validate.ts checks that first): the validator throws on `undefined` or a function.
  *
  * @throws {PatternError} when a pattern cannot run on RE2 (parseActionSpec refuses it first).
- * @throws {SchemaCheckError} when Ajv cannot compile the schema.
  */
 export function schemaCheck(schema: InputSchema): SchemaCheck {
   const key = JSON.stringify(schema);
   const cached = compiled.get(key);
   if (cached) return cached;
-  const ajv = instance();
-  // A copy: Ajv keys its own cache by the object, which is dropped at once.
-  const own = JSON.parse(key);
-  let validate: ValidateFunction;
-  try {
-    validate = ajv.compile(own);
-  } catch (error) {
-    if (error instanceof PatternError) throw error;
-    throw new SchemaCheckError(error instanceof Error ? error.message : String(error));
-  } finally {
-    ajv.removeSchema(own);
-  }
+  const root = toValidator(schema);
+  const validator = new Validator(root as never, "2020-12", true);
   const check: SchemaCheck = (value) => {
     budget.left = PATTERN_BUDGET;
     budget.tooLong = undefined;
     budget.out = false;
-    const valid = validate(value) as boolean;
+    const result = validator.validate(value);
     const { tooLong, out } = budget;
     // A string that could not be matched is no match: never valid, even where a branch it
     // failed made a `oneOf` pass.
-    if (valid && !tooLong && !out) return { ok: true };
-    // The last: Ajv stops at the first keyword that fails, after the errors of the branches of
-    // an anyOf or oneOf that failed, which come first.
-    const error = validate.errors?.at(-1);
+    if (result.valid && !tooLong && !out) return { ok: true };
+    const failure = failureOf(root, result.errors);
     return {
       ok: false,
-      ...(error ? { error } : {}),
+      ...(failure ? { failure } : {}),
       ...(tooLong ? { tooLong } : {}),
       ...(out ? { exhausted: true } : {}),
     };

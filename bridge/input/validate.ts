@@ -1,6 +1,6 @@
 /**
- * Validating an invocation's input against an action's `input_schema` (schema_check.ts: Ajv,
- * with patterns on RE2) within aim's bounds on an input's depth and size, and explaining a
+ * Validating an invocation's input against an action's `input_schema` (schema_check.ts: a JSON
+ * Schema validator, with patterns and formats on RE2) within aim's bounds on an input's depth and size, and explaining a
  * mismatch in words an agent can act on (hint.ts). Server only: the browser bundle never
  * imports this module.
  *
@@ -74,22 +74,36 @@ export function inputProblem(
 ): string | undefined {
   const bounds = inputBoundsProblem(input);
   if (bounds) return `${where(bounds.path)} ${bounds.problem}`;
+  // No input at all: what the schema wanted, in its words ("must be a string, not missing").
+  if (input === undefined && schema.type !== undefined) {
+    return inputHint(schema, input, {
+      ok: false,
+      failure: { keyword: "type", pointer: [], schema },
+    }, example);
+  }
+  // What the validator cannot read (a function, undefined in an object) refuses the input;
+  // NaN and Infinity it reads as numbers, so that a string field says it wants a string.
+  const unread = notJson(input, false);
+  if (unread) return `${where(unread)} is not a JSON value`;
   const result = schemaCheck(schema)(input);
   if (!result.ok) return inputHint(schema, input, result, example);
-  // What JSON cannot carry (NaN, Infinity, a function) from a caller that is not JSON text.
-  const odd = notJson(input);
+  // What JSON cannot carry (NaN, Infinity) from a caller that is not JSON text.
+  const odd = notJson(input, true);
   return odd && `${where(odd)} is not a JSON value`;
 }
 
-/** Where `input` holds a value JSON cannot carry, or undefined; within INPUT_LIMITS. */
-function notJson(input: unknown): PathPart[] | undefined {
+/**
+ * Where `input` holds a value JSON cannot carry (NaN and Infinity only where `numbers` says so),
+ * or undefined; within INPUT_LIMITS.
+ */
+function notJson(input: unknown, numbers: boolean): PathPart[] | undefined {
   const stack: { value: unknown; path: PathPart[] }[] = [{ value: input, path: [] }];
   for (let next = stack.pop(); next; next = stack.pop()) {
     const { value, path } = next;
     const type = typeof value;
     if (
-      (type === "number" && !Number.isFinite(value)) || type === "bigint" ||
-      type === "function" || type === "symbol" || (value === undefined && !path.length)
+      (numbers && type === "number" && !Number.isFinite(value)) || type === "bigint" ||
+      type === "function" || type === "symbol" || type === "undefined"
     ) return path;
     if (typeof value !== "object" || value === null) continue;
     for (const [key, inner] of Object.entries(value)) {

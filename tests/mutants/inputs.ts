@@ -1,6 +1,6 @@
 /**
  * Named mutants of structured inputs (issue 33 items 3 and 4): the matching budget and the RE2
- * matcher a library validator runs patterns on, the checked formats, aim's bounds on schemas
+ * matcher the library validator runs patterns on, the checked formats, aim's bounds on schemas
  * and inputs, objects closed to fields they do not list, examples that always validate, list
  * inputs from markup, `<aim-tool input-example>`, the page's own check of structured inputs, and
  * how MCP wraps an input that is not an object.
@@ -38,8 +38,8 @@ export const mutants: Mutant[] = [
     guarantee: "A string too long to be matched against its pattern is never taken, even where " +
       "the branch it fails makes a oneOf pass.",
     file: "bridge/input/schema_check.ts",
-    find: "if (valid && !tooLong && !out) return { ok: true };",
-    replace: "if (valid) return { ok: true };",
+    find: "if (result.valid && !tooLong && !out) return { ok: true };",
+    replace: "if (result.valid) return { ok: true };",
     tests: [CHECK_TEST],
   },
   {
@@ -47,18 +47,19 @@ export const mutants: Mutant[] = [
     guarantee: "The formats aim lists (email, uuid, date, date-time, time, ipv4, ipv6, hostname, " +
       "uri) are checked, on RE2 or the URL parser.",
     file: "bridge/input/schema_check.ts",
-    find: "formats: formatTests(),",
-    replace: "formats: {},",
+    find: "const format = Object.hasOwn(FORMATS, name) ? FORMATS[name]! : undefined;",
+    replace: "const format = undefined as (typeof FORMATS)[string] | undefined;",
     tests: [CHECK_TEST],
   },
   {
-    name: "input-inherited-properties",
-    guarantee: "A field named like a property of every object (toString) is the input's own or " +
-      "absent: an inherited function never stands for it.",
+    name: "input-pattern-on-regexp",
+    guarantee:
+      "A schema's pattern reaches the validator only as a check of aim's on RE2, never as " +
+      "a pattern it would run with a backtracking RegExp.",
     file: "bridge/input/schema_check.ts",
-    find: "ownProperties: true,",
-    replace: "ownProperties: false,",
-    tests: [CHECK_TEST],
+    find: "formats.push({ format: PATTERN_FORMAT + value });",
+    replace: "out.pattern = value;",
+    tests: [PATTERN_TEST],
   },
   {
     name: "input-depth-unbounded",

@@ -274,9 +274,9 @@ Deno.test("any JSON against any schema is invalid_input or taken, never an excep
     }),
     { numRuns: 1000 },
   );
-  // A check is a walk of a small input; far below what a person would notice, even on a busy
-  // machine (the first checks compile their schema).
-  assert.ok(slowest < 250, `a check took ${slowest} ms`);
+  // A check is a walk of a small input, some milliseconds; a second would be a check that blocks
+  // the bridge, whatever else the machine is running.
+  assert.ok(slowest < 1000, `a check took ${slowest} ms`);
 });
 
 Deno.test("a long input against patterns and formats stays within the matching budget", () => {

@@ -60,6 +60,25 @@ export function noun(schema: Schema): string {
     : "value";
 }
 
+/** A number as a whole coefficient and a power of ten, exactly as written in decimals. */
+function decimal(value: number): [bigint, number] {
+  const [coefficient, exponent = "0"] = Math.abs(value).toString().split("e") as [string, string?];
+  const point = coefficient.indexOf(".");
+  const fraction = point < 0 ? 0 : coefficient.length - point - 1;
+  return [BigInt(coefficient.replace(".", "")), Number(exponent) - fraction];
+}
+
+/** Whether `value` is a multiple of `divisor` in decimals, as the bridge counts: 0.3 of 0.1. */
+function isMultipleOf(value: number, divisor: number): boolean {
+  if (!Number.isFinite(value)) return false;
+  const [a, aExponent] = decimal(value);
+  const [b, bExponent] = decimal(divisor);
+  const shift = aExponent - bExponent;
+  return shift >= 0
+    ? (a * 10n ** BigInt(shift)) % b === 0n
+    : a % (b * 10n ** BigInt(-shift)) === 0n;
+}
+
 /** `1 item`, `2 items`. */
 function count(n: number, noun: string): string {
   return `${n} ${noun}${n === 1 ? "" : "s"}`;
@@ -152,9 +171,7 @@ function valueProblem(
     if (maximum !== undefined && value > maximum) return `${where} must be at most ${maximum}`;
     if (above !== undefined && value <= above) return `${where} must be greater than ${above}`;
     if (below !== undefined && value >= below) return `${where} must be less than ${below}`;
-    // In decimals, as the bridge counts: 0.3 is a multiple of 0.1.
-    const ratio = schema.multipleOf === undefined ? 0 : value / schema.multipleOf;
-    if (Math.abs(ratio - Math.round(ratio)) > 1e-9 * Math.max(1, Math.abs(ratio))) {
+    if (schema.multipleOf !== undefined && !isMultipleOf(value, schema.multipleOf)) {
       return `${where} must be a multiple of ${schema.multipleOf}`;
     }
   }

@@ -113,7 +113,7 @@ function toValidator(schema: InputSchema): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   const formats: { format: string }[] = [];
   for (const [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(key)) continue;
+    if (ANNOTATIONS.has(key) || value === undefined) continue;
     if (key === "pattern") {
       // Compiled now: a pattern RE2 cannot run throws here, not in an agent's check.
       compilePattern(value as string);

@@ -1,8 +1,8 @@
 /**
  * Validating an invocation's input against an action's `input_schema` (schema_check.ts: a JSON
- * Schema validator, with patterns and formats on RE2) within aim's bounds on an input's depth and size, and explaining a
- * mismatch in words an agent can act on (hint.ts). Server only: the browser bundle never
- * imports this module.
+ * Schema validator, with patterns and formats on RE2) within aim's bounds on an input's depth
+ * and size, and explaining a mismatch in words an agent can act on (hint.ts). Server only: the
+ * browser bundle never imports this module.
  *
  * @module
  */

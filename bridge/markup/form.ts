@@ -96,9 +96,9 @@ export function controlType(control: MarkupElement): string {
  * (`<aim-action>`, prefix "input-"): the declared `type` (a string by default, a boolean for a
  * checkbox, a list for a `<select multiple>` or several checkboxes), with the lengths and
  * pattern of a string, the bounds of a number, the values of `enum=` (separated by commas) or
- * of the `<select>`, radio buttons or checkboxes it is filled into; a list's items read the same
- * way from `items-…` attributes (`items-type`, `items-enum`…), with `min-items`, `max-items` and
- * `unique-items`; an object's fields are its own `<aim-field>` children (`fields`), as are
+ * of the `<select>`, radio buttons or checkboxes it is filled into; a list's items read the
+ * same way from `items-…` attributes (`items-type`, `items-enum`…), with `min-items`,
+ * `max-items` and `unique-items`; an object's fields are its own `<aim-field>` children (`fields`), as are
  * those of a list of objects. `aim check` reports what does not fit (a number filled into a
  * checkbox, `minimum` on a string).
  */

@@ -2,9 +2,10 @@
  * How a tool a page registers with WebMCP (`document.modelContext.registerTool`) becomes an aim
  * action, for remote agents: name → `id`, description, `inputSchema` → the `input_schema` the
  * bridge enforces (any shape MCP and WebMCP tools use), annotations → `consequential`, and what
- * a run's result becomes. Written once, for the elements (elements/page_tools.ts, which registers a page's tools with the bridge)
- * and for tests and docs (docs/webmcp.md, "Pages that already use WebMCP"). No imports: the
- * lazy WebMCP chunk of the elements carries it, and must not carry zod.
+ * a run's result becomes. Written once, for the elements (elements/page_tools.ts, which
+ * registers a page's tools with the bridge) and for tests and docs (docs/webmcp.md, "Pages that
+ * already use WebMCP"). No imports: the lazy WebMCP chunk of the elements carries it, and must
+ * not carry zod.
  *
  * @example
  * ```ts

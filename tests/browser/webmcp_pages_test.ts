@@ -758,6 +758,7 @@ for (const webmcp of [true, false]) {
           const actions = await waitForActions(bridge, "/react.json", token, [
             "disconnect",
             "add_item",
+            "add_items",
             "empty_cart",
             "list_items",
           ]);
@@ -771,8 +772,23 @@ for (const webmcp of [true, false]) {
           assert.equal(added.isError, undefined, JSON.stringify(added));
           assert.deepEqual(added.structuredContent.result.structuredContent, { added: "tea" });
           await page.waitForFunction(() => document.getElementById("items")?.textContent === "tea");
+          // A list, through the npm polyfill's JSON and React's state.
+          const many = mcp.callTool("add_items", { items: ["milk", "eggs"] });
+          await clickPanelButton(page, "Approve");
+          const addedMany = await many;
+          assert.equal(addedMany.isError, undefined, JSON.stringify(addedMany));
+          assert.deepEqual(addedMany.structuredContent.result.structuredContent, {
+            added: ["milk", "eggs"],
+          });
+          await page.waitForFunction(() =>
+            document.getElementById("items")?.textContent === "teamilkeggs"
+          );
+          const repeated = await mcp.callTool("add_items", { items: ["milk", "milk"] });
+          assert.equal(repeated.structuredContent.error, "invalid_input");
           const listed = await mcp.callTool("list_items", {});
-          assert.deepEqual(listed.structuredContent.result.structuredContent, { items: ["tea"] });
+          assert.deepEqual(listed.structuredContent.result.structuredContent, {
+            items: ["tea", "milk", "eggs"],
+          });
           // The app disables a hook: its tool leaves the session.
           const changed = mcp.nextListChanged();
           await page.click("#lock");
@@ -780,6 +796,7 @@ for (const webmcp of [true, false]) {
           await waitForActions(bridge, "/react.json", token, [
             "disconnect",
             "add_item",
+            "add_items",
             "list_items",
           ]);
         });

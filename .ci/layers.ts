@@ -48,7 +48,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
   "bridge/utils": { imports: [], packages: [] },
   "bridge/input": { // input_schema validation, patterns
     imports: ["bridge/wire", "bridge/markup", "bridge/errors"],
-    packages: ["zod", "re2js"],
+    packages: ["zod", "re2js", "@cfworker/json-schema", "randexp"],
   },
   "bridge/share": { // SessionShare: local, Redis
     imports: ["bridge/wire", "bridge/errors", "bridge/input"],

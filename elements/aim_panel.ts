@@ -65,9 +65,11 @@ export class AimPanel extends LitElement {
 
   #instructions(): string {
     // An example safe to try now: never disconnect (it ends the agent's own session), nothing
-    // consequential, nothing protected before someone signs in; else a template.
+    // consequential, nothing protected before someone signs in, and an input the page gives
+    // (the bridge makes the others); else a template.
     const action = client.declarations.find((d) =>
-      !d.consequential && (!d.protected || client.session?.authenticated)
+      !d.consequential && (!d.protected || client.session?.authenticated) &&
+      d.input_example !== undefined
     );
     const auth = sh(`Authorization: Bearer ${client.token}`);
     const body = action

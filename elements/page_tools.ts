@@ -81,9 +81,11 @@ export function toolMarkup(root: ParentNode = document): Map<string, ToolMarkup>
       return value !== null && value.trim().toLowerCase() !== "false";
     };
     const before = out.get(name) ?? {};
+    const example = el.getAttribute("input-example") ?? before.inputExample ?? null;
     out.set(name, {
       consequential: before.consequential === true || flag("consequential"),
       hidden: before.hidden === true || el.hasAttribute("hidden"),
+      ...(example !== null && { inputExample: example }),
     });
   }
   return out;

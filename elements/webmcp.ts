@@ -23,6 +23,7 @@ import type { BridgeMessage, TabMessage } from "../bridge/wire/channel.ts";
 import { READ_TOOL, titleOf } from "../bridge/wire/tools.ts";
 import { RUN_STATUS, type RunOutcome } from "../bridge/wire/run_status.ts";
 import type { InputValue } from "../bridge/wire/schemas.ts";
+import { inputProblem, noun, type Schema } from "./input_check.ts";
 import {
   type PageTools,
   type PageToolsClient,
@@ -61,23 +62,10 @@ export interface WebMcpClient extends PageToolsClient {
   reportRun(report: Omit<Extract<TabMessage, { type: "run" }>, "type">): void;
 }
 
+export type { Schema };
+
 /** How a run ended: `ok` or an error code. */
 export type Outcome = RunOutcome;
-
-/** A JSON Schema of one value or a flat object of them, as `input_schema` is on the wire. */
-export interface Schema {
-  type: string;
-  description?: string;
-  minLength?: number;
-  maxLength?: number;
-  pattern?: string;
-  enum?: unknown[];
-  minimum?: number;
-  maximum?: number;
-  properties?: Record<string, Schema>;
-  required?: string[];
-  additionalProperties?: boolean;
-}
 
 /** A tool as `registerTool` takes it (the WebMCP spec's `ModelContextTool`). */
 export interface WebMcpTool {
@@ -107,7 +95,10 @@ export type RunAnswer =
   | { ok: true; actionId: string; result: unknown; state: unknown; settled: boolean }
   | RunError;
 
-/** Whether an input is one value (a string, number, boolean), which a tool wraps in `input`. */
+/**
+ * Whether an input is not an object (a string, a list, a value of several types), which a tool
+ * wraps in `input`.
+ */
 function isWrapped(schema: Schema): boolean {
   return schema.type !== "object";
 }
@@ -146,101 +137,6 @@ export function toolOf(
     },
     execute: (input, options) => run(input, options?.signal),
   };
-}
-
-function describe(value: unknown): string {
-  if (value === null) return "null";
-  if (Array.isArray(value)) return "an array";
-  if (value === undefined) return "missing";
-  return typeof value === "object" ? "an object" : `a ${typeof value}`;
-}
-
-const KINDS: Record<string, string> = {
-  string: "a string",
-  number: "a number",
-  integer: "an integer",
-  boolean: "a boolean",
-};
-
-/** What a one-value schema takes, as a noun: `string`, `integer`… */
-function noun(schema: Schema): string {
-  return Object.hasOwn(KINDS, schema.type) ? schema.type : "value";
-}
-
-/** Why `value` is not a valid value of the one-value `schema`, or undefined when it is. */
-function valueProblem(schema: Schema, value: unknown, where: string): string | undefined {
-  const kind = Object.hasOwn(KINDS, schema.type) ? KINDS[schema.type] : undefined;
-  if (!kind) return `${where} has a type this page cannot check (${schema.type})`;
-  if (value === undefined) return `${where} is required`;
-  const typed = schema.type === "string"
-    ? typeof value === "string"
-    : schema.type === "boolean"
-    ? typeof value === "boolean"
-    : typeof value === "number" && Number.isFinite(value) &&
-      (schema.type === "number" || Number.isInteger(value));
-  if (!typed) {
-    return typeof value === "number" && schema.type === "integer"
-      ? `${where} must be an integer, not ${value}`
-      : `${where} must be ${kind}, not ${describe(value)}`;
-  }
-  if (typeof value === "string") {
-    if (schema.minLength !== undefined && value.length < schema.minLength) {
-      return `${where} must be at least ${schema.minLength} characters long`;
-    }
-    if (schema.maxLength !== undefined && value.length > schema.maxLength) {
-      return `${where} must be at most ${schema.maxLength} characters long`;
-    }
-    if (schema.pattern !== undefined && !new RegExp(schema.pattern, "u").test(value)) {
-      return `${where} must match the pattern ${schema.pattern}`;
-    }
-  }
-  if (typeof value === "number") {
-    if (schema.minimum !== undefined && value < schema.minimum) {
-      return `${where} must be at least ${schema.minimum}`;
-    }
-    if (schema.maximum !== undefined && value > schema.maximum) {
-      return `${where} must be at most ${schema.maximum}`;
-    }
-  }
-  if (schema.enum && !schema.enum.includes(value)) {
-    return `${where} must be one of ${JSON.stringify(schema.enum)}`;
-  }
-  return undefined;
-}
-
-/**
- * Why `input` does not match an action's `input_schema`, in the words of the bridge's hints
- * (bridge/input/validate.ts), or undefined when it matches. The bridge's validator (zod, RE2)
- * is too large for the page; the wire schemas are small enough to check here.
- */
-export function inputProblem(schema: Schema, input: unknown): string | undefined {
-  if (isWrapped(schema)) {
-    if (typeof input === "object" && input !== null && !Array.isArray(input)) {
-      return `input must be the ${noun(schema)} itself, not an object`;
-    }
-    return valueProblem(schema, input, "input");
-  }
-  const properties = schema.properties ?? {};
-  const names = Object.keys(properties);
-  if (typeof input !== "object" || input === null || Array.isArray(input)) {
-    return `input must be an object with the fields ${names.join(", ") || "(none)"}, not ${
-      describe(input)
-    }`;
-  }
-  const unknown = Object.keys(input).filter((name) => !Object.hasOwn(properties, name));
-  if (unknown.length) {
-    return `unknown field ${unknown.map((k) => `"${k}"`).join(", ")}; allowed fields: ${
-      names.join(", ") || "(none)"
-    }`;
-  }
-  const required = new Set(schema.required ?? []);
-  for (const name of names) {
-    const value = (input as Record<string, unknown>)[name];
-    if (value === undefined && !required.has(name)) continue;
-    const problem = valueProblem(properties[name]!, value, `field "${name}"`);
-    if (problem) return problem;
-  }
-  return undefined;
 }
 
 /** A run's error answer. */
@@ -402,12 +298,17 @@ export class WebMcpTools {
     }
     const d = declaration as Declaration & {
       input_schema: Schema;
-      input_example: unknown;
+      input_example?: unknown;
       consequential?: boolean;
     };
     const schema = d.input_schema;
     const toolSchema = toolInputSchema(schema);
-    const example = isWrapped(schema) ? { input: d.input_example } : d.input_example;
+    // The page's own example; the bridge makes one where the page gives none.
+    const example = d.input_example === undefined
+      ? undefined
+      : isWrapped(schema)
+      ? { input: d.input_example }
+      : d.input_example;
     const invalid = (
       hint: string,
       message = `Input for "${actionId}" does not match its ` +
@@ -417,16 +318,15 @@ export class WebMcpTools {
         actionId,
         hint,
         input_schema: toolSchema,
-        input_example: example,
+        ...(example !== undefined && { input_example: example }),
       });
     let input: unknown = args;
     if (isWrapped(schema)) {
       // Exactly {"input": …}, as over MCP: anything else is told how to wrap it.
       const keys = Object.keys(args ?? {});
       if (keys.length !== 1 || keys[0] !== "input") {
-        const hint = `call ${actionId} with {"input": <the ${noun(schema)}>}, for example ${
-          JSON.stringify(example)
-        }`;
+        const hint = `call ${actionId} with {"input": <the ${noun(schema)}>}` +
+          (example === undefined ? "" : `, for example ${JSON.stringify(example)}`);
         return invalid(
           hint,
           `Arguments for "${actionId}" must be {"input": <${noun(schema)}>}: ${hint}.`,

@@ -42,6 +42,7 @@ function sentence(text: string): string {
 
 /** An action as a skill example: what it does, and the data part that runs it. */
 function example(action: ManifestAction): string {
+  // An action without an example (none could be made from its schema) names its id alone.
   const part = JSON.stringify({ actionId: action.id, input: action.input_example });
   return `${action.description.replace(/\s+/g, " ").trim().replace(/[.;:]+$/, "")}: ${part}`;
 }

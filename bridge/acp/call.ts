@@ -39,10 +39,10 @@ function partText(part: MessagePart): string {
 /**
  * The invocation a message asks for: its first `application/json` part taken as
  * `{"actionId", "input"}` (checked by the core like a `/__aim/invoke` body), else its first
- * `text/plain` part as an action id and the rest as the input. An object action's input may be
- * given as JSON after the id.
+ * `text/plain` part as an action id and the rest as the input. The input of an action that
+ * takes more than a string (an object, a list, a number) may be given as JSON after the id.
  */
-export function readCall(message: Message, isObjectAction: (id: string) => boolean): unknown {
+export function readCall(message: Message, takesJson: (id: string) => boolean): unknown {
   const json = message.parts.find((p) => mediaType(p) === "application/json");
   if (json) {
     const parsed = parseUntrustedJson(partText(json));
@@ -62,7 +62,7 @@ export function readCall(message: Message, isObjectAction: (id: string) => boole
   const actionId = match[1]!;
   const rest = match[2];
   if (rest === undefined) return { actionId };
-  if (rest.startsWith("{") && isObjectAction(actionId)) {
+  if (takesJson(actionId)) {
     const parsed = parseUntrustedJson(rest);
     if (parsed.ok) return { actionId, input: parsed.value };
   }

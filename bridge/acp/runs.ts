@@ -289,7 +289,7 @@ export class RunStore {
         last,
         (id) =>
           this.#core.sessionActions(owner).some((a) =>
-            a.id === id && a.input_schema.type === "object"
+            a.id === id && a.input_schema.type !== "string"
           ),
       );
     } catch (error) {

@@ -497,5 +497,5 @@ function keyExpired(): AimError {
 /** Whether an action takes no input: an object schema with no fields. */
 function isNoInput(spec: ActionSpec): boolean {
   const schema = spec.input_schema;
-  return schema.type === "object" && Object.keys(schema.properties).length === 0;
+  return schema.type === "object" && Object.keys(schema.properties ?? {}).length === 0;
 }

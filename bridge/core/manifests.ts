@@ -86,8 +86,10 @@ export async function buildManifest(
   }
   // Publicly, an items= action's example names no real item ("example"): it would be refused.
   const itemActions = session ? [] : info.itemActions ?? [];
+  // An action without an example (none could be made from its schema) shows none.
+  const withExamples = specs.filter((a) => a.input_example !== undefined);
   const example = exampleAction(
-    specs,
+    withExamples.length ? withExamples : specs,
     (id) => actions.has(id),
     (a) => !itemActions.includes(a.id),
   );
@@ -100,7 +102,10 @@ export async function buildManifest(
     browser_connected: connected,
     invoke_url: `${origin}/__aim/invoke`,
     invoke_method: "POST",
-    invoke_example: { actionId: example.id, input: example.input_example },
+    invoke_example: {
+      actionId: example.id,
+      ...(example.input_example !== undefined && { input: example.input_example }),
+    },
     ...(session ? { mcp_url: `${origin}/__aim/mcp`, state_version: session.version } : {}),
     state: state as Manifest["state"],
     actions: specs.map(toManifestAction),

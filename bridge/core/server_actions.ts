@@ -36,7 +36,8 @@ export interface ServerAction {
   id: string;
   description: string;
   input_schema: InputSchema;
-  input_example: InputValue;
+  /** An input the schema accepts; without one, the bridge makes one from the schema. */
+  input_example?: InputValue;
   consequential?: boolean;
   /** Needs a signed-in session; listed only when signed in. */
   protected?: boolean;

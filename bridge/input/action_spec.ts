@@ -1,7 +1,8 @@
 /**
- * Checking a declared action (from HTML, a tab or an app) against the wire schema,
- * including that its `input_example` is valid input, that its patterns can run on the
- * bridge's linear-time matcher, and that its id is not reserved.
+ * Checking a declared action (from HTML, a tab or an app) against the wire schema: its
+ * `input_schema` within aim's bounds, its patterns runnable on the bridge's linear-time matcher,
+ * its `input_example` valid input (or one made from the schema when it gives none), and its id
+ * not reserved.
  *
  * @module
  */
@@ -12,12 +13,14 @@ import type { z } from "zod";
 import {
   ActionSpec as ActionSpecSchema,
   type InputSchema,
+  type JsonValue,
   type ManifestAction,
-  type StringSchema,
 } from "../wire/schemas.ts";
+import { allSchemas, SCHEMA_LIMITS } from "../wire/input_schema.ts";
 import { compilePattern } from "./pattern_cache.ts";
-import { inputValidator } from "./validate.ts";
+import { fitsSchema, inputProblem } from "./validate.ts";
 import { MAX_ACTION_PATTERN_SIZE, PatternError } from "./pattern.ts";
+import { makeExample } from "./example.ts";
 import { MarkupError } from "../markup/action.ts";
 
 export type { ActionSpec } from "../wire/schemas.ts";
@@ -58,32 +61,52 @@ function reservedIdProblem(id: string): string | undefined {
   return undefined;
 }
 
-/** The string schemas of an input schema, each with where it is. */
-export function stringFields(schema: InputSchema): [string, StringSchema][] {
-  if (schema.type !== "object") return schema.type === "string" ? [["input_schema", schema]] : [];
-  return Object.entries(schema.properties).flatMap(([name, field]) =>
-    field.type === "string" ? [[`input_schema.properties.${name}`, field]] : []
-  );
+/**
+ * The schemas of an input schema that take strings (or say how: a `pattern`), each with where
+ * it is (`input_schema.properties.code`).
+ */
+export function stringFields(schema: InputSchema): [string, InputSchema][] {
+  return allSchemas(schema).flatMap(({ path, schema: node }) => {
+    const types = node.type === undefined ? [] : [node.type].flat();
+    return types.includes("string") || node.pattern !== undefined
+      ? [[path ? `input_schema.${path}` : "input_schema", node] as [string, InputSchema]]
+      : [];
+  });
 }
 
 /**
- * The validated action of a declaration.
- *
- * @throws {MarkupError} naming what is wrong.
+ * The schema as the bridge publishes and checks it: an object that lists its `properties` and
+ * does not say whether it takes others takes no others (`additionalProperties: false`), so that
+ * what an agent reads is what the bridge enforces. A copy; `schema` is left as it is.
  */
-export function parseActionSpec(declaration: unknown): ActionSpec {
-  const id = typeof declaration === "object" && declaration !== null
-    ? String((declaration as { id?: unknown }).id ?? "")
-    : "";
-  const parsed = ActionSpecSchema.safeParse(declaration);
-  if (!parsed.success) {
-    throw new MarkupError(`action "${id}" is not valid: ${firstIssue(parsed.error, "")}`);
+export function closeObjects(schema: InputSchema): InputSchema {
+  const copy = structuredClone(schema);
+  for (const { schema: node } of allSchemas(copy)) {
+    if (node.properties && node.additionalProperties === undefined) {
+      node.additionalProperties = false;
+    }
   }
-  const spec = parsed.data;
-  const reserved = reservedIdProblem(spec.id);
-  if (reserved) throw new MarkupError(reserved);
-  // Patterns run with RE2 on the bridge: refuse those it cannot run, and bound what one
-  // action's patterns cost to compile.
+  return copy;
+}
+
+/** Examples made from schemas, by schema text (tabs register the same few again and again). */
+const made = new Map<string, { example: JsonValue | undefined }>();
+const MAX_MADE = 2000;
+
+/** An example `schema` accepts, made once per schema text; undefined when none could be. */
+export function exampleOf(schema: InputSchema): JsonValue | undefined {
+  const key = JSON.stringify(schema);
+  let entry = made.get(key);
+  if (!entry) {
+    entry = { example: makeExample(schema, (value) => fitsSchema(schema, value)) };
+    if (made.size >= MAX_MADE) made.delete(made.keys().next().value!);
+    made.set(key, entry);
+  }
+  return entry.example === undefined ? undefined : structuredClone(entry.example);
+}
+
+/** Refuses patterns RE2 cannot run, and patterns too large together for one action. */
+function checkPatterns(spec: ActionSpec): void {
   let size = 0;
   for (const [where, field] of stringFields(spec.input_schema)) {
     if (field.pattern === undefined) continue;
@@ -102,24 +125,72 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
       );
     }
   }
-  const example = inputValidator(spec.input_schema).safeParse(spec.input_example);
-  if (!example.success) {
+}
+
+/** The size of a declaration's `input_schema` in JSON, read before anything walks it. */
+function schemaBytes(declaration: unknown): number {
+  const schema = typeof declaration === "object" && declaration !== null
+    ? (declaration as { input_schema?: unknown }).input_schema
+    : undefined;
+  try {
+    return JSON.stringify(schema ?? null).length;
+  } catch {
+    return Infinity;
+  }
+}
+
+/**
+ * The validated action of a declaration, its `input_schema` with its objects closed
+ * ({@linkcode closeObjects}), and an `input_example`: its own (which must be valid input), else
+ * one made from the schema, else none.
+ *
+ * @throws {MarkupError} naming what is wrong.
+ */
+export function parseActionSpec(declaration: unknown): ActionSpec {
+  const id = typeof declaration === "object" && declaration !== null
+    ? String((declaration as { id?: unknown }).id ?? "")
+    : "";
+  if (schemaBytes(declaration) > SCHEMA_LIMITS.bytes) {
     throw new MarkupError(
-      `action "${spec.id}": input_example does not match input_schema (${
-        firstIssue(example.error, "")
-      })`,
+      `action "${id}" is not valid: input_schema: The schema is too large: more than ` +
+        `${SCHEMA_LIMITS.bytes} bytes as JSON`,
     );
+  }
+  const parsed = ActionSpecSchema.safeParse(declaration);
+  if (!parsed.success) {
+    throw new MarkupError(`action "${id}" is not valid: ${firstIssue(parsed.error, "")}`);
+  }
+  const spec = parsed.data;
+  const reserved = reservedIdProblem(spec.id);
+  if (reserved) throw new MarkupError(reserved);
+  spec.input_schema = closeObjects(spec.input_schema);
+  // Patterns run with RE2 on the bridge: refuse those it cannot run, and bound what one
+  // action's patterns cost to compile.
+  checkPatterns(spec);
+  if (spec.input_example === undefined) {
+    const example = exampleOf(spec.input_schema);
+    if (example !== undefined) spec.input_example = example;
+  } else {
+    const problem = inputProblem(spec.input_schema, spec.input_example);
+    if (problem !== undefined) {
+      // "(must match …)" of the whole example, "(field "a" is required)" of a field.
+      throw new MarkupError(
+        `action "${spec.id}": input_example does not match input_schema (${
+          problem.replace(/^input: /, "")
+        })`,
+      );
+    }
   }
   return spec;
 }
 
-/** The manifest form of an action: the seed's five fields. */
+/** The manifest form of an action: the seed's five fields (no example when none was made). */
 export function toManifestAction(spec: ActionSpec): ManifestAction {
   return {
     id: spec.id,
     description: spec.description,
     input_schema: spec.input_schema,
-    input_example: spec.input_example,
+    ...(spec.input_example !== undefined && { input_example: spec.input_example }),
     consequential: spec.consequential,
   };
 }

@@ -6,7 +6,7 @@
  * @module
  */
 // Types only: erased from the browser bundle, which must carry no validator.
-import type { ActionSpec, FieldValue, InputSchema } from "../wire/schemas.ts";
+import type { ActionSpec, InputSchema } from "../wire/schemas.ts";
 import { deepAll, deepFirst } from "./deep_selector.ts";
 import { parseUntrustedJson } from "../wire/json.ts";
 import {
@@ -37,10 +37,11 @@ export type { FieldInput, ObjectInput, StringInput } from "./form.ts";
 
 /**
  * What one `<aim-action>` declares: an action spec whose example is not checked yet (the bridge
- * validates the whole declaration against the zod schema).
+ * validates the whole declaration against the zod schema, and makes an example from the schema
+ * where the markup gives none).
  */
 export type ActionDeclaration = Omit<ActionSpec, "input_example" | "read_only"> & {
-  input_example: unknown;
+  input_example?: unknown;
   /** `read-only`: the action only reads (MCP hosts see `readOnlyHint`). */
   read_only?: boolean;
 };
@@ -64,57 +65,12 @@ export function noInput(): ObjectInput {
   return { type: "object", properties: {}, additionalProperties: false };
 }
 
-function normalizeSchema(raw: unknown): InputSchema {
+/** A child JSON schema: an object, checked whole by the bridge (bridge/wire/input_schema.ts). */
+function schemaOf(raw: unknown): InputSchema {
   if (typeof raw !== "object" || raw === null || Array.isArray(raw)) {
     throw new MarkupError("the JSON schema must be an object");
   }
-  const schema = raw as Record<string, unknown>;
-  if (schema.type === "object" && schema.additionalProperties === undefined) {
-    return { ...schema, additionalProperties: false } as unknown as ObjectInput;
-  }
-  return schema as unknown as InputSchema;
-}
-
-/** A declared length, when it is one the wire schema allows; parseActionSpec reports others. */
-function length(value: unknown): number | undefined {
-  return Number.isSafeInteger(value) && (value as number) >= 0 &&
-      (value as number) <= 1_000_000
-    ? value as number
-    : undefined;
-}
-
-function exampleFor(schema: FieldInput): FieldValue | undefined {
-  if (schema.type === "boolean") return true;
-  if (schema.type !== "string") {
-    // 1 where it fits, else the bound nearest to it (a JSON schema may declare anything:
-    // parseActionSpec names what is wrong with it).
-    const { minimum: min = -Infinity, maximum: max = Infinity } = schema;
-    const value = Math.min(Math.max(1, min), max);
-    return Number.isFinite(value) && (schema.type === "number" || Number.isInteger(value))
-      ? value
-      : undefined;
-  }
-  if (schema.enum) return schema.enum[0];
-  if (schema.pattern) return undefined;
-  const base = "example";
-  // A JSON schema may declare any length (1e10, "9"): padding to it would throw or exhaust memory.
-  const min = length(schema.minLength) ?? 0;
-  const max = length(schema.maxLength) ?? Infinity;
-  const padded = base.length >= min ? base : base.padEnd(min, "x");
-  return padded.slice(0, max);
-}
-
-function synthesizeExample(schema: InputSchema): unknown {
-  if (schema.type !== "object") return exampleFor(schema);
-  const example: Record<string, FieldValue> = {};
-  // `required` of a JSON schema may be anything; parseActionSpec names what is wrong with it.
-  for (const name of Array.isArray(schema.required) ? schema.required : []) {
-    const field = schema.properties?.[name];
-    const value = field ? exampleFor(field) : undefined;
-    if (value === undefined) return undefined;
-    example[name] = value;
-  }
-  return example;
+  return raw as InputSchema;
 }
 
 /** A JSON value written in an attribute, or undefined when it is not one. */
@@ -205,7 +161,7 @@ function readInput(
       `items= takes the item's key as input: remove ${formRef ? "form=" : "the JSON schema"}`,
     );
   }
-  if (json !== undefined) return { schema: normalizeSchema(json) };
+  if (json !== undefined) return { schema: schemaOf(json) };
   const fields = fieldsOf(el);
   if (formRef) {
     const id = formRef.replace(/^#/, "");
@@ -239,6 +195,9 @@ function readInput(
     };
     if (keys.length && keys.length <= MAX_KEYS && keys.every((k) => k.length <= MAX_KEY_LENGTH)) {
       key.enum = keys;
+    } else if (keys[0] !== undefined && fill) {
+      // Too many to list: the first shows the bridge which key its example names.
+      key.examples = [keys[0]];
     }
     // fill= names a control inside the item: read from the first item, never the document.
     const item = items[0]?.[0];
@@ -249,15 +208,22 @@ function readInput(
       first: keys[0],
     };
   }
-  if (fields.length) {
+  /** The object of `<aim-field>`s, each maybe a list or an object of its own fields. */
+  const objectOf = (fields: MarkupElement[]): ObjectInput => {
     const properties: Record<string, FieldInput> = {};
     for (const field of fields) {
       const name = checkName(field.getAttribute("name") ?? "", "field");
-      properties[name] = fieldSchema(field, "", controls(field.getAttribute("fill")));
+      properties[name] = fieldSchema(
+        field,
+        "",
+        controls(field.getAttribute("fill")),
+        () => objectOf(fieldsOf(field)),
+      );
     }
     const required = fields.filter((f) => flag(f, "required")).map((f) => f.getAttribute("name")!);
-    return { schema: object(properties, required) };
-  }
+    return object(properties, required);
+  };
+  if (fields.length) return { schema: objectOf(fields) };
   return {
     schema: fill || INPUT_ATTRIBUTES.some((name) => el.getAttribute(name) !== null)
       ? fieldSchema(el, "input-", controls(fill))
@@ -292,44 +258,28 @@ export function readAction(
   const { schema: input_schema, first } = readInput(el, doc, options);
   const rawExample = el.getAttribute("input-example");
   let input_example: unknown;
-  if (el.getAttribute("items")) {
-    // An items= action's key: the first one now, listed or not (100 keys are, at most); with
-    // fill=, input-example is the value's example, for patterns no example can be made for.
-    const key = first ?? "example";
-    if (input_schema.type !== "object") input_example = key;
-    else {
-      const valueSchema = input_schema.properties.value;
-      const value = rawExample === null || !valueSchema
-        ? valueSchema && exampleFor(valueSchema)
-        : valueSchema.type === "string"
-        ? rawExample
-        : jsonValue(rawExample);
-      if (value === undefined) throw new MarkupError(`action "${id}" needs an input-example`);
-      input_example = { item: key, value };
-    }
-  } else if (rawExample === null) {
-    input_example = synthesizeExample(input_schema);
-    if (input_example === undefined) {
-      throw new MarkupError(`action "${id}" needs an input-example`);
-    }
-  } else if (input_schema.type !== "string") {
-    try {
-      input_example = JSON.parse(rawExample);
-    } catch {
+  const valueSchema = input_schema.properties?.value;
+  if (el.getAttribute("items") && !valueSchema) {
+    // An items= action's key: the first one now, listed or not (100 keys are, at most).
+    input_example = first ?? "example";
+  } else if (rawExample !== null) {
+    // With items= and fill=, input-example is the value's example.
+    const schema = valueSchema && el.getAttribute("items") ? valueSchema : input_schema;
+    const value = schema.type === "string" ? rawExample : jsonValue(rawExample);
+    if (value === undefined) {
       throw new MarkupError(
         `action "${id}": input-example must be ${
-          input_schema.type === "object" ? "a JSON object" : "JSON"
-        } for ${input_schema.type} inputs`,
+          schema.type === "object" ? "a JSON object" : "JSON"
+        } for ${schema.type ?? "such"} inputs`,
       );
     }
-  } else {
-    input_example = rawExample;
+    input_example = schema === valueSchema ? { item: first ?? "example", value } : value;
   }
   return {
     id,
     description,
     input_schema,
-    input_example,
+    ...(input_example !== undefined && { input_example }),
     consequential: flag(el, "consequential"),
     protected: flag(el, "protected"),
     read_only: flag(el, "read-only"),

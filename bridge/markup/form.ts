@@ -6,10 +6,11 @@
  */
 import { OBJECT_NAMES } from "../wire/names.ts";
 // Types only: erased from the browser bundle, which must carry no validator.
-import type { FieldSchema, ObjectSchema, StringSchema } from "../wire/schemas.ts";
+import type { InputSchema } from "../wire/schemas.ts";
 import {
   descendants,
   FIELD_TAGS,
+  flag,
   integer,
   type MarkupDocument,
   type MarkupElement,
@@ -20,13 +21,13 @@ import {
 } from "./element.ts";
 
 /** A string input or string field, as JSON Schema: the wire schema's type. */
-export type StringInput = StringSchema;
+export type StringInput = InputSchema;
 
 /** One field of an object input, or an input that is not an object: the wire schema's type. */
-export type FieldInput = FieldSchema;
+export type FieldInput = InputSchema;
 
-/** A flat object of fields, as JSON Schema: the wire schema's type. */
-export type ObjectInput = ObjectSchema;
+/** An object of fields, as JSON Schema: the wire schema's type. */
+export type ObjectInput = InputSchema & { properties: Record<string, InputSchema> };
 
 function stringConstraints(el: MarkupElement, prefix: string): Omit<StringInput, "type"> {
   const out: Omit<StringInput, "type"> = {};
@@ -99,34 +100,58 @@ export function controlType(control: MarkupElement): string {
 /**
  * The schema of one field (`<aim-field>`, prefix "") or of an action's single input
  * (`<aim-action>`, prefix "input-"): the declared `type` (a string by default, a boolean for a
- * checkbox), with the lengths and pattern of a string or the bounds of a number, and the
- * values of a `<select>` or radio buttons it is filled into. `aim check` reports what does not
- * fit (a number filled into a checkbox, `minimum` on a string).
+ * checkbox, a list for a `<select multiple>` or several checkboxes), with the lengths and
+ * pattern of a string, the bounds of a number, the values of `enum=` (separated by commas) or
+ * of the `<select>`, radio buttons or checkboxes it is filled into; a list's items read the
+ * same way from `items-…` attributes (`items-type`, `items-enum`…), with `min-items`,
+ * `max-items` and `unique-items`; an object's fields are its own `<aim-field>` children (`fields`), as are
+ * those of a list of objects. `aim check` reports what does not fit (a number filled into a
+ * checkbox, `minimum` on a string).
  */
 export function fieldSchema(
   el: MarkupElement,
   prefix: string,
   controls: MarkupElement[],
+  fields?: () => ObjectInput,
+  item?: boolean,
 ): FieldInput {
   const control = controls[0];
   const kind = control ? tagOf(control) === "SELECT" ? "select" : controlType(control) : "";
+  // Several values at once: a <select multiple>, or checkboxes of one name.
+  const many = !item &&
+    (kind === "select"
+      ? control!.getAttribute("multiple") !== null
+      : kind === "checkbox" && controls.length > 1);
   const attr = (name: string) => el.getAttribute(prefix + name);
-  const type = attr("type")?.trim().toLowerCase() || (kind === "checkbox" ? "boolean" : "string");
+  const type = attr("type")?.trim().toLowerCase() ||
+    (many ? "array" : kind === "checkbox" && !item ? "boolean" : "string");
   const schema = { type } as FieldInput;
-  if (schema.type === "string") {
+  const values = attr("enum")?.split(",").map((v) => v.trim());
+  if (type === "array") {
+    // A multiple control's items are its values; a list of objects', its fields.
+    schema.items = fieldSchema(el, `${prefix}items-`, many ? controls : [], fields, true);
+    const min = integer(el, `${prefix}min-items`);
+    const max = integer(el, `${prefix}max-items`);
+    if (min !== undefined) schema.minItems = min;
+    if (max !== undefined) schema.maxItems = max;
+    if (many || flag(el, `${prefix}unique-items`)) schema.uniqueItems = true;
+  } else if (type === "object") {
+    if (fields) Object.assign(schema, fields());
+  } else if (type === "string") {
     Object.assign(schema, stringConstraints(el, prefix));
     const choices = kind === "select"
       ? optionValues(control!)
-      : kind === "radio"
+      : /radio|checkbox/.test(kind)
       ? controls.map((c) => c.getAttribute("value") ?? "on")
-      : [];
+      : values ?? [];
     if (choices.length) schema.enum = [...new Set(choices)];
-  } else if (schema.type !== "boolean") {
+  } else if (type !== "boolean") {
     // Not a number (NaN) is refused by the wire schema, and `aim check` names the attribute.
     for (const bound of ["minimum", "maximum"] as const) {
       const raw = attr(bound);
       if (raw !== null) schema[bound] = Number(raw);
     }
+    if (values) schema.enum = values.map(Number);
   }
   // The control's own words where the markup has none (a label would cost a walk of the page).
   const description = attr("description") ?? control?.getAttribute("aria-label") ??
@@ -144,8 +169,9 @@ export function checkName(name: string, what: string): string {
 }
 
 /**
- * The flat object of fields that a form's named controls make: strings, unless an
- * `<aim-field name type>` of `types` (the action's) gives a field of the form another type.
+ * The object of fields that a form's named controls make: strings (a `<select multiple>` or
+ * several checkboxes of one name: a list of their values), unless an `<aim-field name type>` of
+ * `types` (the action's) gives a field of the form another type.
  */
 export function readFormInput(
   form: MarkupElement,
@@ -183,14 +209,16 @@ export function readFormInput(
   if (Object.keys(properties).length === 0) {
     throw new MarkupError("the form has no named fields to fill");
   }
-  // A name the form lacks changes nothing here; `aim check` reports it.
-  for (const field of types) {
-    const name = field.getAttribute("name") ?? "";
-    const own = controls[name];
-    if (!own) continue;
+  // An <aim-field name type> of the action's gives a field of the form its type, and a
+  // <select multiple> or checkboxes of one name are a list of their values.
+  for (const [name, own] of Object.entries(controls)) {
+    const field = types.find((t) => t.getAttribute("name") === name);
+    // Without a field: the form itself, read with a prefix no attribute has (its controls alone).
+    const schema = fieldSchema(field ?? form, field ? "" : "\0", own);
+    if (!field && schema.type !== "array") continue;
     const label = properties[name]!.description;
-    const schema = properties[name] = fieldSchema(field, "", own);
-    if (label && !schema.description) schema.description = label;
+    properties[name] = schema;
+    if (label && !schema.description && !own[1]) schema.description = label;
   }
   return { type: "object", properties, required, additionalProperties: false };
 }

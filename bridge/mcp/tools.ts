@@ -1,7 +1,8 @@
 /**
- * How a session's actions look to an MCP client: one tool per action (named by its
- * id, string inputs wrapped as `{"input": …}`), the read tool, and invocation answers and aim
- * errors as tool results. Pure functions, no SDK and no HTTP.
+ * How a session's actions look to an MCP client: one tool per action (named by its id; an
+ * object input's schema as it is, any other input, a string, a list or a value of several
+ * types, wrapped as `{"input": …}`, since MCP takes an object of arguments), the read tool, and
+ * invocation answers and aim errors as tool results. Pure functions, no SDK and no HTTP.
  *
  * @example
  * ```ts
@@ -24,6 +25,7 @@
  */
 import { encode as encodeToon } from "@toon-format/toon";
 import type { ActionSpec, InvokeResult, Manifest } from "../wire/schemas.ts";
+import { type InputSchema, isObjectSchema } from "../wire/input_schema.ts";
 import { READ_TOOL, titleOf } from "../wire/tools.ts";
 import { type StateView, stateView, type ToldStates } from "./answers.ts";
 
@@ -55,14 +57,22 @@ export interface McpToolResult {
 
 /** The tool's input schema: an object input as it is, any other wrapped in `input`. */
 export function toolInputSchema(spec: ActionSpec): McpTool["inputSchema"] {
-  if (spec.input_schema.type === "object") return { ...spec.input_schema };
+  if (isObjectSchema(spec.input_schema)) {
+    return { ...spec.input_schema } as McpTool["inputSchema"];
+  }
   // A call with other arguments is refused with how to wrap its input (errorResult).
   return { type: "object", properties: { input: spec.input_schema }, required: ["input"] };
 }
 
 /** The tool's example arguments: the action's `input_example`, wrapped like its schema. */
 export function toolExample(spec: ActionSpec): unknown {
-  return spec.input_schema.type === "object" ? spec.input_example : { input: spec.input_example };
+  if (spec.input_example === undefined) return undefined;
+  return isObjectSchema(spec.input_schema) ? spec.input_example : { input: spec.input_example };
+}
+
+/** What a wrapped input is, as a noun: `string`, `array`, `value` (several types). */
+function inputNoun(schema: InputSchema): string {
+  return typeof schema.type === "string" ? schema.type : "value";
 }
 
 /** The MCP tool of one action. */
@@ -114,7 +124,7 @@ export interface Unwrapped {
  * `{"input": …}`, and otherwise the arguments themselves, which its validation then refuses.
  */
 export function unwrapArguments(spec: ActionSpec | undefined, args: unknown): Unwrapped {
-  if (!spec || spec.input_schema.type === "object") return { input: args ?? {}, wrapped: true };
+  if (!spec || isObjectSchema(spec.input_schema)) return { input: args ?? {}, wrapped: true };
   if (
     typeof args === "object" && args !== null && !Array.isArray(args) &&
     Object.keys(args).length === 1 && Object.hasOwn(args, "input")
@@ -183,15 +193,19 @@ export function errorResult(
   wrapped = true,
 ): McpToolResult {
   let out = body;
-  if (body.error === "invalid_input" && spec && spec.input_schema.type !== "object") {
-    out = { ...body, input_schema: toolInputSchema(spec), input_example: toolExample(spec) };
+  if (body.error === "invalid_input" && spec && !isObjectSchema(spec.input_schema)) {
+    const example = toolExample(spec);
+    out = {
+      ...body,
+      input_schema: toolInputSchema(spec),
+      ...(example !== undefined && { input_example: example }),
+    };
     if (!wrapped) {
-      const hint = `call ${spec.id} with {"input": <the ${spec.input_schema.type}>}, for example ${
-        JSON.stringify(toolExample(spec))
-      }`;
+      const noun = inputNoun(spec.input_schema);
+      const hint = `call ${spec.id} with {"input": <the ${noun}>}` +
+        (example === undefined ? "" : `, for example ${JSON.stringify(example)}`);
       out.hint = hint;
-      out.message =
-        `Arguments for "${spec.id}" must be {"input": <${spec.input_schema.type}>}: ${hint}.`;
+      out.message = `Arguments for "${spec.id}" must be {"input": <${noun}>}: ${hint}.`;
     }
   }
   const hint = typeof out.hint === "string" && !String(out.message).includes(out.hint)

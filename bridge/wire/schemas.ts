@@ -6,17 +6,14 @@
  */
 import { z } from "zod";
 import { ERROR_CODES } from "./errors.ts";
+import { FieldName, FORBIDDEN_KEYS, InputSchema, type JsonValue } from "./input_schema.ts";
+
+export { FieldName, FORBIDDEN_KEYS, InputSchema };
+export type { JsonValue };
 
 /** Protocol name and version every manifest carries. */
 export const PROTOCOL = "AIP";
 export const PROTOCOL_VERSION = "0.1";
-
-/** Names that would reach an object's prototype if used as a key. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
-  "__proto__",
-  "constructor",
-  "prototype",
-]);
 
 /** An action id: what an agent passes as `actionId`. */
 export const ActionId = z.string().regex(
@@ -24,108 +21,27 @@ export const ActionId = z.string().regex(
   "An action id starts with a letter and has at most 64 letters, digits, '_', '.' or '-'",
 );
 
-/** A field name of an object input. */
-export const FieldName = z.string().regex(
-  /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/,
-  "A field name starts with a letter or '_' and has at most 64 letters, digits, '_', '.' or '-'",
-).refine(
-  (name) => !FORBIDDEN_KEYS.has(name),
-  "A field name may not be __proto__, constructor or prototype",
-);
-
-function isRegExp(source: string): boolean {
-  try {
-    new RegExp(source, "u");
-    return true;
-  } catch {
-    return false;
-  }
-}
-
-/** A string input, or one string field of an object input. */
-export const StringSchema = z.strictObject({
-  type: z.literal("string"),
-  description: z.string().max(2000).optional(),
-  minLength: z.int().min(0).max(1_000_000).optional(),
-  maxLength: z.int().min(0).max(1_000_000).optional(),
-  pattern: z.string().max(512).refine(isRegExp, "pattern is not a valid regular expression")
-    .optional(),
-  enum: z.array(z.string().max(2000)).min(1).max(500).optional(),
-}).refine(
-  (s) => s.minLength === undefined || s.maxLength === undefined || s.minLength <= s.maxLength,
-  "minLength is greater than maxLength",
-);
-export type StringSchema = z.infer<typeof StringSchema>;
-
-/** A number or integer input or field: `minimum` and `maximum` are inclusive. */
-export const NumberSchema = z.strictObject({
-  type: z.enum(["number", "integer"]),
-  description: z.string().max(2000).optional(),
-  minimum: z.number().optional(),
-  maximum: z.number().optional(),
-}).refine(
-  (s) => s.minimum === undefined || s.maximum === undefined || s.minimum <= s.maximum,
-  "minimum is greater than maximum",
-);
-export type NumberSchema = z.infer<typeof NumberSchema>;
-
-/** A boolean input or field. */
-export const BooleanSchema = z.strictObject({
-  type: z.literal("boolean"),
-  description: z.string().max(2000).optional(),
-});
-export type BooleanSchema = z.infer<typeof BooleanSchema>;
-
 /**
- * One field of an object input, or a whole input that is not an object: a string (the
- * default everywhere), or a number, an integer or a boolean where the markup says so.
+ * A value of one field of a form or of an action's single input: a string, a (finite) number or
+ * a boolean. What the elements write into a control.
  */
-export const FieldSchema = z.discriminatedUnion("type", [
-  StringSchema,
-  NumberSchema,
-  BooleanSchema,
-]);
-export type FieldSchema = z.infer<typeof FieldSchema>;
+export type FieldValue = string | number | boolean;
 
-/** A flat object of fields. */
-export const ObjectSchema = z.strictObject({
-  type: z.literal("object"),
-  description: z.string().max(2000).optional(),
-  properties: z.record(FieldName, FieldSchema).refine(
-    (p) => Object.keys(p).length <= 100,
-    "An object input has at most 100 fields",
-  ),
-  required: z.array(z.string()).optional(),
-  additionalProperties: z.literal(false),
-}).refine(
-  (s) => (s.required ?? []).every((name) => Object.hasOwn(s.properties, name)),
-  "Every required field must be one of the properties",
-);
-export type ObjectSchema = z.infer<typeof ObjectSchema>;
-
-/** An action's `input_schema`: a string, number, integer or boolean, or a flat object of them. */
-export const InputSchema = z.discriminatedUnion("type", [
-  StringSchema,
-  NumberSchema,
-  BooleanSchema,
-  ObjectSchema,
-]);
-export type InputSchema = z.infer<typeof InputSchema>;
-
-/** A value of one field: a string, a (finite) number or a boolean. */
-export const FieldValue = z.union([z.string(), z.number(), z.boolean()]);
-export type FieldValue = z.infer<typeof FieldValue>;
-
-/** An input value of the allowed shapes: a field value, or a flat object of them. */
-export const InputValue = z.union([FieldValue, z.record(z.string(), FieldValue)]);
-export type InputValue = z.infer<typeof InputValue>;
+/** An input value: any JSON value its action's `input_schema` accepts. */
+export const InputValue: z.ZodType<JsonValue> = z.json();
+export type InputValue = JsonValue;
 
 /** One action as a manifest lists it (seed 000). */
 export const ManifestAction = z.strictObject({
   id: ActionId,
   description: z.string().min(1).max(2000),
   input_schema: InputSchema,
-  input_example: InputValue,
+  /**
+   * An input that `input_schema` accepts: the declaration's own, or one the bridge made from the
+   * schema. Left out when none could be made (a pattern no generated string matches): read
+   * `input_schema` then.
+   */
+  input_example: InputValue.optional(),
   consequential: z.boolean(),
 });
 export type ManifestAction = z.infer<typeof ManifestAction>;
@@ -151,7 +67,7 @@ export const Manifest = z.strictObject({
   browser_connected: z.boolean(),
   invoke_url: z.url(),
   invoke_method: z.literal("POST"),
-  invoke_example: z.strictObject({ actionId: ActionId, input: InputValue }),
+  invoke_example: z.strictObject({ actionId: ActionId, input: InputValue.optional() }),
   /** Session manifests only: the MCP endpoint that serves this session's actions as tools. */
   mcp_url: z.url().optional(),
   /**

@@ -1,10 +1,11 @@
 /**
  * How a tool a page registers with WebMCP (`document.modelContext.registerTool`) becomes an aim
- * action, for remote agents: name → `id`, description, `inputSchema` → a flat `input_schema`
- * the bridge enforces, annotations → `consequential`, and what a run's result becomes. Written
- * once, for the elements (elements/page_tools.ts, which registers a page's tools with the bridge)
- * and for tests and docs (docs/webmcp.md, "Pages that already use WebMCP"). No imports: the
- * lazy WebMCP chunk of the elements carries it, and must not carry zod.
+ * action, for remote agents: name → `id`, description, `inputSchema` → the `input_schema` the
+ * bridge enforces (any shape MCP and WebMCP tools use), annotations → `consequential`, and what
+ * a run's result becomes. Written once, for the elements (elements/page_tools.ts, which
+ * registers a page's tools with the bridge) and for tests and docs (docs/webmcp.md, "Pages that
+ * already use WebMCP"). No imports: the lazy WebMCP chunk of the elements carries it, and must
+ * not carry zod.
  *
  * @example
  * ```ts
@@ -30,9 +31,6 @@ const MAX_DESCRIPTION = 2000;
 /** An action id, as bridge/wire/schemas.ts `ActionId` takes it. */
 const ACTION_ID = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
-/** A field name, as bridge/wire/schemas.ts `FieldName` takes it. */
-const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
-
 /**
  * The bridge's built-in actions (bridge/input/action_spec.ts `BUILTIN_ACTION_IDS`) and the read
  * tool: a page's tool never takes their names, in any case, whether or not this bridge lists
@@ -44,9 +42,6 @@ export const RESERVED_TOOL_NAMES: readonly string[] = [
   "disconnect",
   "aim_read_page",
 ];
-
-/** Names that would reach an object's prototype. */
-const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);
 
 /** A tool as `getTools()` lists it (native, a polyfill, aim's own API), or as it was registered. */
 export interface WebMcpToolInfo {
@@ -74,17 +69,23 @@ export interface ToolMarkup {
    * @default {false}
    */
   hidden?: boolean;
+  /**
+   * An input for the tool's example (`input-example='{"time": "9:30 AM"}'`), JSON text: the
+   * bridge refuses the tool if it does not fit the schema. Without one, the bridge makes one.
+   */
+  inputExample?: string;
 }
 
-/** A flat JSON Schema as aim's `input_schema` takes it. */
-export type FlatSchema = Record<string, unknown>;
+/** A JSON Schema as aim's `input_schema` takes it (bridge/wire/input_schema.ts). */
+export type ToolSchema = Record<string, unknown>;
 
 /** The action a tool becomes: the fields a tab registers (bridge/wire/schemas.ts). */
 export interface ToolAction {
   id: string;
   description: string;
-  input_schema: FlatSchema;
-  input_example: Record<string, string | number | boolean>;
+  input_schema: ToolSchema;
+  /** The site owner's example; without one, the bridge makes one from the schema. */
+  input_example?: unknown;
   consequential: boolean;
   read_only: boolean;
   protected: false;
@@ -93,29 +94,32 @@ export interface ToolAction {
 /** The action of a tool, or why it cannot be one (a sentence for the page's console). */
 export type ToolMapping = { ok: true; action: ToolAction } | { ok: false; problem: string };
 
-/** Keywords that only annotate: left out of the schema (they restrict nothing). */
+/**
+ * Keywords that only annotate and that aim's `input_schema` does not carry: left out (they
+ * restrict nothing). `title` becomes the description where there is none; `description`,
+ * `default` and `examples` are kept (the bridge makes the example from them).
+ */
 const ANNOTATIONS = new Set([
   "title",
-  "default",
-  "examples",
   "$schema",
   "$id",
   "$comment",
   "deprecated",
   "readOnly",
   "writeOnly",
-  "format",
   "contentMediaType",
   "contentEncoding",
 ]);
 
-/** The keywords aim enforces, by type (besides `type` and `description`). */
-const ENFORCED: Record<string, readonly string[]> = {
-  string: ["minLength", "maxLength", "pattern", "enum", "const"],
-  number: ["minimum", "maximum"],
-  integer: ["minimum", "maximum"],
-  boolean: [],
-};
+/** The keywords whose value is a schema, a list of schemas, or a map of them. */
+const ONE = ["items", "additionalProperties"];
+const LIST = ["anyOf", "oneOf"];
+
+/** The most `examples` kept (the bridge's bound: bridge/wire/input_schema.ts). */
+const MAX_EXAMPLES = 8;
+
+/** Deeper than the bridge takes (bridge/wire/input_schema.ts), far: refused here already. */
+const MAX_DEPTH = 16;
 
 function isObject(value: unknown): value is Record<string, unknown> {
   return typeof value === "object" && value !== null && !Array.isArray(value);
@@ -128,7 +132,6 @@ function text(value: unknown): string {
 function cut(value: string): string {
   return value.length > MAX_DESCRIPTION ? `${value.slice(0, MAX_DESCRIPTION - 1)}…` : value;
 }
-
 /**
  * Whether a tool may change something, so that the person confirms each run: unless it says it
  * only reads (`readOnlyHint: true`) and nothing says otherwise (`destructiveHint`,
@@ -141,28 +144,21 @@ export function isConsequentialTool(annotations: unknown, markup: ToolMarkup = {
     hints.consequentialHint === true || markup.consequential === true;
 }
 
-/** One field of the tool's schema as aim's, or why it cannot be. */
-function fieldOf(name: string, schema: unknown): FlatSchema | string {
-  const where = `field "${name}"`;
-  if (!isObject(schema)) return `${where} has no schema`;
-  let type = schema.type;
-  if (Array.isArray(type) && type.length === 1) type = type[0];
-  if (type === "object" || type === "array") {
-    return `${where} is ${type === "object" ? "an object" : "an array"}: remote agents get ` +
-      "flat inputs only (strings, numbers, integers, booleans)";
-  }
-  if (typeof type !== "string" || !Object.hasOwn(ENFORCED, type)) {
-    return `${where} has a type aim cannot check (${JSON.stringify(type ?? null)})`;
-  }
-  const out: FlatSchema = { type };
-  const description = text(schema.description) || text(schema.title);
-  if (description) out.description = cut(description);
+/**
+ * One schema of the tool's `inputSchema` as aim's: annotations left out (ANNOTATIONS), and
+ * Chromium's way of saying what aim says shorter: a `<select>` is `anyOf` string consts beside
+ * their `enum`, a number input `multipleOf: 1` (its step), an integer. Any other keyword is
+ * kept as it is: the bridge checks every keyword it takes and refuses the tool, naming the
+ * keyword, for one it does not (bridge/wire/input_schema.ts).
+ */
+function schemaOf(schema: unknown, where: string, depth: number): ToolSchema | string {
+  if (!isObject(schema)) return `${where} is not a schema`;
+  if (depth > MAX_DEPTH) return `${where} nests schemas too deep`;
+  const out: ToolSchema = {};
   for (let [key, value] of Object.entries(schema)) {
-    if (key === "type" || key === "description" || ANNOTATIONS.has(key)) continue;
-    // Chromium's schema of a declarative form: a <select> is `anyOf` string consts (beside
-    // their `enum`), a number input `multipleOf: 1` (its step), which aim enforces exactly.
+    if (ANNOTATIONS.has(key)) continue;
     if (
-      key === "anyOf" && type === "string" && Array.isArray(value) && value.length &&
+      key === "anyOf" && Array.isArray(value) && value.length &&
       value.every((v) => isObject(v) && typeof v.const === "string" && v.type !== "number")
     ) {
       const consts = value.map((v) => (v as Record<string, unknown>).const);
@@ -171,40 +167,50 @@ function fieldOf(name: string, schema: unknown): FlatSchema | string {
       }
       [key, value] = ["enum", consts];
     }
-    if (key === "multipleOf" && value === 1 && (type === "number" || type === "integer")) {
+    if (
+      key === "multipleOf" && value === 1 && (schema.type === "number" || schema.type === "integer")
+    ) {
       out.type = "integer";
       continue;
     }
-    if (!ENFORCED[type]!.includes(key)) {
-      return `${where} uses "${key}", which aim cannot enforce`;
+    if (key === "examples" && Array.isArray(value)) value = value.slice(0, MAX_EXAMPLES);
+    if (key === "required" && Array.isArray(value)) {
+      // An empty list says nothing (Chromium lists one, a form's static reading none).
+      if (!value.length) continue;
+      value = [...new Set(value)];
     }
-    if (key === "enum" || key === "const") {
-      const values = key === "const" ? [value] : value;
-      if (!Array.isArray(values) || !values.length || values.some((v) => typeof v !== "string")) {
-        return `${where}: aim takes an enum of strings only`;
+    if (ONE.includes(key) && isObject(value)) {
+      const inner = schemaOf(value, `${where}.${key}`, depth + 1);
+      if (typeof inner === "string") return inner;
+      value = inner;
+    } else if (LIST.includes(key) && Array.isArray(value)) {
+      const inner = value.map((v, i) => schemaOf(v, `${where}.${key}[${i}]`, depth + 1));
+      const problem = inner.find((v) => typeof v === "string");
+      if (problem !== undefined) return problem as string;
+      value = inner;
+    } else if (key === "properties" && isObject(value)) {
+      const inner: Record<string, ToolSchema> = {};
+      for (const [name, field] of Object.entries(value)) {
+        const mapped = schemaOf(field, `field "${name.slice(0, 80)}"`, depth + 1);
+        if (typeof mapped === "string") return mapped;
+        inner[name] = mapped;
       }
-      out.enum = values;
-    } else if (key === "pattern") {
-      if (typeof value !== "string") return `${where}: its pattern is not a string`;
-      out.pattern = value;
-    } else {
-      if (typeof value !== "number" || !Number.isFinite(value)) {
-        return `${where}: its ${key} is not a number`;
-      }
-      out[key] = value;
+      value = inner;
     }
+    out[key] = value;
   }
+  const description = text(schema.description) || text(schema.title);
+  if (description) out.description = cut(description);
   return out;
 }
 
 /**
- * The tool's `inputSchema` as aim's `input_schema`: always a flat object with
- * `additionalProperties: false` (a tool that allows more fields gets only the declared ones),
- * or why it cannot be one. Keywords that only annotate (`title`, `default`, `format`…) are left
- * out; any other keyword aim cannot enforce refuses the tool, so that the bridge never forwards
- * an input the tool's schema does not allow.
+ * The tool's `inputSchema` as aim's `input_schema`, or why it cannot be one: an object schema
+ * (none: an object without fields) of any shape MCP and WebMCP tools use, annotations left out
+ * ({@linkcode ANNOTATIONS}). The bridge checks the rest and closes its objects: an object that
+ * does not say it takes other fields takes only its properties.
  */
-export function inputSchemaOfTool(inputSchema: unknown): FlatSchema | string {
+export function inputSchemaOfTool(inputSchema: unknown): ToolSchema | string {
   let schema = inputSchema ?? { type: "object", properties: {} };
   if (typeof schema === "string") {
     try {
@@ -216,85 +222,16 @@ export function inputSchemaOfTool(inputSchema: unknown): FlatSchema | string {
   if (!isObject(schema) || (schema.type !== undefined && schema.type !== "object")) {
     return "its inputSchema is not an object schema";
   }
-  const properties: Record<string, FlatSchema> = {};
-  const given = schema.properties ?? {};
-  if (!isObject(given)) return "its inputSchema's properties are not an object";
-  const names = Object.keys(given);
-  if (names.length > 100) return "its inputSchema has more than 100 fields";
-  for (const name of names) {
-    if (!FIELD_NAME.test(name) || FORBIDDEN.has(name)) {
-      return `its field name "${name.slice(0, 80)}" is not one aim takes`;
-    }
-    const field = fieldOf(name, given[name]);
-    if (typeof field === "string") return field;
-    properties[name] = field;
-  }
-  const required = schema.required ?? [];
-  if (!Array.isArray(required) || required.some((r) => !Object.hasOwn(properties, r))) {
-    return "its required fields are not all among its properties";
-  }
-  for (const key of Object.keys(schema)) {
-    if (["type", "properties", "required", "additionalProperties", "description"].includes(key)) {
-      continue;
-    }
-    if (!ANNOTATIONS.has(key)) return `its inputSchema uses "${key}", which aim cannot enforce`;
-  }
-  if (
-    schema.additionalProperties !== undefined && typeof schema.additionalProperties !== "boolean"
-  ) {
-    return "its inputSchema's additionalProperties is a schema, which aim cannot enforce";
-  }
-  const out: FlatSchema = { type: "object", properties, additionalProperties: false };
-  if (required.length) out.required = [...new Set(required as string[])];
-  return out;
-}
-
-/** Candidates for a string field that has a pattern and no example of its own. */
-const STRING_GUESSES = ["example", "a", "A", "0", "1", "a@example.com", "2026-01-01", "x1", ""];
-
-function fits(field: FlatSchema, value: unknown): boolean {
-  if (field.type === "boolean") return typeof value === "boolean";
-  if (field.type === "number" || field.type === "integer") {
-    return typeof value === "number" && Number.isFinite(value) &&
-      (field.type === "number" || Number.isInteger(value)) &&
-      (field.minimum === undefined || value >= (field.minimum as number)) &&
-      (field.maximum === undefined || value <= (field.maximum as number));
-  }
-  if (typeof value !== "string") return false;
-  if (field.minLength !== undefined && value.length < (field.minLength as number)) return false;
-  if (field.maxLength !== undefined && value.length > (field.maxLength as number)) return false;
-  if (Array.isArray(field.enum) && !field.enum.includes(value)) return false;
-  try {
-    return field.pattern === undefined || new RegExp(field.pattern as string, "u").test(value);
-  } catch {
-    return false;
-  }
-}
-
-/** A value of `field`: the tool's own example or default when it fits, else a made-up one. */
-function exampleOf(field: FlatSchema, own: unknown[]): string | number | boolean | undefined {
-  const guesses: unknown[] = [...own];
-  if (field.type === "boolean") guesses.push(false);
-  else if (field.type === "number" || field.type === "integer") {
-    const min = field.minimum as number | undefined;
-    const max = field.maximum as number | undefined;
-    guesses.push(
-      0,
-      min === undefined ? undefined : Math.ceil(min),
-      max === undefined ? undefined : Math.floor(max),
-    );
-  } else {
-    if (Array.isArray(field.enum)) guesses.push(field.enum[0]);
-    const min = (field.minLength as number | undefined) ?? 0;
-    guesses.push(...STRING_GUESSES, "x".repeat(Math.min(Math.max(min, 1), 1000)));
-  }
-  return guesses.find((value) => fits(field, value)) as string | number | boolean | undefined;
+  const out = schemaOf(schema, "its inputSchema", 1);
+  if (typeof out === "string") return out;
+  return { type: "object", properties: {}, ...out };
 }
 
 /**
  * The action of one WebMCP tool, or why it cannot be one. The id is the tool's name (one that
  * is no action id is refused, not renamed: two tools must not end up with one id); a tool is
- * consequential by {@linkcode isConsequentialTool}; the example fills the required fields.
+ * consequential by {@linkcode isConsequentialTool}; the example is the site owner's
+ * (`<aim-tool input-example>`), or the bridge makes one from the schema.
  */
 export function actionOfTool(tool: WebMcpToolInfo, markup: ToolMarkup = {}): ToolMapping {
   const name = typeof tool.name === "string" ? tool.name : "";
@@ -317,26 +254,21 @@ export function actionOfTool(tool: WebMcpToolInfo, markup: ToolMarkup = {}): Too
   if (!description) return fail("it has no description");
   const schema = inputSchemaOfTool(tool.inputSchema);
   if (typeof schema === "string") return fail(schema);
-  const original = isObject(tool.inputSchema) && isObject(tool.inputSchema.properties)
-    ? tool.inputSchema.properties
-    : {};
-  const example: Record<string, string | number | boolean> = {};
-  const properties = schema.properties as Record<string, FlatSchema>;
-  for (const field of (schema.required as string[] | undefined) ?? []) {
-    const given = isObject(original[field]) ? original[field] as Record<string, unknown> : {};
-    const own = [...(Array.isArray(given.examples) ? given.examples : []), given.default];
-    const value = exampleOf(properties[field]!, own);
-    if (value === undefined) {
-      return fail(`no example fits its field "${field}": give it "examples" in its inputSchema`);
+  // The site owner's example (`<aim-tool input-example>`), else the bridge makes one.
+  let example: unknown;
+  if (markup.inputExample !== undefined) {
+    try {
+      example = JSON.parse(markup.inputExample);
+    } catch {
+      return fail("its <aim-tool input-example> is not JSON");
     }
-    example[field] = value;
   }
   const consequential = isConsequentialTool(tool.annotations, markup);
   const action: ToolAction = {
     id: name,
     description: cut(description),
     input_schema: schema,
-    input_example: example,
+    ...(example !== undefined && { input_example: example }),
     consequential,
     read_only: !consequential,
     protected: false,

@@ -128,7 +128,9 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
   // Booleans, not 20 KB of code in a failure.
   assert.ok(!/zod/i.test(upFront), "zod is up front");
   // Messages that only bridge/markup/action.ts's readAction produces.
-  for (const text of ["is not a whole number", "needs an input-example", "no named fields"]) {
+  for (
+    const text of ["is not a whole number", "the JSON schema must be an object", "no named fields"]
+  ) {
     assert.ok(upFront.includes(text), `readAction's "${text}" is missing`);
   }
   assert.ok(/export\s*\{[^}]*\bAimAction\b/.test(await read("elements.bundle.js")));

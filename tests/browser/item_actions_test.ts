@@ -470,7 +470,7 @@ Deno.test({
               { title: "pen", qty: "2" },
               'field "qty" must be an integer, not a string: send 2, not "2"',
             ],
-            [{ title: "pen", qty: 0 }, 'field "qty": Too small: expected number to be >=1'],
+            [{ title: "pen", qty: 0 }, 'field "qty": must be at least 1'],
             [{ title: "pen", qty: 1, gift: "yes" }, 'field "gift" must be a boolean, not a string'],
             [{ title: "pen", qty: 1, size: "XL" }, 'field "size": must be one of ["S","M"]'],
           ] as const

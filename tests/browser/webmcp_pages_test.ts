@@ -82,9 +82,26 @@ const TODO_TOOLS = `
     execute: () => { throw new Error("the list is locked"); },
   });
   mc.registerTool({
-    name: "nested_todo",
-    description: "Takes a nested object",
-    inputSchema: { type: "object", properties: { todo: { type: "object", properties: {} } } },
+    name: "tag_todos",
+    description: "Show the todos of some tags",
+    inputSchema: {
+      type: "object",
+      properties: {
+        tags: { type: "array", items: { enum: ["home", "work"] }, uniqueItems: true, minItems: 1 },
+        due: { type: ["string", "null"], pattern: "^[1-9]:[0-5][0-9] (AM|PM)$" },
+      },
+      required: ["tags", "due"],
+    },
+    annotations: { readOnlyHint: true },
+    execute: ({ tags, due }) => {
+      document.getElementById("tags").textContent = tags.join("+") + " " + due;
+      return { tags, due };
+    },
+  });
+  mc.registerTool({
+    name: "merged_todo",
+    description: "Takes a schema aim does not check",
+    inputSchema: { type: "object", properties: { todo: { allOf: [{ type: "string" }] } } },
     execute: () => "never",
   });
   mc.registerTool({
@@ -112,8 +129,9 @@ ${AIM_HEAD}
 </script>
 </head><body>
 ${AIM_BODY}
-<h1>Todos</h1><p id="todos"></p>
+<h1>Todos</h1><p id="todos"></p><p id="tags"></p>
 <aim-tool name="list_todos" consequential></aim-tool>
+<aim-tool name="tag_todos" input-example='{"tags": ["work"], "due": "9:30 AM"}'></aim-tool>
 </body></html>`;
 
 /** A module that registers after load. */
@@ -122,7 +140,7 @@ const MODULE_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 ${AIM_HEAD}
 </head><body>
 ${AIM_BODY}
-<h1>Todos</h1><p id="todos"></p>
+<h1>Todos</h1><p id="todos"></p><p id="tags"></p>
 <script type="module">
   addEventListener("load", () => {
     const mc = document.modelContext;
@@ -211,7 +229,7 @@ async function waitForActions(
   assert.fail(`the actions are ${JSON.stringify(seen)}, not ${JSON.stringify(ids)}`);
 }
 
-const TOOL_IDS = ["add_todo", "clear_todos", "fail_todo", "list_todos"];
+const TOOL_IDS = ["add_todo", "clear_todos", "fail_todo", "list_todos", "tag_todos"];
 
 /** Opens `path`, waits for its session, returns the page and its token. */
 async function openTodos(browser: TestBrowser, bridge: TestBridge, path: string) {
@@ -308,7 +326,7 @@ for (const webmcp of [true, false]) {
             required: ["text"],
             additionalProperties: false,
           });
-          await warnings.waitFor(/tool "nested_todo": field "todo" is an object/);
+          await warnings.waitFor(/"merged_todo" was rejected: .*"allOf"/);
           // A tool never takes a built-in's name (the page refuses it), nor a server action's
           // (the bridge refuses it): the app's export_data is the server's.
           await warnings.waitFor(/tool "Login": its name is aim's own/);
@@ -366,6 +384,59 @@ for (const webmcp of [true, false]) {
             const extra = await mcp.callTool("add_todo", { text: "x", sneaky: true });
             assert.equal(extra.structuredContent.error, "invalid_input");
             assert.equal(await todosText(page), "milk");
+          });
+
+          await t.step("a tool with a list field is offered and runs with a list", async () => {
+            const tag = actions.tag_todos! as unknown as {
+              input_schema: unknown;
+              input_example: unknown;
+            };
+            assert.deepEqual(tag.input_schema, {
+              type: "object",
+              properties: {
+                tags: {
+                  type: "array",
+                  items: { enum: ["home", "work"] },
+                  uniqueItems: true,
+                  minItems: 1,
+                },
+                due: { type: ["string", "null"], pattern: "^[1-9]:[0-5][0-9] (AM|PM)$" },
+              },
+              required: ["tags", "due"],
+              additionalProperties: false,
+            });
+            // The site owner's example (<aim-tool input-example>), else one made from the schema.
+            assert.deepEqual(
+              tag.input_example,
+              path === "/inline"
+                ? { tags: ["work"], due: "9:30 AM" }
+                : { tags: ["home"], due: "1:00 AM" },
+            );
+            const listed = await mcp.callTool("tag_todos", { tags: ["work", "home"], due: null });
+            assert.equal(listed.isError, undefined, JSON.stringify(listed));
+            assert.deepEqual(listed.structuredContent.result, {
+              tags: ["work", "home"],
+              due: null,
+            });
+            assert.equal(await page.$eval("#tags", (el) => el.textContent), "work+home null");
+            for (
+              const [input, hint] of [
+                [
+                  { tags: ["play"], due: null },
+                  /field "tags\[0\]": must be one of \["home","work"\]/,
+                ],
+                [{ tags: ["home", "home"], due: null }, /must not repeat an item/],
+                [{ tags: [], due: null }, /field "tags": must have at least 1 item/],
+                [{ tags: "home", due: null }, /field "tags" must be an array, not a string/],
+                [{ tags: ["home"], due: "noon" }, /field "due": must match the pattern/],
+              ] as const
+            ) {
+              const wrong = await mcp.callTool("tag_todos", input);
+              assert.equal(wrong.isError, true, JSON.stringify(input));
+              assert.equal(wrong.structuredContent.error, "invalid_input");
+              assert.match(wrong.structuredContent.hint, hint);
+            }
+            assert.equal(await page.$eval("#tags", (el) => el.textContent), "work+home null");
           });
 
           await t.step("a tool that throws is action_failed with its message", async () => {
@@ -687,6 +758,7 @@ for (const webmcp of [true, false]) {
           const actions = await waitForActions(bridge, "/react.json", token, [
             "disconnect",
             "add_item",
+            "add_items",
             "empty_cart",
             "list_items",
           ]);
@@ -700,8 +772,23 @@ for (const webmcp of [true, false]) {
           assert.equal(added.isError, undefined, JSON.stringify(added));
           assert.deepEqual(added.structuredContent.result.structuredContent, { added: "tea" });
           await page.waitForFunction(() => document.getElementById("items")?.textContent === "tea");
+          // A list, through the npm polyfill's JSON and React's state.
+          const many = mcp.callTool("add_items", { items: ["milk", "eggs"] });
+          await clickPanelButton(page, "Approve");
+          const addedMany = await many;
+          assert.equal(addedMany.isError, undefined, JSON.stringify(addedMany));
+          assert.deepEqual(addedMany.structuredContent.result.structuredContent, {
+            added: ["milk", "eggs"],
+          });
+          await page.waitForFunction(() =>
+            document.getElementById("items")?.textContent === "teamilkeggs"
+          );
+          const repeated = await mcp.callTool("add_items", { items: ["milk", "milk"] });
+          assert.equal(repeated.structuredContent.error, "invalid_input");
           const listed = await mcp.callTool("list_items", {});
-          assert.deepEqual(listed.structuredContent.result.structuredContent, { items: ["tea"] });
+          assert.deepEqual(listed.structuredContent.result.structuredContent, {
+            items: ["tea", "milk", "eggs"],
+          });
           // The app disables a hook: its tool leaves the session.
           const changed = mcp.nextListChanged();
           await page.click("#lock");
@@ -709,6 +796,7 @@ for (const webmcp of [true, false]) {
           await waitForActions(bridge, "/react.json", token, [
             "disconnect",
             "add_item",
+            "add_items",
             "list_items",
           ]);
         });

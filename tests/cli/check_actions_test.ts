@@ -145,9 +145,10 @@ Deno.test("aim check reports types and bounds that do not fit the field or its c
       "takes a boolean",
       'error: <aim-action name="b">: input-minimum does not fit input-type="string" (it is for ' +
       "number and integer)",
-      'error: action "c" is not valid: input_schema.type: Invalid discriminator value. ' +
-      "Expected 'string' | 'number' | 'integer' | 'boolean' | 'object'",
-      'error: action "d" needs an input-example',
+      'error: action "c" is not valid: input_schema.type: type must be one of string, number, ' +
+      "integer, boolean, null, object, array, or a list of them",
+      'error: action "d" is not valid: input_schema.maximum: Invalid input: expected number, ' +
+      "received NaN",
       'error: <aim-action name="d">: input-maximum="ten" is not a number',
       'error: <aim-action name="e">: input-type="boolean" does not fit its control: a <input> ' +
       "takes text; only a checkbox takes a boolean",

@@ -15,8 +15,8 @@ const BROKEN = {
   ],
   "schema.html": [
     `${SCRIPT}
-<aim-action name="nested" description="Takes a nested object" input-example='{"a":{}}'>
-  <script type="application/json">{"type":"object","properties":{"a":{"type":"object"}}}</script>
+<aim-action name="nested" description="Takes a reference" input-example='{"a":{}}'>
+  <script type="application/json">{"type":"object","properties":{"a":{"$ref":"#/a"}}}</script>
 </aim-action>`,
     /schema\.html:2:1: action "nested" is not valid: input_schema/,
   ],

@@ -57,7 +57,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   },
   "bridge/input/validate.ts": {
     tests: [
-      "tests/unit/validate_test.ts",
+      "tests/unit/schema_check_test.ts",
       "tests/unit/input_test.ts",
       "tests/unit/typed_input_test.ts",
     ],

@@ -255,20 +255,30 @@ Deno.test("validateInput() refuses a value too long for its pattern before any m
   assert.match(String(long.details.hint), new RegExp(`at most ${big.maxInput} characters`));
 });
 
-Deno.test("validateInput() refuses patterned fields that are too long together, before matching", () => {
-  const field = { type: "string", pattern: "^(?:[ab]{900}[cd])$" };
+Deno.test("validateInput() refuses patterned strings that are too long together, in fields and lists", () => {
+  const field = { type: "string", pattern: "^[ab]+$" };
   const spec = action({
     type: "object",
-    properties: { a: field, b: field },
-    required: [],
+    properties: { a: field, b: field, list: { type: "array", items: field } },
     additionalProperties: false,
   }, {});
-  const { maxInput } = compilePattern(field.pattern);
-  const long = "a".repeat(maxInput);
-  // Each alone is within the budget (and does not match); both together are not.
-  assert.match(String(invalid(spec, { a: long }).details.hint), /must match the pattern/);
-  const both = invalid(spec, { a: long, b: long });
-  assert.match(String(both.details.hint), /too long to be checked against their patterns/);
+  const { maxInput, unitCost } = compilePattern(field.pattern);
+  // Each alone is within the budget and matches; two of them together are not.
+  const long = "a".repeat(Math.min(maxInput, Math.ceil(PATTERN_BUDGET / unitCost / 2) + 10));
+  assert.ok(
+    long.length * unitCost <= PATTERN_BUDGET && 2 * long.length * unitCost > PATTERN_BUDGET,
+  );
+  assert.deepEqual(validateInput(spec, { a: long }), { a: long });
+  assert.deepEqual(validateInput(spec, { list: [long] }), { list: [long] });
+  for (const input of [{ a: long, b: long }, { list: [long, long] }, { a: long, list: [long] }]) {
+    assert.match(
+      String(invalid(spec, input).details.hint),
+      /too long to be checked against their patterns together/,
+    );
+  }
+  // Many short strings cost their length only: a thousand of them pass.
+  const many = Array.from({ length: 1000 }, () => "ab");
+  assert.deepEqual(validateInput(spec, { list: many }), { list: many });
 });
 
 Deno.test("parseActionSpec() refuses an action whose patterns are too large together", () => {

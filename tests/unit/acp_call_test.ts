@@ -59,6 +59,21 @@ Deno.test("readCall() reads a text part as an action id and the rest as its inpu
     actionId: "note",
     input: '{"a": 1}',
   });
+  // An action that takes more than a string (a list, a number) reads JSON after its id, where
+  // the rest is JSON; else the rest as text, which its validation then judges.
+  const json = (id: string) => id !== "search";
+  assert.deepEqual(readCall(message({ content: 'tag ["bug", "task"]' }), json), {
+    actionId: "tag",
+    input: ["bug", "task"],
+  });
+  assert.deepEqual(readCall(message({ content: "count 3" }), json), {
+    actionId: "count",
+    input: 3,
+  });
+  assert.deepEqual(readCall(message({ content: "count three" }), json), {
+    actionId: "count",
+    input: "three",
+  });
 });
 
 Deno.test("readCall() decodes a base64 part, and refuses one that is not UTF-8", () => {

@@ -202,7 +202,7 @@ Deno.test("an items= action reads the same on the server and in a DOM-like tree,
       assert.deepEqual(info.problems, []);
       assert.deepEqual(info.actions, [direct]);
       const key = direct.input_schema.type === "object"
-        ? direct.input_schema.properties.item!
+        ? direct.input_schema.properties!.item!
         : direct.input_schema;
       assert.equal(key.type, "string");
       assert.ok(!("enum" in key), "the public reading lists no keys");
@@ -226,7 +226,7 @@ Deno.test("in the session, an items= action's key lists the keys present now, in
       assert.deepEqual(actionItems(action, doc).map(([, key]) => key), keys);
       const listed = [...new Set(keys.filter((k): k is string => Boolean(k)))];
       const schema = spec.input_schema;
-      const key = schema.type === "object" ? schema.properties.item! : schema;
+      const key = schema.type === "object" ? schema.properties!.item! : schema;
       assert.equal(key.type, "string");
       if (key.type !== "string") return;
       const fits = listed.length > 0 && listed.every((k) => k.length <= 200);
@@ -325,7 +325,7 @@ Deno.test("fill= takes the type of its control: a select's values, radio buttons
   const cases: [Record<string, string>, unknown, unknown][] = [
     [{ fill: "#size" }, { type: "string", description: "Size", enum: ["s", "Medium"] }, "s"],
     [{ fill: "[name=c]" }, { type: "string", enum: ["red", "blue"] }, "red"],
-    [{ fill: "#gift" }, { type: "boolean" }, true],
+    [{ fill: "#gift" }, { type: "boolean" }, false],
     [{ fill: "#qty" }, { type: "string", description: "How many" }, "example"],
     [
       { fill: "#qty", "input-type": "integer", "input-minimum": "2", "input-maximum": "9" },
@@ -342,7 +342,7 @@ Deno.test("fill= takes the type of its control: a select's values, radio buttons
     [{ "input-type": "boolean", "input-description": "Really?" }, {
       type: "boolean",
       description: "Really?",
-    }, true],
+    }, false],
   ];
   for (const [attrs, schema, example] of cases) {
     const { action, doc, html } = page(
@@ -468,7 +468,7 @@ Deno.test("a password field is never an item's key, so its value never reaches a
   assert.ok(!JSON.stringify(spec).includes("hunter2"));
 });
 
-Deno.test("an items= fill= action takes its value's example from input-example, where a pattern allows no made-up one", () => {
+Deno.test("an items= fill= action takes its value's example from input-example, or the bridge makes one", () => {
   const list = h("ul", {}, [h("li", {}, [h("label", {}, ["milk"]), h("input", { class: "qty" })])]);
   const { action, doc, html } = page(
     list,
@@ -499,9 +499,12 @@ Deno.test("an items= fill= action takes its value's example from input-example, 
       "input-pattern": "[a-z]+",
     }),
   );
-  const refused = read(without.action, without.doc);
-  assert.ok(refused instanceof MarkupError);
-  assert.match(refused.message, /needs an input-example/);
+  // Without one, the bridge makes one from the pattern.
+  for (const keys of [false, true]) {
+    const made = read(without.action, without.doc, { keys });
+    assert.ok(!(made instanceof MarkupError), String(made));
+    assert.deepEqual(made.input_example, { item: keys ? "milk" : "example", value: "a" });
+  }
 });
 
 Deno.test("items= with form= or a JSON schema child is refused, not registered with a key it cannot read", () => {

@@ -9,7 +9,9 @@ import fc from "fast-check";
 import { validateInput } from "../../bridge/input/validate.ts";
 import { type ActionSpec, parseActionSpec } from "../../bridge/input/action_spec.ts";
 import { AimError } from "../../bridge/errors/aim_error.ts";
-import type { InputSchema, StringSchema } from "../../bridge/wire/schemas.ts";
+import type { InputSchema } from "../../bridge/wire/schemas.ts";
+
+type StringSchema = InputSchema;
 
 const WRAPPED_HINT = "input must be the string itself, not an object";
 

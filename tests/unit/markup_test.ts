@@ -148,14 +148,11 @@ Deno.test("a string input carries its description, lengths and pattern through",
           properties: {},
           additionalProperties: false,
         });
-        assert.deepEqual(result.input_example, {});
+        // The bridge makes the example ({}).
+        assert.equal(result.input_example, undefined);
         return;
       }
-      if (result instanceof MarkupError) {
-        // Only a pattern without an example leaves nothing to synthesize.
-        assert.ok(s.inputExample === null && s.pattern);
-        return;
-      }
+      assert.ok(!(result instanceof MarkupError), String(result));
       const expected: Record<string, unknown> = { type: "string" };
       if (s.inputDescription) expected.description = s.inputDescription;
       if (s.minLength !== null) expected.minLength = Number(s.minLength);
@@ -250,8 +247,8 @@ Deno.test("a form's input is exactly its named controls, without buttons, hidden
       const schema = result.input_schema;
       assert.equal(schema.type, "object");
       if (schema.type !== "object") return;
-      assert.deepEqual(new Set(Object.keys(schema.properties)), names);
-      assert.equal(Object.getPrototypeOf(schema.properties), Object.prototype);
+      assert.deepEqual(new Set(Object.keys(schema.properties!)), names);
+      assert.equal(Object.getPrototypeOf(schema.properties!), Object.prototype);
       const counted = countedFields(fields);
       const required = counted.filter((f) => f.required).map((f) => f.name!);
       assert.deepEqual(new Set(schema.required), new Set(required));
@@ -260,7 +257,7 @@ Deno.test("a form's input is exactly its named controls, without buttons, hidden
         if (f.tag !== "select" || f.options.length === 0) continue;
         if (counted.filter((g) => g.name === f.name).length > 1) continue;
         // Every option of a select is among its field's allowed values.
-        const field = schema.properties[f.name!];
+        const field = schema.properties![f.name!];
         const allowed = field?.type === "string" ? field.enum ?? [] : [];
         for (const o of f.options) {
           assert.ok(allowed.includes(o.value ?? o.text.replace(/\s+/g, " ").trim()));
@@ -277,6 +274,11 @@ Deno.test("the example validates against the schema whenever parseActionSpec acc
       const { el, doc } = fakeAction(m);
       const spec = check(read(el, doc));
       if (spec instanceof MarkupError) return;
+      if (spec.input_example === undefined) {
+        // Left out only where no string the bridge made matches a pattern.
+        assert.match(JSON.stringify(spec.input_schema), /"pattern"/);
+        return;
+      }
       assert.deepEqual(validateInput(spec, spec.input_example), spec.input_example);
     }),
     RUNS,
@@ -308,7 +310,7 @@ Deno.test("a form field named __proto__ reaches neither the action nor any proto
     assert.equal(({} as Record<string, unknown>).type, undefined);
     for (const action of info.actions) {
       assert.ok(action.input_schema.type === "object");
-      assert.deepEqual(Object.keys(action.input_schema.properties), ["ok"]);
+      assert.deepEqual(Object.keys(action.input_schema.properties!), ["ok"]);
       assert.equal(Object.getPrototypeOf(action.input_schema.properties), Object.prototype);
     }
     assert.equal(info.actions.length + info.problems.length, 1);

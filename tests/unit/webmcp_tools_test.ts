@@ -43,7 +43,7 @@ Deno.test("a tool is consequential unless it says it only reads and nothing says
   assert.equal(isConsequentialTool({}, { consequential: false }), true);
 });
 
-Deno.test("a flat tool maps field by field, with annotation keywords left out", () => {
+Deno.test("a tool maps keyword by keyword, with annotations aim does not carry left out", () => {
   const mapped = actionOfTool({
     name: "add_todo",
     description: "  Add a todo  ",
@@ -52,11 +52,11 @@ Deno.test("a flat tool maps field by field, with annotation keywords left out", 
       type: "object",
       properties: {
         text: { type: "string", title: "Text", minLength: 1, format: "email", default: "a@b.co" },
-        when: { type: ["integer"], minimum: 0, maximum: 9, examples: [4] },
-        kind: { type: "string", const: "todo" },
-        done: { type: "boolean", description: "Done?" },
+        when: { type: ["integer"], minimum: 0, maximum: 9, examples: [4], deprecated: true },
+        kind: { type: "string", const: "todo", $comment: "fixed" },
+        done: { type: "boolean", description: "Done?", readOnly: true },
       },
-      required: ["text", "when", "kind", "done"],
+      required: ["text", "when", "kind", "done", "text"],
     },
     annotations: { readOnlyHint: true },
   });
@@ -67,21 +67,27 @@ Deno.test("a flat tool maps field by field, with annotation keywords left out", 
     input_schema: {
       type: "object",
       properties: {
-        text: { type: "string", description: "Text", minLength: 1 },
-        when: { type: "integer", minimum: 0, maximum: 9 },
-        kind: { type: "string", enum: ["todo"] },
+        text: {
+          type: "string",
+          description: "Text",
+          minLength: 1,
+          format: "email",
+          default: "a@b.co",
+        },
+        when: { type: ["integer"], minimum: 0, maximum: 9, examples: [4] },
+        kind: { type: "string", const: "todo" },
         done: { type: "boolean", description: "Done?" },
       },
-      additionalProperties: false,
       required: ["text", "when", "kind", "done"],
     },
-    input_example: { text: "a@b.co", when: 4, kind: "todo", done: false },
     consequential: false,
     read_only: true,
     protected: false,
   });
-  // The bridge accepts it as it is.
-  parseActionSpec(mapped.action);
+  // The bridge accepts it, closes its object and makes the example from the tool's own values.
+  const spec = parseActionSpec(mapped.action);
+  assert.equal(spec.input_schema.additionalProperties, false);
+  assert.deepEqual(spec.input_example, { text: "a@b.co", when: 4, kind: "todo", done: false });
 });
 
 Deno.test("a tool without a schema takes an empty object, and nothing else", () => {
@@ -122,14 +128,14 @@ Deno.test("Chromium's schema of a declarative form maps: a select's anyOf, a num
       cls: { type: "string", enum: ["eco", "biz"] },
       n: { type: "integer" },
     },
-    additionalProperties: false,
     required: ["from"],
   });
+  // A step that is not 1 stays a multipleOf, which the bridge checks.
   const odd = inputSchemaOfTool({
     type: "object",
     properties: { n: { type: "number", multipleOf: 0.5 } },
   });
-  assert.match(odd as string, /"multipleOf"/);
+  assert.deepEqual(odd, { type: "object", properties: { n: { type: "number", multipleOf: 0.5 } } });
   const differ = inputSchemaOfTool({
     type: "object",
     properties: { c: { type: "string", anyOf: [{ const: "a" }], enum: ["b"] } },
@@ -137,35 +143,102 @@ Deno.test("Chromium's schema of a declarative form maps: a select's anyOf, a num
   assert.match(differ as string, /anyOf and its enum differ/);
 });
 
-Deno.test("what aim cannot enforce refuses the tool, saying why", () => {
+/** What the bridge makes of a tool of `inputSchema`: its action, or why it refuses it. */
+function bridgeAction(inputSchema: unknown): ReturnType<typeof parseActionSpec> | string {
+  const mapped = actionOfTool({ name: "tool", description: "A tool", inputSchema });
+  if (!mapped.ok) return mapped.problem;
+  try {
+    return parseActionSpec(mapped.action);
+  } catch (error) {
+    return String((error as Error).message);
+  }
+}
+
+Deno.test("what aim cannot check refuses the tool, saying why", () => {
   const refusals: [unknown, RegExp][] = [
-    [{ type: "object", properties: { a: { type: "object" } } }, /field "a" is an object/],
-    [{ type: "object", properties: { a: { type: "array" } } }, /field "a" is an array/],
-    [{ type: "object", properties: { a: { type: ["string", "null"] } } }, /type aim cannot check/],
-    [{ type: "object", properties: { a: { type: "number", multipleOf: 2 } } }, /"multipleOf"/],
-    [
-      { type: "object", properties: { a: { type: "number", exclusiveMinimum: 0 } } },
-      /exclusiveMin/,
-    ],
-    [{ type: "object", properties: { a: { type: "number", enum: [1, 2] } } }, /"enum"/],
-    [{ type: "object", properties: { a: { type: "string", enum: [1] } } }, /enum of strings/],
-    [{ type: "object", properties: { a: { anyOf: [] } } }, /type aim cannot check/],
-    [
-      { type: "object", properties: { a: { type: "string", anyOf: [{ type: "number" }] } } },
-      /"anyOf"/,
-    ],
-    [{ type: "object", properties: {}, anyOf: [] }, /"anyOf"/],
-    [{ type: "object", properties: {}, additionalProperties: {} }, /is a schema/],
-    [{ type: "object", properties: {}, required: ["b"] }, /required fields/],
+    [{ type: "object", properties: { a: { allOf: [{ type: "string" }] } } }, /allOf/],
+    [{ type: "object", properties: { a: { $ref: "#/$defs/b" } }, $defs: {} }, /\$ref|\$defs/],
+    [{ type: "object", properties: { a: { not: { type: "string" } } } }, /not/],
+    [{ type: "object", properties: { a: { type: "string", if: {}, then: {} } } }, /if/],
+    [{ type: "object", patternProperties: { "^x": { type: "string" } } }, /patternProperties/],
+    [{ type: "object", properties: { a: { type: "array", prefixItems: [] } } }, /prefixItems/],
+    [{ type: "object", properties: { a: { type: "array", items: [{}] } } }, /items/],
+    [{ type: "object", properties: { a: { type: "string", nullable: true } } }, /nullable/],
+    [{ type: "object", properties: { a: { type: "date" } } }, /type/],
+    [{ type: "object", properties: { a: { type: "number", multipleOf: -2 } } }, /multipleOf/],
+    [{ type: "object", properties: {}, required: ["b"] }, /required/],
     [{ type: "array" }, /not an object schema/],
-    [{ type: "object", properties: { "a b": { type: "string" } } }, /field name "a b"/],
-    [{ type: "object", properties: { constructor: { type: "string" } } }, /field name/],
+    [{ type: "object", properties: { "a b": { type: "string" } } }, /field name/],
+    [{ type: "object", properties: { constructor: { type: "string" } } }, /field name|constructor/],
+    [{ type: "object", properties: { a: 5 } }, /field "a" is not a schema/],
     ["{not json", /not JSON/],
   ];
   for (const [schema, problem] of refusals) {
-    const result = inputSchemaOfTool(schema);
+    const result = bridgeAction(schema);
     assert.equal(typeof result, "string", JSON.stringify(schema));
-    assert.match(result as string, problem);
+    assert.match(result as string, problem, JSON.stringify(schema));
+  }
+});
+
+Deno.test("a tool of any shape MCP and WebMCP tools use is taken, and its inputs checked", () => {
+  const cases: [unknown, unknown, unknown][] = [
+    [
+      {
+        type: "object",
+        properties: { types: { type: "array", items: { enum: ["bug", "task"] } } },
+      },
+      { types: ["bug"] },
+      { types: ["epic"] },
+    ],
+    [
+      {
+        type: "object",
+        properties: { filter: { type: "object", properties: { q: { type: "string" } } } },
+        required: ["filter"],
+      },
+      { filter: { q: "x" } },
+      { filter: { q: "x", z: 1 } },
+    ],
+    [
+      { type: "object", properties: { note: { type: ["string", "null"] } }, required: ["note"] },
+      { note: null },
+      { note: 3 },
+    ],
+    [
+      { type: "object", properties: { at: { anyOf: [{ type: "string" }, { type: "integer" }] } } },
+      { at: 3 },
+      { at: true },
+    ],
+    [
+      { type: "object", properties: { n: { type: "number", exclusiveMinimum: 0, multipleOf: 2 } } },
+      { n: 4 },
+      { n: 3 },
+    ],
+    [
+      { type: "object", properties: { k: { oneOf: [{ const: "a" }, { const: "b" }] } } },
+      { k: "b" },
+      { k: "c" },
+    ],
+    [
+      { type: "object", additionalProperties: { type: "integer" } },
+      { any: 1, other: 2 },
+      { any: "1" },
+    ],
+    [
+      {
+        type: "object",
+        properties: { tags: { type: "array", items: { type: "string" }, uniqueItems: true } },
+      },
+      { tags: ["a", "b"] },
+      { tags: ["a", "a"] },
+    ],
+  ];
+  for (const [schema, good, bad] of cases) {
+    const spec = bridgeAction(schema);
+    assert.ok(typeof spec !== "string", `${JSON.stringify(schema)}: ${spec}`);
+    assert.equal(accepts(spec, spec.input_example), true, JSON.stringify(spec.input_example));
+    assert.equal(accepts(spec, good), true, JSON.stringify(good));
+    assert.equal(accepts(spec, bad), false, JSON.stringify(bad));
   }
 });
 
@@ -195,29 +268,46 @@ Deno.test("a tool is refused for its name, its description, its size or its mark
   assert.equal(long.action.description.length, 2000);
 });
 
-Deno.test("a required field with a pattern gets an example that matches it, or the tool says so", () => {
-  const ok = actionOfTool({
-    name: "find",
-    description: "Find",
+Deno.test("a required field with a pattern gets an example that matches it, never a refusal", () => {
+  const cases: [string, string | undefined][] = [
+    ["^[0-9]+$", "0"],
+    ["^req-[0-9]{4}$", "req-0000"],
+    // The pattern of issue 33: a time the tool refused for want of an example.
+    ["^[1-9]:[0-5][0-9] (AM|PM)$", "1:00 AM"],
+    ["^\\p{Lu}\\p{Ll}+$", "Aa"],
+    // randexp cannot make one: the tool is offered without an example.
+    ["^\\u{1F600}+$", undefined],
+  ];
+  for (const [pattern, value] of cases) {
+    const spec = bridgeAction({
+      type: "object",
+      properties: { id: { type: "string", pattern } },
+      required: ["id"],
+    });
+    assert.ok(typeof spec !== "string", `${pattern}: ${spec}`);
+    assert.deepEqual(spec.input_example, value === undefined ? undefined : { id: value }, pattern);
+  }
+});
+
+Deno.test("<aim-tool input-example> gives the tool's example, checked by the bridge", () => {
+  const tool = {
+    name: "book",
+    description: "Book a time",
     inputSchema: {
       type: "object",
-      properties: { id: { type: "string", pattern: "^[0-9]+$" } },
-      required: ["id"],
+      properties: { time: { type: "string", pattern: "^[1-9]:[0-5][0-9] (AM|PM)$" } },
+      required: ["time"],
     },
-  });
-  assert.ok(ok.ok);
-  assert.deepEqual(ok.action.input_example, { id: "0" });
-  const none = actionOfTool({
-    name: "find",
-    description: "Find",
-    inputSchema: {
-      type: "object",
-      properties: { id: { type: "string", pattern: "^req-[0-9]{4}$" } },
-      required: ["id"],
-    },
-  });
-  assert.ok(!none.ok);
-  assert.match(none.problem, /no example fits its field "id"/);
+  };
+  const mapped = actionOfTool(tool, { inputExample: '{"time": "9:30 AM"}' });
+  assert.ok(mapped.ok);
+  assert.deepEqual(parseActionSpec(mapped.action).input_example, { time: "9:30 AM" });
+  const text = actionOfTool(tool, { inputExample: "9:30 AM" });
+  assert.ok(!text.ok);
+  assert.match(text.problem, /input-example> is not JSON/);
+  const wrong = actionOfTool(tool, { inputExample: '{"time": "9:30"}' });
+  assert.ok(wrong.ok);
+  assert.throws(() => parseActionSpec(wrong.action), /input_example does not match/);
 });
 
 /** A flat field schema of any kind aim takes. */

@@ -25,6 +25,21 @@ function Cart() {
     },
   });
   useWebMCP({
+    name: "add_items",
+    description: "Put several items in the cart at once",
+    inputSchema: {
+      type: "object",
+      properties: {
+        items: { type: "array", items: { type: "string" }, minItems: 1, uniqueItems: true },
+      },
+      required: ["items"],
+    },
+    execute: ({ items: added }) => {
+      setItems((now) => [...now, ...added]);
+      return { added };
+    },
+  });
+  useWebMCP({
     name: "list_items",
     description: "The items in the cart",
     annotations: { readOnlyHint: true },

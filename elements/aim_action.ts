@@ -11,8 +11,10 @@ import {
   type ActionSource,
   client,
   type Declaration as Registered,
+  type Target,
   type WaitUntil,
 } from "./client.ts";
+import type { Deep, Items } from "./bindings.ts";
 import { warn, Work } from "./work.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
@@ -116,11 +118,18 @@ export class AimAction extends Declaration implements ActionSource {
     if (response) return await response;
     if (event.defaultPrevented) throw new Error(`The page cancelled "${actionId}".`);
     // The declarative bindings are the event's default action; their code loads on first use.
-    const items = () => actionItems(this, document) as [Element, string | null][];
-    return await (await import("./bindings.ts")).runBinding(this, input, items, {
-      all: deepAll,
-      first: deepFirst,
-      text: shownText,
-    });
+    return await (await import("./bindings.ts")).runBinding(this, input, ...this.#binding());
+  }
+
+  /** What the binding will act on with `input` (the person's prompt outlines it), if known. */
+  async target(input: InputValue): Promise<Target | undefined> {
+    return (await import("./bindings.ts")).targetOf(this, input, ...this.#binding());
+  }
+
+  #binding(): [Items, Deep] {
+    return [
+      () => actionItems(this, document) as [Element, string | null][],
+      { all: deepAll, first: deepFirst, text: shownText },
+    ];
   }
 }

@@ -12,6 +12,7 @@ import { READ_TOOL } from "../bridge/wire/tools.ts";
 import {
   actionOfTool,
   MAX_PAGE_TOOLS,
+  readToolMarkup,
   resultOfTool,
   type ToolAction,
   type ToolMarkup,
@@ -71,22 +72,7 @@ function warn(message: string): void {
 
 /** What the page's `<aim-tool>` elements say, by tool name. */
 export function toolMarkup(root: ParentNode = document): Map<string, ToolMarkup> {
-  const out = new Map<string, ToolMarkup>();
-  for (const el of root.querySelectorAll("aim-tool")) {
-    const name = el.getAttribute("name")?.trim();
-    if (!name) continue;
-    const flag = (attribute: string) => {
-      const value = el.getAttribute(attribute);
-      return value !== null && value.trim().toLowerCase() !== "false";
-    };
-    const before = out.get(name) ?? {};
-    out.set(name, {
-      consequential: before.consequential === true || flag("consequential"),
-      hidden: before.hidden === true || el.hasAttribute("hidden"),
-      readOnly: before.readOnly === true || flag("read-only"),
-    });
-  }
-  return out;
+  return readToolMarkup(root.querySelectorAll("aim-tool"));
 }
 
 /** What the page's tools' annotations said when registered (elements/webmcp_api.ts). */

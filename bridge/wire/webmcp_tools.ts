@@ -75,6 +75,32 @@ export interface ToolMarkup {
   readOnly?: boolean;
 }
 
+/**
+ * What the `<aim-tool name="…">` elements among `elements` say, by tool name: read alike in the
+ * page (elements/page_tools.ts) and from a page's static HTML (the public catalog). A flag is
+ * set by its attribute, unless that is `"false"`; several elements of one name add up.
+ */
+export function readToolMarkup(
+  elements: Iterable<{ getAttribute(name: string): string | null }>,
+): Map<string, ToolMarkup> {
+  const out = new Map<string, ToolMarkup>();
+  for (const el of elements) {
+    const name = el.getAttribute("name")?.trim();
+    if (!name) continue;
+    const flag = (attribute: string) => {
+      const value = el.getAttribute(attribute);
+      return value !== null && value.trim().toLowerCase() !== "false";
+    };
+    const before = out.get(name) ?? {};
+    out.set(name, {
+      consequential: before.consequential === true || flag("consequential"),
+      hidden: before.hidden === true || el.getAttribute("hidden") !== null,
+      readOnly: before.readOnly === true || flag("read-only"),
+    });
+  }
+  return out;
+}
+
 /** A flat JSON Schema as aim's `input_schema` takes it. */
 export type FlatSchema = Record<string, unknown>;
 

@@ -118,15 +118,20 @@ export class AimAction extends Declaration implements ActionSource {
     if (response) return await response;
     if (event.defaultPrevented) throw new Error(`The page cancelled "${actionId}".`);
     // The declarative bindings are the event's default action; their code loads on first use.
-    return await (await import("./bindings.ts")).runBinding(this, input, ...this.#binding());
+    return (await this.#binding()).runBinding(this, input, ...this.#resolvers());
   }
 
   /** What the binding will act on with `input` (the person's prompt outlines it), if known. */
   async target(input: InputValue): Promise<Target | undefined> {
-    return (await import("./bindings.ts")).targetOf(this, input, ...this.#binding());
+    return (await this.#binding()).targetOf(this, input, ...this.#resolvers());
   }
 
-  #binding(): [Items, Deep] {
+  /** The bindings' chunk, loaded on first use (the client loads it for an invocation too). */
+  #binding(): Promise<typeof import("./bindings.ts")> {
+    return import("./bindings.ts");
+  }
+
+  #resolvers(): [Items, Deep] {
     return [
       () => actionItems(this, document) as [Element, string | null][],
       { all: deepAll, first: deepFirst, text: shownText },

@@ -44,6 +44,7 @@ function side(name: string, other: string): string {
   action="/${other}"><input name="via" value="tool"><button>Go</button></form>
 <form id="search" action="/${other}"><input id="q" name="q"><button id="find">Find</button></form>
 <a id="plain" href="/plain.html">A page without aim</a>
+<a id="secret" href="/${other}?via=secret&amp;token=s3cr3t&amp;session_id=42">Signed link</a>
 <aim-action name="go_link" description="Follow the link" click="#link"></aim-action>
 <aim-action name="go_button" description="Press Go" click="#button"></aim-action>
 <aim-action name="go_form" description="Send the form" form="#form"></aim-action>
@@ -52,6 +53,8 @@ function side(name: string, other: string): string {
   input-example="pens"></aim-action>
 <aim-action name="go_route" description="Show the other page in place"></aim-action>
 <aim-action name="go_plain" description="Leave for a page without aim" click="#plain"></aim-action>
+<aim-action name="go_secret" description="Follow a signed link" click="#secret"></aim-action>
+<aim-action name="go_hang" description="Go by script, never answering"></aim-action>
 <aim-tool name="go_tool" read-only></aim-tool>
 <aim-state name="here"></aim-state>
 <script type="module">
@@ -63,6 +66,11 @@ function side(name: string, other: string): string {
   document.querySelector("aim-action[name=go_handler]").handler = (word) => {
     location.assign("/${other}?via=handler");
     return word;
+  };
+  // The page leaves before the handler answers: the tab answers as it is hidden.
+  document.querySelector("aim-action[name=go_hang]").handler = () => {
+    location.assign("/${other}?via=hang");
+    return new Promise(() => {});
   };
   document.querySelector("aim-action[name=go_route]").handler = () => {
     history.pushState({}, "", "/${other}?via=route");
@@ -155,6 +163,30 @@ Deno.test({
         await at(to);
       },
     );
+
+    await t.step(
+      "a handler that never answers before its page leaves: answered all the same",
+      async () => {
+        const to = next();
+        const answer = await agent.invoke("go_hang", {});
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.deepEqual(answer.body.result, {
+          navigating_to: `${bridge.origin}/${to}?via=hang`,
+          page: `/${to}`,
+        });
+        assert.deepEqual(answer.body.state.here, { page: to, via: "hang" });
+        await at(to);
+      },
+    );
+
+    await t.step("where the tab went never names what looks like a secret", async () => {
+      const to = next();
+      const answer = await agent.invoke("go_secret", {});
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      assert.equal(answer.body.result.navigating_to, `${bridge.origin}/${to}?via=secret`);
+      assert.equal(answer.body.result.page, `/${to}`);
+      await at(to);
+    });
 
     await t.step("fill= committed by a click on a submit button", async () => {
       const to = next();

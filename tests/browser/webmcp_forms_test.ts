@@ -27,6 +27,15 @@ const AIM_HEAD = '<script src="/__aim/webmcp.js"></script>';
  */
 const OWNER_PAGE = `<!doctype html><html lang="en"><head><meta charset="utf-8">
 <title>Orders</title>
+<script>
+  // Registered before aim's tag, where the browser has WebMCP: aim never sees its hints.
+  document.modelContext?.registerTool({
+    name: "purge_orders",
+    description: "Remove old orders",
+    annotations: { destructiveHint: true },
+    execute: () => "purged",
+  });
+</script>
 ${AIM_HEAD}
 <script>
   if (document.modelContext) {
@@ -52,6 +61,7 @@ ${AIM_HEAD}
 <aim-tool name="order_status" read-only></aim-tool>
 <aim-tool name="wipe_orders" read-only></aim-tool>
 <aim-tool name="find_order" read-only></aim-tool>
+<aim-tool name="purge_orders" read-only></aim-tool>
 <script>
   document.getElementById("find").addEventListener("submit", (event) => {
     event.preventDefault();
@@ -159,6 +169,14 @@ for (const webmcp of [false, true]) {
           await warnings.waitFor(
             /tool "wipe_orders": <aim-tool read-only> is ignored: the tool says/,
           );
+          if (webmcp) {
+            // Chromium lists no destructiveHint: the owner's word cannot be checked, so it waits.
+            const purge = await actionsWhen(bridge, token, "/orders.json", (a) => !!a.purge_orders);
+            assert.equal(purge.purge_orders!.consequential, true);
+            await warnings.waitFor(
+              /tool "purge_orders": <aim-tool read-only> is ignored: aim did not/,
+            );
+          }
           const wiping = invoke("wipe_orders", {});
           await clickPanelButton(page, "Decline");
           const declined = await wiping;

@@ -385,8 +385,22 @@ export class AimClient extends EventTarget {
         // The bridge sends one at a time; a new one means it gave up waiting on the last. Runs
         // in the bindings' chunk (elements/invoke.ts), loaded by the first one.
         this.#current = message.id;
-        (this.#gestures ??= import("./bindings.ts")).then((m) =>
-          m.invoke(this, message, (m) => m.type === "result" ? this.#reply(m) : this.#send(m))
+        (this.#gestures ??= import("./bindings.ts")).then(
+          (m) =>
+            m.invoke(this, message, (m) => m.type === "result" ? this.#reply(m) : this.#send(m)),
+          (error) => {
+            // Tried again by the next invocation; this one is answered, not left to time out.
+            this.#gestures = undefined;
+            this.#reply({
+              type: "result",
+              id: message.id,
+              ok: false,
+              error: {
+                code: "action_failed",
+                message: `The page could not load aim's code: ${error}`,
+              },
+            });
+          },
         );
         return;
       case "cancel":
@@ -431,7 +445,9 @@ export class AimClient extends EventTarget {
 
   /**
    * Runs one action of the page, then waits for the work it declared (`waitUntil`) up to
-   * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done.
+   * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done. With a
+   * `watch` (elements/leaving.ts), the result is kept on it as soon as there is one, and a page
+   * the watch saw leave is not waited for.
    */
   async run(
     actionId: string,

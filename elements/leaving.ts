@@ -30,7 +30,6 @@ export interface Leaving {
 /** The Navigation API's `navigate` event, as far as it is read here. */
 interface NavigateEvent extends Event {
   destination: { url: string; sameDocument: boolean };
-  formData: FormData | null;
 }
 
 /** Set while the page's guard is asked, so that the watch lets aim's own event through. */
@@ -165,7 +164,8 @@ export class NavigationWatch {
     const e = event as NavigateEvent;
     // A route of a single-page app: the page stays (`end` sees where it went).
     if (e.destination.sameDocument || !e.cancelable) return;
-    this.#leave(e.formData ? null : e.destination.url, e);
+    // A form's submission was decided at its `submit` (with the fields the agent may read).
+    this.#leave(e.destination.url, e);
   };
 
   #onInvalid = (e: Event) => {

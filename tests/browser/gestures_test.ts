@@ -318,3 +318,37 @@ Deno.test({
     });
   },
 });
+
+Deno.test({
+  name: "an invocation whose code the page cannot load fails at once, and the next one loads it",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using browser = await launchBrowser();
+    await using bridge = await startBridge({ site: SITE });
+    await using context = await browser.context();
+    const page = await context.newPage();
+    // The first request for the chunk that runs invocations fails, as a network hiccup would.
+    let refused = 0;
+    await page.setRequestInterception(true);
+    page.on("request", (request) => {
+      if (request.url().includes("elements.bindings.js") && refused++ === 0) {
+        return void request.abort();
+      }
+      void request.continue();
+    });
+    await open(page, bridge.origin, "/ticket");
+    const agent = new Agent(bridge, await panelToken(page));
+    await agent.manifestWhen(
+      "/ticket.json",
+      (m) => m.actions.some((a: { id: string }) => a.id === "update"),
+    );
+    const started = performance.now();
+    const lost = await agent.invoke("update", { status: "open" });
+    assert.equal(lost.status, 422, JSON.stringify(lost.body));
+    assert.match(lost.body.message, /^The page could not load aim's code: /);
+    assert.ok(performance.now() - started < 10_000, "answered, not left to time out");
+    const updated = await agent.invoke("update", { status: "open" });
+    assert.equal(updated.status, 200, JSON.stringify(updated.body));
+    assert.equal(refused, 2, "loaded on the second invocation");
+  },
+});

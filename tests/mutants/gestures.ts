@@ -27,6 +27,15 @@ export const mutants: Mutant[] = [
     tests: [GESTURES],
   },
   {
+    name: "gesture-chunk-failure-unanswered",
+    guarantee: "An invocation whose code the page could not load is answered at once (and the " +
+      "next one loads it again), never left to time out.",
+    file: "elements/client.ts",
+    find: "this.#gestures = undefined;",
+    replace: "return;",
+    tests: [GESTURES],
+  },
+  {
     name: "gesture-guard-not-asked",
     guarantee: "A navigation the agent started asks the page's beforeunload guard first: when it " +
       "would stop it, the agent is told so in its words, never answered 200.",

@@ -185,8 +185,9 @@ export class AimClient extends EventTarget {
 
   /** Opens the session and the channel. */
   start(): void {
-    // Leaving the page lets the next page (or the reload) take the lease at once.
-    addEventListener("pagehide", () => this.#close());
+    // Leaving the page lets the next page (or the reload) take the lease at once; an invocation
+    // in progress (elements/invoke.ts) answers first, hearing it on the client.
+    addEventListener("pagehide", () => (this.dispatchEvent(new Event("pagehide")), this.#close()));
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
     // A single-page app moves between pages with the History API, without loading one: the

@@ -20,7 +20,8 @@ export type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
 /**
  * What an invocation needs of the page's client (elements/client.ts `AimClient`, which hands
  * itself over): it is not imported, so that the client and this chunk do not know each other.
- * `cancel` events on it (detail: the invocation's id) withdraw the person's prompt.
+ * `cancel` events on it (detail: the invocation's id) withdraw the person's prompt; `pagehide`
+ * says the page is hidden for good, before the client closes the channel.
  */
 export interface InvokingClient extends EventTarget {
   /** Asks the person before a consequential action; true once they approve. */
@@ -58,7 +59,14 @@ export async function invoke(
       );
     if (approved) {
       watch = new NavigationWatch(() => send(watch!.answer(id)));
-      await client.run(actionId, input, watch);
+      // The client says when the page is hidden for good, before it closes the channel.
+      const hidden = () => watch!.hidden();
+      client.addEventListener("pagehide", hidden);
+      try {
+        await client.run(actionId, input, watch);
+      } finally {
+        client.removeEventListener("pagehide", hidden);
+      }
       answer = watch.answer(id);
     } else {
       answer = {

@@ -90,8 +90,8 @@ function words(text: string): string {
 
 /**
  * Watches the page while one action runs: {@linkcode NavigationWatch.end} says where it went, or
- * why the page stopped it. `onLeave` is called when the page is hidden for good (`pagehide`)
- * before the action's answer went out: the answer must go now, or never.
+ * why the page stopped it. `onLeave` is called when the page is hidden for good before the
+ * action's answer went out ({@linkcode NavigationWatch.hidden}): the answer must go now, or never.
  */
 export class NavigationWatch {
   /** Where the page is going, once known. */
@@ -116,7 +116,6 @@ export class NavigationWatch {
     addEventListener("submit", this.#onSubmit);
     addEventListener("invalid", this.#onInvalid, true);
     addEventListener("beforeunload", this.#onBeforeUnload, true);
-    addEventListener("pagehide", this.#onPageHide, true);
     (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
       "navigate",
       this.#onNavigate,
@@ -187,10 +186,14 @@ export class NavigationWatch {
     }
   };
 
-  #onPageHide = () => {
+  /**
+   * The page is hidden for good (its `pagehide`, which the client passes on before it closes the
+   * channel: a window's listeners run in the order they were added, capturing or not).
+   */
+  hidden(): void {
     this.leaving ??= { kind: "document", to: null };
     if (!this.#done) this.#onLeave();
-  };
+  }
 
   /**
    * Stops watching once the action ran: where the page went (another document, another route),
@@ -207,10 +210,7 @@ export class NavigationWatch {
       "navigate",
       this.#onNavigate,
     );
-    setTimeout(() => {
-      removeEventListener("beforeunload", this.#onBeforeUnload, true);
-      removeEventListener("pagehide", this.#onPageHide, true);
-    });
+    setTimeout(() => removeEventListener("beforeunload", this.#onBeforeUnload, true));
     // A button pressed, and the browser's validation refused the form before any submit event.
     const refused = this.invalid && this.#pressed && !this.#submitted;
     const error = this.stopped || (refused ? `The page refused the form: ${this.invalid}` : "");

@@ -115,7 +115,7 @@ export class NavigationWatch {
     addEventListener("click", this.#onClick);
     addEventListener("submit", this.#onSubmit);
     addEventListener("invalid", this.#onInvalid, true);
-    addEventListener("beforeunload", this.#onBeforeUnload, true);
+    addEventListener("beforeunload", this.#onBeforeUnload);
     (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
       "navigate",
       this.#onNavigate,
@@ -174,15 +174,14 @@ export class NavigationWatch {
     e.preventDefault();
   };
 
+  // A navigation nothing above saw (a script setting `location` where the browser has no
+  // Navigation API). A window's listeners run in the order they were added, so the page's guard
+  // has answered on this event already: when it stops the navigation, the browser asks the
+  // person, who decides; else the page is leaving.
   #onBeforeUnload = (e: Event) => {
-    if (probing) return;
-    // Asked already, and it let the page go: its guard does not run a second time.
-    if (this.leaving?.kind === "document") return e.stopImmediatePropagation();
-    // A navigation nothing above saw (a script setting `location` where the browser has no
-    // Navigation API): the guard is asked; when it would stop it, the browser asks the person.
-    if (guardMessage() === null) {
+    const event = e as BeforeUnloadEvent;
+    if (!probing && !this.leaving && !event.defaultPrevented && !event.returnValue) {
       this.leaving = { kind: "document", to: null };
-      e.stopImmediatePropagation();
     }
   };
 
@@ -197,8 +196,7 @@ export class NavigationWatch {
 
   /**
    * Stops watching once the action ran: where the page went (another document, another route),
-   * or the error to answer with when the page stopped the navigation or refused the form. The
-   * guard stays disarmed until the navigation's `beforeunload` (a form's comes in a later task).
+   * or the error to answer with when the page stopped the navigation or refused the form.
    */
   end(): { leaving: Leaving | null; error: string } {
     if (this.#ended) return this.#ended;
@@ -210,7 +208,7 @@ export class NavigationWatch {
       "navigate",
       this.#onNavigate,
     );
-    setTimeout(() => removeEventListener("beforeunload", this.#onBeforeUnload, true));
+    removeEventListener("beforeunload", this.#onBeforeUnload);
     // A button pressed, and the browser's validation refused the form before any submit event.
     const refused = this.invalid && this.#pressed && !this.#submitted;
     const error = this.stopped || (refused ? `The page refused the form: ${this.invalid}` : "");

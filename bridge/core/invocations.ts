@@ -98,7 +98,7 @@ interface Call extends InvokeOptions {
   input?: unknown;
   /** Whether the page finished reacting before the answer (false: the settle timeout ran out). */
   settled?: boolean;
-  /** The action runs unasked on the site owner's word alone (`<aim-tool read-only>`). */
+  /** Runs unasked on the site owner's word alone (`<aim-tool read-only>`). */
   readOnlyBy?: "site_owner";
 }
 
@@ -468,12 +468,10 @@ export class Invocations {
     });
     if (outcome.ok) {
       call.settled = outcome.settled ?? true;
-      if (!from || !outcome.leaving) return outcome.result;
+      const { leaving } = outcome;
+      if (!from || !leaving) return outcome.result;
       // The tab went elsewhere: the answer is the next page's (bridge/core/arrival.ts).
-      const left = await leftPage(this.#arrival, session, from, {
-        ...outcome,
-        leaving: outcome.leaving,
-      });
+      const left = await leftPage(this.#arrival, session, from, { ...outcome, leaving });
       call.settled = left.settled;
       return left.result;
     }

@@ -1,9 +1,11 @@
 /**
  * What happens to the page while an agent's action runs: whether it leaves for another page (a
- * link, a form, a script setting `location`, read from the events a navigation fires, and from
- * the Navigation API where the browser has it), moves to another route of a single-page app, or
- * whether the page stopped a navigation the action started: a `beforeunload` guard (unsaved
- * changes) or the browser's validation of a form.
+ * link's click, a form's `submit`, and a script setting `location` through the Navigation API's
+ * `navigate`, which Chromium and Firefox have; without it, such a navigation is seen when the page
+ * is hidden), moves to another route of a single-page app, or whether the page stopped a
+ * navigation the action started: a `beforeunload` guard (unsaved changes) or the browser's
+ * validation of a form. No `beforeunload` listener of its own: Chromium tells its browser process
+ * of each one added or removed, which would cost every invocation.
  *
  * The person must never be left with a browser dialog the agent caused. Before a navigation the
  * action started goes ahead, the page's `beforeunload` guard is asked (its listeners run on an
@@ -32,9 +34,6 @@ interface NavigateEvent extends Event {
   destination: { url: string; sameDocument: boolean };
 }
 
-/** Set while the page's guard is asked, so that the watch lets aim's own event through. */
-let probing = false;
-
 /**
  * Whether the page's `beforeunload` guard would stop leaving it now: null when it would not,
  * else its message ("" when it gives none). Its listeners run on an event of aim's, dispatched on
@@ -57,11 +56,9 @@ export function guardMessage(): string | null {
       returned = own.call(this as Window, e as BeforeUnloadEvent);
     } as typeof own;
   }
-  probing = true;
   try {
     dispatchEvent(probe);
   } finally {
-    probing = false;
     if (typeof own === "function") globalThis.onbeforeunload = own;
   }
   if (returned !== undefined && returned !== null) return String(returned).trim();
@@ -81,6 +78,26 @@ function linkOf(e: Event): HTMLAnchorElement | HTMLAreaElement | undefined {
   // Only the fragment differs: the page scrolls, it stays.
   if (here.href === there.href && link.href.includes("#")) return;
   return link;
+}
+
+/** The watch of the action running now: the window's listeners (added once) serve it. */
+let watching: NavigationWatch | null = null;
+let listening = false;
+
+/**
+ * Adds the listeners the watches use, once: adding and removing them for every invocation costs
+ * Chromium tens of microseconds each. With no action running they do nothing.
+ */
+function listen(): void {
+  if (listening) return;
+  listening = true;
+  addEventListener("click", (e) => watching?.onClick(e));
+  addEventListener("submit", (e) => watching?.onSubmit(e));
+  addEventListener("invalid", (e) => watching?.onInvalid(e), true);
+  (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
+    "navigate",
+    (e) => watching?.onNavigate(e),
+  );
 }
 
 /** A cut sentence of the page's own words. */
@@ -112,14 +129,8 @@ export class NavigationWatch {
 
   constructor(onLeave: () => void) {
     this.#onLeave = onLeave;
-    addEventListener("click", this.#onClick);
-    addEventListener("submit", this.#onSubmit);
-    addEventListener("invalid", this.#onInvalid, true);
-    addEventListener("beforeunload", this.#onBeforeUnload);
-    (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
-      "navigate",
-      this.#onNavigate,
-    );
+    listen();
+    watching = this;
   }
 
   /**
@@ -143,15 +154,18 @@ export class NavigationWatch {
       : "The page stopped leaving it: it asks the person to confirm leaving (unsaved changes?).";
   }
 
-  // After the page's own listeners (the window's bubbling ones come last): unless they prevented
-  // it, the click follows the link, the submission loads the form's action.
-  #onClick = (e: Event) => {
+  /**
+   * A click, after the page's own listeners (the window's bubbling ones come last): unless they
+   * prevented it, a link's leaves the page, a submit button's presses its form.
+   */
+  onClick = (e: Event) => {
     this.#pressed ||= isSubmitButton(e.target as Element);
     const link = !e.defaultPrevented && linkOf(e);
     if (link) this.#leave(link.href, e);
   };
 
-  #onSubmit = (e: Event) => {
+  /** A submission the page did not prevent loads the form's action (unless another target). */
+  onSubmit = (e: Event) => {
     this.#submitted = true;
     if (e.defaultPrevented) return;
     const form = e.target as HTMLFormElement;
@@ -159,7 +173,8 @@ export class NavigationWatch {
     if (to !== null) this.#leave(to, e);
   };
 
-  #onNavigate = (event: Event) => {
+  /** The Navigation API's `navigate`: a script's navigation, or a route of a single-page app. */
+  onNavigate = (event: Event) => {
     const e = event as NavigateEvent;
     // A route of a single-page app: the page stays (`end` sees where it went).
     if (e.destination.sameDocument || !e.cancelable) return;
@@ -167,22 +182,12 @@ export class NavigationWatch {
     this.#leave(e.destination.url, e);
   };
 
-  #onInvalid = (e: Event) => {
+  /** A field the browser's validation refused: its message is the agent's, not a bubble. */
+  onInvalid = (e: Event) => {
     const control = e.target as HTMLInputElement;
     this.invalid ||= `"${control.name || control.id}": ${words(control.validationMessage)}`;
     // The agent reads the message; the person is not shown the browser's bubble for it.
     e.preventDefault();
-  };
-
-  // A navigation nothing above saw (a script setting `location` where the browser has no
-  // Navigation API). A window's listeners run in the order they were added, so the page's guard
-  // has answered on this event already: when it stops the navigation, the browser asks the
-  // person, who decides; else the page is leaving.
-  #onBeforeUnload = (e: Event) => {
-    const event = e as BeforeUnloadEvent;
-    if (!probing && !this.leaving && !event.defaultPrevented && !event.returnValue) {
-      this.leaving = { kind: "document", to: null };
-    }
   };
 
   /**
@@ -201,14 +206,7 @@ export class NavigationWatch {
   end(): { leaving: Leaving | null; error: string } {
     if (this.#ended) return this.#ended;
     this.#done = true;
-    removeEventListener("click", this.#onClick);
-    removeEventListener("submit", this.#onSubmit);
-    removeEventListener("invalid", this.#onInvalid, true);
-    (globalThis as { navigation?: EventTarget }).navigation?.removeEventListener(
-      "navigate",
-      this.#onNavigate,
-    );
-    removeEventListener("beforeunload", this.#onBeforeUnload);
+    if (watching === this) watching = null;
     // A button pressed, and the browser's validation refused the form before any submit event.
     const refused = this.invalid && this.#pressed && !this.#submitted;
     const error = this.stopped || (refused ? `The page refused the form: ${this.invalid}` : "");

@@ -11,8 +11,10 @@ import {
   type ActionSource,
   client,
   type Declaration as Registered,
+  type Target,
   type WaitUntil,
 } from "./client.ts";
+import type { Deep, Items } from "./bindings.ts";
 import { Work } from "./work.ts";
 import { warn } from "./warnings.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
@@ -117,11 +119,23 @@ export class AimAction extends Declaration implements ActionSource {
     if (response) return await response;
     if (event.defaultPrevented) throw new Error(`The page cancelled "${actionId}".`);
     // The declarative bindings are the event's default action; their code loads on first use.
-    const items = () => actionItems(this, document) as [Element, string | null][];
-    return await (await import("./bindings.ts")).runBinding(this, input, items, {
-      all: deepAll,
-      first: deepFirst,
-      text: shownText,
-    });
+    return (await this.#binding()).runBinding(this, input, ...this.#resolvers());
+  }
+
+  /** What the binding will act on with `input` (the person's prompt outlines it), if known. */
+  async target(input: InputValue): Promise<Target | undefined> {
+    return (await this.#binding()).targetOf(this, input, ...this.#resolvers());
+  }
+
+  /** The bindings' chunk, loaded on first use (the client loads it for an invocation too). */
+  #binding(): Promise<typeof import("./bindings.ts")> {
+    return import("./bindings.ts");
+  }
+
+  #resolvers(): [Items, Deep] {
+    return [
+      () => actionItems(this, document) as [Element, string | null][],
+      { all: deepAll, first: deepFirst, text: shownText },
+    ];
   }
 }

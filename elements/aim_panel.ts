@@ -100,14 +100,14 @@ ${JSON.stringify({ aim: stdio })}`;
 
   // Templates and styles are written compactly, unformatted, to keep the bundle small.
   // deno-fmt-ignore
-  #prompt({ actionId, input, gate }: PendingConfirmation): TemplateResult {
+  #prompt({ actionId, input, gate, target }: PendingConfirmation): TemplateResult {
     const shown = shownInput(input);
     const description = String(
       client.declarations.find((d) => d.id === actionId)?.description ?? "",
     );
     return html`<div class="confirm" role="alertdialog" tabindex="-1" aria-labelledby="q" aria-describedby="rp in cut">
 ${gate.replaced ? html`<p id="rp" class="replaced" role="alert">${REPLACED_NOTICE}</p>` : nothing}
-<p id="q">The agent asks to run <b>${readable(actionId).text}</b> (${readable(description).text}) with:</p><pre id="in">${shown.text}</pre>
+<p id="q">The agent asks to run <b>${readable(actionId).text}</b> (${readable(description).text})${target ? `, to ${readable(target).text} (outlined on the page),` : ""} with:</p><pre id="in">${shown.text}</pre>
 ${shown.more ? html`<p id="cut">${cutNote(shown.more)}</p>` : nothing}
 <div class="row"><button class="approve" aria-disabled=${String(!gate.armed)} @click=${() => this.#client.answer(true)}>Approve</button>
 <button class="decline" @click=${() => this.#client.answer(false)}>Decline</button></div></div>`;

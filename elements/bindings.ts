@@ -7,9 +7,23 @@
  * @module
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
-import type { FieldValue, InputValue } from "../bridge/wire/schemas.ts";
+import type { InputValue } from "../bridge/wire/schemas.ts";
+import {
+  type Control,
+  fillForm,
+  formProblem,
+  formUrl,
+  isSubmitButton,
+  label,
+  pressSubmit,
+  rendered,
+  setValue,
+  type Written,
+} from "./gestures.ts";
 
-type Control = HTMLInputElement | HTMLSelectElement | HTMLTextAreaElement;
+export { NavigationWatch } from "./leaving.ts";
+export type { Leaving } from "./leaving.ts";
+export { invoke } from "./invoke.ts";
 
 /** The items of an `items=` action now, each with its key (markup.ts's `actionItems`). */
 export type Items = () => [Element, string | null][];
@@ -25,65 +39,28 @@ export interface Deep {
 const EVENT = { bubbles: true, composed: true };
 
 /**
- * Writes a value into a control as a person would, so that frameworks see it: a checkbox or
- * radio button is clicked when its checkedness must change (click, input and change events);
- * any other control gets the value through its prototype's setter (React tracks `value` on the
- * instance, and would otherwise undo it), then `input` and `change`.
- */
-function setValue(control: Control, value: FieldValue): void {
-  const type = control.type;
-  if (type === "checkbox" || type === "radio") {
-    const want = type === "radio"
-      ? control.value === String(value)
-      : value === true || (value !== false && value !== "");
-    // A radio button is unchecked by checking another one, never by a click.
-    if ((control as HTMLInputElement).checked !== want && (want || type === "checkbox")) {
-      control.click();
-    }
-    return;
-  }
-  Object.getOwnPropertyDescriptor(Object.getPrototypeOf(control), "value")?.set?.call(
-    control,
-    String(value),
-  );
-  control.dispatchEvent(new Event("input", EVENT));
-  control.dispatchEvent(new Event("change", EVENT));
-}
-
-/**
- * Submits a form as its submit button would (`requestSubmit`, so the page's listeners run);
- * when no listener prevents it, the absolute URL the tab then loads.
+ * Submits a form as a person does (its button pressed, see elements/gestures.ts `pressSubmit`);
+ * when the browser then loads another page, the absolute URL it loads.
+ *
+ * @throws {Error} when the page stopped the submission: a click listener, the browser's
+ * validation, or a `submit` listener that kept it and marked fields invalid (in its words).
  */
 function submit(form: HTMLFormElement, submitter?: HTMLElement | null): string | undefined {
-  let seen: Event | undefined;
-  const spy = (e: Event) => e.target === form && (seen = e);
-  // Capturing on the window sees the event first, whatever its other listeners stop.
-  addEventListener("submit", spy, true);
-  try {
-    // Through the named button (Save, Preview): the app sees which one was pressed.
-    form.requestSubmit(submitter);
-  } finally {
-    removeEventListener("submit", spy, true);
+  const seen = pressSubmit(form, submitter);
+  if (!seen) {
+    const why = formProblem(form);
+    throw new Error(
+      `The page did not submit the form: ${why || "a listener of the page stopped the press"}.`,
+    );
   }
-  const method = (submitter?.getAttribute("formmethod") ?? form.getAttribute("method") ?? "")
-    .toLowerCase();
-  if (!seen || seen.defaultPrevented || method === "dialog") return undefined;
-  // Attributes, not form.action: a control named "action" would shadow the property.
-  const url = new URL(
-    submitter?.getAttribute("formaction") || form.getAttribute("action") || location.href,
-    document.baseURI,
-  );
-  if (method !== "post") {
-    // The agent reads this URL: no password, hidden token or autofilled secret goes in it.
-    const data = new FormData(form, submitter);
-    for (const control of form.elements as unknown as Control[]) {
-      if ((control.type === "password" || control.type === "hidden") && control.name) {
-        data.delete(control.name);
-      }
-    }
-    url.search = new URLSearchParams(data as unknown as string[][]).toString();
+  if (seen.defaultPrevented) {
+    // Kept by the page (a script sends it): fields it marked invalid say it was refused.
+    const why = formProblem(form);
+    if (why) throw new Error(`The page refused the form: ${why}.`);
+    return undefined;
   }
-  return url.href;
+  // The button the browser saw pressed (the default one, when the action names none).
+  return formUrl(form, seen.submitter as HTMLElement | null) ?? undefined;
 }
 
 /** Commits a filled control the way the page listens for it (`commit=`). */
@@ -113,13 +90,6 @@ function commit(how: string, control: Control, find: (selector: string) => Eleme
   }
 }
 
-/** Waits for the page to render what the action changed: a frame (a task when hidden). */
-function rendered(): Promise<void> {
-  return new Promise((resolve) =>
-    document.hidden ? setTimeout(resolve) : requestAnimationFrame(() => setTimeout(resolve))
-  );
-}
-
 /**
  * Runs the declarative binding of `action` with a validated input; resolves to its result.
  * `deep` resolves its selectors, which may cross shadow roots with `>>>`.
@@ -133,7 +103,7 @@ export async function runBinding(
   deep: Deep,
 ): Promise<unknown> {
   const attr = (name: string) => action.getAttribute(name) || "";
-  const fields = input as Record<string, FieldValue>;
+  const fields = input as Record<string, Written>;
   let key = "";
   let item: Element | undefined;
   /** The keys before the action: an element now showing one of them was reused, not renamed. */
@@ -176,18 +146,22 @@ export async function runBinding(
   } else if (formRef) {
     const form = document.getElementById(formRef.replace(/^#/, "")) as HTMLFormElement | null;
     if (!form) throw new Error(`form="${formRef}" matches nothing on the page now.`);
-    for (const [name, value] of Object.entries(fields)) {
-      const named = form.elements.namedItem(name);
-      for (const control of (named instanceof RadioNodeList ? named : [named]) as Control[]) {
-        if (control) setValue(control, value);
-      }
-    }
-    const bad = [...form.elements].find((f) => (f as Control).checkValidity?.() === false);
-    if (bad) throw new Error(`"${(bad as Control).name}": ${(bad as Control).validationMessage}`);
     const button = attr("submitter");
     const submitter = button ? document.querySelector<HTMLElement>(button) : null;
     if (button && !submitter) {
       throw new Error(`submitter="${button}" matches nothing on the page now.`);
+    }
+    if (submitter && (!isSubmitButton(submitter) || submitter.form !== form)) {
+      throw new Error(`submitter="${button}" is not a submit button of form="${formRef}".`);
+    }
+    await fillForm(form, fields);
+    // The browser's own validation, unless the form or its button skips it: said to the agent,
+    // never shown to the person as the browser's bubble.
+    if (!form.noValidate && !submitter?.hasAttribute("formnovalidate")) {
+      const bad = [...form.elements].find((f) => (f as Control).checkValidity?.() === false);
+      if (bad) {
+        throw new Error(`"${(bad as Control).name}": ${(bad as Control).validationMessage}`);
+      }
     }
     const to = submit(form, submitter);
     result = {
@@ -200,8 +174,8 @@ export async function runBinding(
     const fills = [...action.children].filter((f) =>
       f.localName === "aim-field" && f.getAttribute("fill")
     );
-    const writes: [string, string, FieldValue][] = fill
-      ? [[fill, fill, item ? fields.value! : input as FieldValue]]
+    const writes: [string, string, Written][] = fill
+      ? [[fill, fill, item ? fields.value! : input as Written]]
       : fills.flatMap((f) => {
         const name = f.getAttribute("name") ?? "";
         return Object.hasOwn(fields, name) ? [[name, f.getAttribute("fill")!, fields[name]!]] : [];
@@ -212,13 +186,14 @@ export async function runBinding(
         `"${id}" has no handler, aim-invoke listener, click= or form= here, nor check= or fill=.`,
       );
     }
-    const filled: Record<string, FieldValue> = {};
+    const filled: Record<string, Written> = {};
     let last: Control | undefined;
     for (const [name, selector, value] of writes) {
       last = find(selector) as Control;
-      // Radio buttons: the selector names the group, and the value picks one.
-      const group = last.type === "radio" ? deep.all(scope, selector) as Control[] : [last];
-      for (const control of group) setValue(control, value);
+      // Radio buttons and checkboxes: the selector may name a group, and the value picks in it.
+      const all = deep.all(scope, selector) as Control[];
+      const group = /^(radio|checkbox)$/.test(last.type) && all.length > 1 ? all : [last];
+      setValue(group, value, name);
       // A password goes in, never back out.
       filled[name] = last.type === "password" ? "(hidden)" : value;
     }
@@ -239,6 +214,88 @@ export async function runBinding(
   // What a person sees of it, across shadow roots and slots.
   const shown = now && seenText(now);
   return { item: key, ...result, after: now ? shown!.replace(/\s+/g, " ").trim() : null };
+}
+
+/** What a binding will act on, to show the person while they are asked (client.ts `Target`). */
+export interface BindingTarget {
+  elements: Element[];
+  words: string;
+}
+
+/**
+ * What the binding of `action` will act on with `input`, for the person's prompt: the item's
+ * row (or item), the form with the fields the input fills and the button it presses, the control
+ * it fills or the element it clicks; and what it will do, in words. Undefined when it cannot say
+ * now (the item is gone, a handler runs the action): the prompt then shows the input alone.
+ */
+export function targetOf(
+  action: Element,
+  input: InputValue,
+  items: Items,
+  deep: Deep,
+): BindingTarget | undefined {
+  const attr = (name: string) => action.getAttribute(name) || "";
+  const fields = (typeof input === "object" ? input : {}) as Record<string, Written>;
+  let item: Element | undefined;
+  let where = "";
+  if (attr("items")) {
+    const key = String(typeof input === "object" ? fields.item : input);
+    item = items().find(([, k]) => k === key)?.[0];
+    if (!item) return undefined;
+    where = ` on the ${item.localName === "tr" ? "row" : "item"} ${key}`;
+  }
+  const scope: ParentNode = item ?? document;
+  const first = (selector: string) =>
+    selector === ":scope" && item ? item : deep.first(scope, selector) ?? undefined;
+  const quoted = (el: Element) => `“${label(el)}”`;
+  const click = attr("click") || attr("check") || attr("uncheck");
+  const formRef = attr("form");
+  const at = (els: (Element | null | undefined)[], words: string): BindingTarget => ({
+    elements: [...new Set([item, ...els].filter((e): e is Element => !!e))],
+    words: words + where,
+  });
+  if (click) {
+    const el = first(click);
+    if (!el) return item ? at([], "act") : undefined;
+    const verb = attr("check")
+      ? "check"
+      : attr("uncheck")
+      ? "uncheck"
+      : el.closest("a[href]")
+      ? "follow the link"
+      : "press";
+    return at([el], `${verb} ${quoted(el)}`);
+  }
+  if (formRef) {
+    const form = document.getElementById(formRef.replace(/^#/, "")) as HTMLFormElement | null;
+    if (!form) return undefined;
+    const names = Object.keys(fields).filter((name) => form.elements.namedItem(name));
+    const controls = names.flatMap((name) => {
+      const named = form.elements.namedItem(name)!;
+      return named instanceof RadioNodeList ? [...named] as Element[] : [named as Element];
+    });
+    const button = attr("submitter")
+      ? document.querySelector(attr("submitter"))
+      : [...form.elements].find(isSubmitButton);
+    const what = form.getAttribute("aria-label") || form.getAttribute("name") || formRef;
+    return at(
+      [form, ...controls, button],
+      `fill the form “${what}”${names.length ? ` (${names.join(", ")})` : ""}${
+        button ? ` and press ${quoted(button)}` : " and submit it"
+      }`,
+    );
+  }
+  const selectors = attr("fill")
+    ? [attr("fill")]
+    : [...action.children].flatMap((f) =>
+      f.localName === "aim-field" && f.getAttribute("fill") &&
+        Object.hasOwn(fields, f.getAttribute("name") ?? "")
+        ? [f.getAttribute("fill")!]
+        : []
+    );
+  const controls = selectors.map(first).filter((el): el is Element => !!el);
+  if (!controls.length) return undefined;
+  return at(controls, `fill ${controls.map(quoted).join(", ")}`);
 }
 
 /**

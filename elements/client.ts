@@ -44,8 +44,6 @@ export type Declaration = Extract<TabMessage, { type: "register" }>["actions"][n
 /** What the tab tells the bridge of a run by an agent in the browser (elements/webmcp.ts). */
 export type RunReport = Omit<Extract<TabMessage, { type: "run" }>, "type">;
 
-type Invoke = Extract<BridgeMessage, { type: "invoke" }>;
-
 export type { ConfirmRequest };
 
 /** An `<aim-action>` as the client sees it. */
@@ -54,6 +52,18 @@ export interface ActionSource extends Element {
   /** The declaration to register, or null when the element is not available now. */
   declaration(): Declaration | null;
   run(input: InputValue, waitUntil?: WaitUntil): Promise<unknown>;
+  /** What the action will act on with `input`, which the person's prompt shows; see `Target`. */
+  target?(input: InputValue): Promise<Target | undefined>;
+}
+
+/**
+ * What an action will act on: the elements to outline while the person is asked (the item's
+ * row, the form and its fields, the button; the first is scrolled into view), and what it does
+ * to them in words, for the prompt ("press “Approve” on the row req-3").
+ */
+export interface Target {
+  elements: Element[];
+  words: string;
 }
 
 /** An `<aim-state>` as the client sees it: `undefined` publishes nothing. */
@@ -169,22 +179,24 @@ export class AimClient extends EventTarget {
   #current = "";
   /** Set while this tab lets go of the lease for another; it then joins the line again. */
   #yielding = false;
+  /** The page the bridge was last told this tab shows (`hello`, `navigate`). */
+  #at = here();
+  /** The bindings' chunk: it runs invocations (elements/invoke.ts). */
+  #gestures: Promise<typeof import("./bindings.ts")> | undefined;
 
   /** Opens the session and the channel. */
   start(): void {
-    // Leaving the page lets the next page (or the reload) take the lease at once.
-    addEventListener("pagehide", () => this.#close());
+    // Leaving the page lets the next page (or the reload) take the lease at once; an invocation
+    // in progress (elements/invoke.ts) answers first, hearing it on the client.
+    addEventListener("pagehide", () => (this.dispatchEvent(new Event("pagehide")), this.#close()));
     addEventListener("pageshow", (e) => e.persisted && this.status !== "ended" && this.#open());
     this.#open();
     // A single-page app moves between pages with the History API, without loading one: the
-    // session follows the tab (`navigate`), with no reconnect. The Navigation API says when.
-    // The bridge withdraws what the old page registered: the actions go again, the same too.
-    let at = here();
+    // session follows the tab (`navigate`), with no reconnect. The Navigation API says when;
+    // without it, an action that moved it says so before its answer.
     (globalThis as { navigation?: EventTarget }).navigation?.addEventListener(
       "currententrychange",
-      () =>
-        here() !== at &&
-        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),
+      () => this.#follow(),
     );
     // Agents in the browser (WebMCP) get the same actions, and remote agents the page's own
     // tools (elements/page_tools.ts, which adds them to `actions`); without the API nothing
@@ -309,7 +321,7 @@ export class AimClient extends EventTarget {
     socket.onopen = () => {
       opened = true;
       this.#sent = ["", ""];
-      this.#send({ type: "hello", page: here() });
+      this.#send({ type: "hello", page: this.#at = here() });
       this.#flush(true);
     };
     socket.onmessage = (e) => this.#receive(JSON.parse(e.data));
@@ -336,6 +348,15 @@ export class AimClient extends EventTarget {
       }
       this.#backoff(() => this.#connect());
     };
+  }
+
+  /** Moves the session with the tab, when a single-page app changed its route. */
+  #follow(): void {
+    if (here() === this.#at) return;
+    // The bridge withdraws what the old page registered: the actions go again, the same too.
+    this.#sent[0] = "";
+    this.#send({ type: "navigate", page: this.#at = here() });
+    this.changed();
   }
 
   #send(message: TabMessage): void {
@@ -367,8 +388,26 @@ export class AimClient extends EventTarget {
         for (const { id, reason } of message.rejected) warn("action-rejected", [id, reason]);
         return;
       case "invoke":
-        // The bridge sends one at a time; a new one means it gave up waiting on the last.
-        this.#invoke(message);
+        // The bridge sends one at a time; a new one means it gave up waiting on the last. Runs
+        // in the bindings' chunk (elements/invoke.ts), loaded by the first one.
+        this.#current = message.id;
+        (this.#gestures ??= import("./bindings.ts")).then(
+          (m) =>
+            m.invoke(this, message, (m) => m.type === "result" ? this.#reply(m) : this.#send(m)),
+          (error) => {
+            // Tried again by the next invocation; this one is answered, not left to time out.
+            this.#gestures = undefined;
+            this.#reply({
+              type: "result",
+              id: message.id,
+              ok: false,
+              error: {
+                code: "action_failed",
+                message: `The page could not load aim's code: ${error}`,
+              },
+            });
+          },
+        );
         return;
       case "cancel":
         this.oncancel?.(message.id);
@@ -412,14 +451,24 @@ export class AimClient extends EventTarget {
 
   /**
    * Runs one action of the page, then waits for the work it declared (`waitUntil`) up to
-   * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done.
+   * {@linkcode AimClient.settleMs}: its result as JSON, and whether that work was done. With a
+   * `watch` (elements/leaving.ts), the result is kept on it as soon as there is one, and a page
+   * the watch saw leave is not waited for.
    */
-  async run(actionId: string, input: InputValue): Promise<{ result: unknown; settled: boolean }> {
+  async run(
+    actionId: string,
+    input: InputValue,
+    watch?: { leaving: unknown; ran?: unknown },
+  ): Promise<{ result: unknown; settled: boolean }> {
     const el = [...this.actions].find((a) => a.name === actionId && a.declaration());
     if (!el) throw new Error(`No action "${actionId}" is on the page now.`);
     const work = new Work();
     const result = toJson(await el.run(input, work.waitUntil));
-    return { result, settled: await work.done(this.settleMs) };
+    const ran = { result, settled: false };
+    if (watch) watch.ran = ran;
+    // A page on its way out renders nothing more: its answer goes at once.
+    ran.settled = !!watch?.leaving || await work.done(this.settleMs);
+    return ran;
   }
 
   /**
@@ -450,38 +499,12 @@ export class AimClient extends EventTarget {
     this.#send({ type: "run", ...report });
   }
 
-  async #invoke({ id, actionId, input, consequential }: Invoke): Promise<void> {
-    let answer: TabMessage;
-    const withdrawn = new AbortController();
-    const onCancel = (e: Event) => (e as CustomEvent).detail === id && withdrawn.abort();
-    this.addEventListener("cancel", onCancel);
-    this.#current = id;
-    try {
-      // The person may take longer than the tab timeout: the bridge then waits longer.
-      const approved = !consequential ||
-        await this.approve(
-          { id, actionId, input },
-          withdrawn.signal,
-          () => this.#send({ type: "awaiting", id, message: "Asking the person." }),
-        );
-      if (approved) {
-        // The state goes after the work the action declared, or once the bridge would give up.
-        const { result, settled } = await this.run(actionId, input);
-        answer = { type: "result", id, ok: true, result: result as null, settled };
-      } else {
-        answer = {
-          type: "result",
-          id,
-          ok: false,
-          error: { code: "declined", message: `The person declined "${actionId}".` },
-        };
-      }
-    } catch (error) {
-      const message = String((error as Error)?.message ?? error).slice(0, 2000);
-      answer = { type: "result", id, ok: false, error: { code: "action_failed", message } };
-    }
-    if (this.#current === id) this.#current = "";
-    this.removeEventListener("cancel", onCancel);
+  /** Sends the answer to the invocation in progress, with the state: once, when it is still due. */
+  #reply(answer: Extract<TabMessage, { type: "result" }>): void {
+    if (this.#current !== answer.id) return;
+    this.#current = "";
+    // A route the action moved the page to counts before its answer.
+    this.#follow();
     // The bridge answers with the actions it holds when the result comes: when an action said
     // it changed (an item the action added is a key the agent may name next), they go first.
     if (this.#actionsChanged) this.#register();

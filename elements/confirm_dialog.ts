@@ -31,6 +31,43 @@ export interface ConfirmRequest {
   actionId: string;
   /** The agent's input, exactly as the action will receive it. */
   input: InputValue;
+  /**
+   * What the action will do to what, in words ("press “Approve” on the row req-3"), when the
+   * page can say: the prompt shows it, while the elements it names are outlined on the page.
+   */
+  target?: string;
+}
+
+/** How an element the action will act on is outlined while the person is asked. */
+const OUTLINE = "3px solid #e8a000";
+
+/**
+ * Outlines `elements` (the first boldly: the row, the form, the button) and scrolls the first
+ * into view, as far as it needs; returns what takes the outlines off again, as they were.
+ */
+function outline(elements: readonly Element[]): () => void {
+  const before = elements.map((el) => {
+    const style = (el as HTMLElement).style;
+    const had = el.hasAttribute("style");
+    const was = ["outline", "outline-offset"].map((p) =>
+      [p, style.getPropertyValue(p), style.getPropertyPriority(p)] as const
+    );
+    style.setProperty(
+      "outline",
+      OUTLINE.replace(/^3px/, el === elements[0] ? "3px" : "2px"),
+      "important",
+    );
+    style.setProperty("outline-offset", "2px", "important");
+    return () => {
+      for (const [p, value, priority] of was) {
+        if (value) style.setProperty(p, value, priority);
+        else style.removeProperty(p);
+      }
+      if (!had && !el.getAttribute("style")) el.removeAttribute("style");
+    };
+  });
+  elements[0]?.scrollIntoView({ block: "nearest", inline: "nearest" });
+  return () => before.forEach((restore) => restore());
 }
 
 // Written compactly, unformatted: this is browser code loaded on demand; keep it small.
@@ -50,8 +87,8 @@ button{font:inherit;min-height:40px;padding:0 16px;border-radius:6px;border:2px 
 .approve[aria-disabled=true]{opacity:.5;cursor:not-allowed}
 .decline{background:#fff;color:#0b57d0}
 button:focus-visible,dialog:focus-visible{outline:3px solid #e8a000;outline-offset:2px}
-</style><dialog aria-labelledby="t" aria-describedby="r d i c" tabindex="-1" autofocus>
-<h2 id="t"></h2><p id="r" class="r" role="alert" hidden></p><p id="d"></p><p>With this input:</p><pre id="i"></pre><p id="c"></p>
+</style><dialog aria-labelledby="t" aria-describedby="r d w i c" tabindex="-1" autofocus>
+<h2 id="t"></h2><p id="r" class="r" role="alert" hidden></p><p id="d"></p><p id="w"></p><p>With this input:</p><pre id="i"></pre><p id="c"></p>
 <form method="dialog"><button class="decline" value="decline">Decline</button><button class="approve" value="approve" aria-disabled="true">Approve</button></form></dialog>`;
 
 /**
@@ -69,6 +106,10 @@ export interface Asker {
 export interface AskedAction {
   /** Its declaration now, whose description the dialog shows. */
   declaration(): Record<string, unknown> | null;
+  /** What it will act on with `input`: the elements outlined, and their name in words. */
+  target?(
+    input: InputValue,
+  ): Promise<{ readonly elements: readonly Element[]; readonly words: string } | undefined>;
 }
 
 /** The prompt the person sees now, if any: the next one waits for its answer. */
@@ -92,10 +133,19 @@ export function ask(
     if (!client.confirmer && document.querySelector("aim-panel")) {
       await customElements.whenDefined("aim-panel");
     }
-    return (client.confirmer
-      ? await client.confirmer(request, signal)
-      : await confirmInDialog(request, String(el?.declaration()?.description ?? ""), signal)) ===
-      true;
+    // What the action will act on is outlined, and named in the prompt, while it waits.
+    const target = await el?.target?.(request.input).catch(() => undefined);
+    if (signal.aborted) return false;
+    const asked = target ? { ...request, target: target.words } : request;
+    const unmark = outline(target?.elements ?? []);
+    try {
+      return (client.confirmer
+        ? await client.confirmer(asked, signal)
+        : await confirmInDialog(asked, String(el?.declaration()?.description ?? ""), signal)) ===
+        true;
+    } finally {
+      unmark();
+    }
   });
   prompts = turn.catch(() => {});
   return turn;
@@ -134,6 +184,9 @@ export function confirmInDialog(
   const input = shownInput(request.input);
   $("t").textContent = `Allow the agent to run “${readable(request.actionId).text}”?`;
   $("d").textContent = readable(description || "This action is consequential.").text;
+  // What it acts on, outlined on the page meanwhile.
+  $("w").textContent = request.target ? `It will ${readable(request.target).text}.` : "";
+  $("w").hidden = !request.target;
   $("i").textContent = input.text;
   // Empty when there is nothing to say: the dialog's description reads these too.
   $("c").textContent = cutNote(input.more);

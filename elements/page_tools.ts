@@ -12,6 +12,7 @@ import { READ_TOOL } from "../bridge/wire/tools.ts";
 import {
   actionOfTool,
   MAX_PAGE_TOOLS,
+  readToolMarkup,
   resultOfTool,
   type ToolAction,
   type ToolMarkup,
@@ -51,6 +52,8 @@ export interface PageTool {
    * (the client's `approve` reads it), so that a consequential tool always asks the person.
    */
   getAttribute(name: string): null;
+  /** A declarative form's tool: the form and the fields `input` fills, for the person's prompt. */
+  target(input: InputValue): Promise<{ elements: Element[]; words: string } | undefined>;
 }
 
 /** What this module needs of the page's client (elements/client.ts `AimClient`). */
@@ -72,23 +75,7 @@ export function warn(problem: string): void {
 
 /** What the page's `<aim-tool>` elements say, by tool name. */
 export function toolMarkup(root: ParentNode = document): Map<string, ToolMarkup> {
-  const out = new Map<string, ToolMarkup>();
-  for (const el of root.querySelectorAll("aim-tool")) {
-    const name = el.getAttribute("name")?.trim();
-    if (!name) continue;
-    const flag = (attribute: string) => {
-      const value = el.getAttribute(attribute);
-      return value !== null && value.trim().toLowerCase() !== "false";
-    };
-    const before = out.get(name) ?? {};
-    const example = el.getAttribute("input-example") ?? before.inputExample ?? null;
-    out.set(name, {
-      consequential: before.consequential === true || flag("consequential"),
-      hidden: before.hidden === true || el.hasAttribute("hidden"),
-      ...(example !== null && { inputExample: example }),
-    });
-  }
-  return out;
+  return readToolMarkup(root.querySelectorAll("aim-tool"));
 }
 
 /** What the page's tools' annotations said when registered (elements/webmcp_api.ts). */
@@ -245,14 +232,28 @@ export class PageTools {
         );
         break;
       }
+      const registered = registeredHints()?.get(tool.name);
+      let owner = markup.get(tool.name);
+      const declarative = document.querySelector(`form[toolname="${CSS.escape(tool.name)}"]`);
+      if (owner?.readOnly && registered === undefined && !declarative) {
+        // The hints the tool was registered with are unknown (Chromium lists no destructiveHint):
+        // the owner's read-only cannot be checked against them, so it does not count.
+        warn(
+          `tool "${tool.name}": <aim-tool read-only> is ignored: aim did not see the tool ` +
+            "registered, so not whether it says it is destructive (load /__aim/webmcp.js first " +
+            "in <head>)",
+        );
+        owner = { ...owner, readOnly: false };
+      }
       const mapped = actionOfTool(
-        { ...tool, annotations: mergeHints(tool.annotations, registeredHints()?.get(tool.name)) },
-        markup.get(tool.name),
+        { ...tool, annotations: mergeHints(tool.annotations, registered) },
+        owner,
       );
       if (!mapped.ok) {
         if (!markup.get(tool.name)?.hidden) warn(`${mapped.problem}: remote agents do not get it`);
         continue;
       }
+      if (mapped.warning) warn(mapped.warning);
       found.set(tool.name, this.#tool(tool.name, mapped.action, direct.has(tool.name)));
     }
     const before = JSON.stringify([...this.#mine.values()].map((t) => t.declaration()));
@@ -287,6 +288,7 @@ export class PageTools {
       name,
       getAttribute: () => null,
       declaration: () => ({ ...action }),
+      target: (input) => Promise.resolve(formTarget(name, input)),
       run: direct ? (input, waitUntil) => this.#runDirect(name, input, waitUntil) : async (
         input,
         waitUntil,
@@ -309,6 +311,28 @@ export class PageTools {
       },
     };
   }
+}
+
+/**
+ * The `<form toolname>` of a tool, with the fields `input` fills, and what running it does in
+ * words; undefined for a tool no form declares.
+ */
+function formTarget(
+  name: string,
+  input: InputValue,
+): { elements: Element[]; words: string } | undefined {
+  const form = document.querySelector<HTMLFormElement>(`form[toolname="${CSS.escape(name)}"]`);
+  if (!form) return undefined;
+  const names = Object.keys(typeof input === "object" && input !== null ? input : {});
+  const fields = names.flatMap((field) => {
+    const named = form.elements.namedItem(field);
+    return named instanceof RadioNodeList ? [...named] as Element[] : named ? [named] : [];
+  });
+  const then = form.hasAttribute("toolautosubmit") ? "and submit it" : "for you to submit";
+  return {
+    elements: [form, ...fields],
+    words: `fill the form “${name}”${names.length ? ` (${names.join(", ")})` : ""} ${then}`,
+  };
 }
 
 /** Starts reading the page's tools from `context`; returns the reader. */

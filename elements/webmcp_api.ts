@@ -15,6 +15,7 @@
 
 import { formToolOf } from "../bridge/markup/form_tool.ts";
 import type { MarkupElement } from "../bridge/markup/action.ts";
+import { fillForm, formProblem, pressSubmit, type Written } from "./gestures.ts";
 
 (() => {
   /** A registered tool, as the page gave it. */
@@ -59,38 +60,84 @@ import type { MarkupElement } from "../bridge/markup/action.ts";
   }, true);
 
   /**
-   * Each `<form toolname>` in the document as a tool: filling its fields, then submitting it
-   * with `toolautosubmit`, else waiting for the person to submit it; the answer is what the
-   * page's `submit` listener gives `event.respondWith()`.
+   * The document's `<form toolname>`s as tools, kept as Chromium keeps them: a form that gains
+   * `toolname` (or is added with it) is registered, one whose declaration changes (its name,
+   * description or fields) registered again as it is now, one that loses it (or leaves the
+   * document) withdrawn. A tool fills the form's fields as a person does (elements/gestures.ts),
+   * then, with `toolautosubmit`, presses its submit button, else waits for the person to submit
+   * it; the answer is what the page's `submit` listener gives `event.respondWith()`.
    */
   function formTools(context: ModelContext): void {
-    for (const form of document.querySelectorAll<HTMLFormElement>("form[toolname]")) {
-      const tool = formToolOf(form as unknown as MarkupElement);
-      void context.registerTool({
+    const registered = new Map<HTMLFormElement, { key: string; controller: AbortController }>();
+    const execute = async (form: HTMLFormElement, input: unknown) => {
+      await fillForm(form, input as Record<string, Written>);
+      const invalid = form.noValidate
+        ? undefined
+        : [...form.elements].find((f) => (f as HTMLInputElement).checkValidity?.() === false);
+      if (invalid) {
+        const field = invalid as HTMLInputElement;
+        throw new Error(`"${field.name}": ${field.validationMessage}`);
+      }
+      const submitted = new Promise<Event>((resolve) => waiting.set(form, resolve));
+      if (form.hasAttribute("toolautosubmit") && !pressSubmit(form)) {
+        waiting.delete(form);
+        const why = formProblem(form) || "a listener of the page stopped the press";
+        throw new Error(`The page did not submit the form: ${why}.`);
+      }
+      const event = await submitted;
+      const answer = responses.get(event);
+      if (answer) return await answer;
+      return { submitted: true, navigating: !event.defaultPrevented };
+    };
+    const sync = (form: HTMLFormElement) => {
+      const named = form.isConnected && !!form.getAttribute("toolname")?.trim();
+      const tool = named ? formToolOf(form as unknown as MarkupElement) : null;
+      const key = JSON.stringify(tool);
+      const before = registered.get(form);
+      if (before?.key === key) return;
+      before?.controller.abort();
+      registered.delete(form);
+      if (!tool) return;
+      const controller = new AbortController();
+      registered.set(form, { key, controller });
+      context.registerTool({
         name: tool.name as string,
         description: tool.description as string,
         inputSchema: tool.inputSchema,
-        execute: async (input) => {
-          for (const [key, value] of Object.entries(input as Record<string, unknown>)) {
-            for (
-              const el of form.querySelectorAll<HTMLInputElement>(`[name="${CSS.escape(key)}"]`)
-            ) {
-              if (el.type === "checkbox") el.checked = value === true;
-              else if (el.type === "radio") el.checked = el.value === String(value);
-              else el.value = String(value);
-              el.dispatchEvent(new Event("input", { bubbles: true }));
-              el.dispatchEvent(new Event("change", { bubbles: true }));
-            }
+        execute: (input) => execute(form, input),
+      }, { signal: controller.signal }).catch(() => {
+        // Refused (a name another tool has): tried again at the form's next change.
+        if (registered.get(form)?.controller === controller) registered.delete(form);
+      });
+    };
+    for (const form of document.querySelectorAll<HTMLFormElement>("form[toolname]")) sync(form);
+    // Only what can change a form's tool is watched: its declaring attributes, its fields'
+    // names and kinds, forms and fields coming and going.
+    new MutationObserver((records) => {
+      const forms = new Set<HTMLFormElement>();
+      const formOf = (node: Node) =>
+        (node as HTMLInputElement).form ??
+          (node instanceof Element ? node.closest("form") : node.parentElement?.closest("form"));
+      for (const record of records) {
+        const form = record.target instanceof HTMLFormElement
+          ? record.target
+          : formOf(record.target);
+        if (form && (registered.has(form) || form.hasAttribute("toolname"))) forms.add(form);
+        for (const node of record.addedNodes) {
+          if (!(node instanceof Element)) continue;
+          if (node instanceof HTMLFormElement) forms.add(node);
+          for (const inner of node.querySelectorAll("form[toolname]")) {
+            forms.add(inner as HTMLFormElement);
           }
-          const submitted = new Promise<Event>((resolve) => waiting.set(form, resolve));
-          if (form.hasAttribute("toolautosubmit")) form.requestSubmit();
-          const event = await submitted;
-          const answer = responses.get(event);
-          if (answer) return await answer;
-          return { submitted: true, navigating: !event.defaultPrevented };
-        },
-      }).catch(() => {});
-    }
+        }
+      }
+      for (const form of registered.keys()) if (!form.isConnected) forms.add(form);
+      for (const form of forms) sync(form);
+    }).observe(document, {
+      subtree: true,
+      childList: true,
+      attributeFilter: ["toolname", "tooldescription", "toolparamdescription", "name", "type"],
+    });
   }
   const nav = navigator as unknown as { modelContext?: unknown };
 

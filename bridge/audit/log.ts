@@ -26,6 +26,11 @@ export interface AuditEntry {
    * `"webmcp"` for an agent in the browser, through the page's WebMCP tools.
    */
   via: "bridge" | "webmcp";
+  /**
+   * `"site_owner"` when a page's tool ran without asking the person on the site owner's word
+   * alone (`<aim-tool read-only>`, the tool itself saying no `readOnlyHint`); absent otherwise.
+   */
+  read_only_by?: "site_owner";
 }
 
 /** An input as the log keeps it: its JSON, unless too long to keep. */
@@ -47,6 +52,7 @@ export function auditEntry(record: InvocationRecord): AuditEntry {
     outcome: record.outcome,
     durationMs: record.durationMs,
     via: record.via ?? "bridge",
+    ...(record.readOnlyBy ? { read_only_by: record.readOnlyBy } : {}),
   };
 }
 
@@ -62,7 +68,8 @@ CREATE TABLE IF NOT EXISTS audit (
   status INTEGER NOT NULL,
   outcome TEXT NOT NULL,
   duration_ms REAL NOT NULL,
-  via TEXT NOT NULL DEFAULT 'bridge'
+  via TEXT NOT NULL DEFAULT 'bridge',
+  read_only_by TEXT
 );
 CREATE INDEX IF NOT EXISTS audit_session ON audit (session_id, id);
 `;
@@ -173,12 +180,15 @@ export class AuditLog implements Disposable {
     if (!columns.includes("via")) {
       this.#db.exec("ALTER TABLE audit ADD COLUMN via TEXT NOT NULL DEFAULT 'bridge'");
     }
+    if (!columns.includes("read_only_by")) {
+      this.#db.exec("ALTER TABLE audit ADD COLUMN read_only_by TEXT");
+    }
     this.#insert = this.#db.prepare(
-      `INSERT INTO audit (at, session_id, username, page, action_id, input, status, outcome, duration_ms, via)
-       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
+      `INSERT INTO audit (at, session_id, username, page, action_id, input, status, outcome, duration_ms, via, read_only_by)
+       VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)`,
     );
     this.#bySession = this.#db.prepare(
-      `SELECT at, session_id, username, page, action_id, input, status, outcome, duration_ms, via
+      `SELECT at, session_id, username, page, action_id, input, status, outcome, duration_ms, via, read_only_by
        FROM audit WHERE session_id = ? ORDER BY id DESC LIMIT ?`,
     );
     // ISO 8601 times in UTC sort as text.
@@ -279,6 +289,7 @@ export class AuditLog implements Disposable {
       entry.outcome,
       entry.durationMs,
       entry.via ?? "bridge",
+      entry.readOnlyBy ?? null,
     ]);
   }
 
@@ -318,6 +329,7 @@ export class AuditLog implements Disposable {
       outcome: String(row.outcome),
       durationMs: Number(row.duration_ms),
       via: row.via === "webmcp" ? "webmcp" : "bridge",
+      ...(row.read_only_by === "site_owner" ? { read_only_by: "site_owner" as const } : {}),
     }));
   }
 

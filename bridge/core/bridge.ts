@@ -292,6 +292,7 @@ export class BridgeCore {
       now,
       settleTimeoutMs: this.#settleTimeoutMs,
       waitMs: this.#tabTimeoutMs,
+      pageOf: (raw) => this.pageOf(raw),
       rotate: (session, settle) => this.#rotate(session, settle),
       onInvocation: options.onInvocation,
     });

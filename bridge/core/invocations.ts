@@ -20,6 +20,8 @@ import type { IdempotentEntry, Session } from "./session.ts";
 import type { SessionStore } from "./sessions.ts";
 import type { KeptOutcome } from "../share/share.ts";
 import { IDENTITY_CHANGED, type TabOutcome } from "./tab_connection.ts";
+import { type ArrivalContext, leftPage } from "./arrival.ts";
+import { normalizePage } from "../site/paths.ts";
 
 /** One finished invocation, for an audit trail. */
 export interface InvocationRecord {
@@ -43,6 +45,8 @@ export interface InvocationRecord {
    * the tab reported; absent for an agent's invocation through the bridge (HTTP, MCP, ACP).
    */
   via?: "webmcp";
+  /** `"site_owner"`: the page's tool ran unasked on the owner's `<aim-tool read-only>` alone. */
+  readOnlyBy?: "site_owner";
 }
 
 /** Options of {@linkcode Invocations.invoke}. */
@@ -75,6 +79,8 @@ export interface InvocationContext {
   settleTimeoutMs: number;
   /** How long a retry waits for the first call under its key to answer (shared stores), ms. */
   waitMs: number;
+  /** The page identity of a path with its query (`--page-query`). @default normalizePage */
+  pageOf?: ((raw: string) => string | null) | undefined;
   /**
    * Gives the session a new tab credential and tab key (on sign-in and sign-out), telling the
    * tab; with `settle`, the tab answers `settled` of that id once it has reacted.
@@ -92,6 +98,8 @@ interface Call extends InvokeOptions {
   input?: unknown;
   /** Whether the page finished reacting before the answer (false: the settle timeout ran out). */
   settled?: boolean;
+  /** Runs unasked on the site owner's word alone (`<aim-tool read-only>`). */
+  readOnlyBy?: "site_owner";
 }
 
 function fingerprint(actionId: string, input: unknown): string {
@@ -123,10 +131,12 @@ const TAB_FAILURES: Record<
 /** The invocations of one bridge. */
 export class Invocations {
   readonly #ctx: InvocationContext;
+  readonly #arrival: ArrivalContext;
   readonly #running = new Set<Promise<unknown>>();
 
   constructor(ctx: InvocationContext) {
     this.#ctx = ctx;
+    this.#arrival = { ...ctx, pageOf: ctx.pageOf ?? normalizePage };
   }
 
   /** Waits until the invocations under way have been answered, or `timeoutMs` passed. */
@@ -305,6 +315,7 @@ export class Invocations {
         // input that did not (a password sent as a string, say) is not written anywhere.
         input: call.input === undefined ? null : redactSecrets(call.input),
         ...(call.client === undefined ? {} : { client: call.client }),
+        ...(call.readOnlyBy ? { readOnlyBy: call.readOnlyBy } : {}),
         status,
         outcome,
         durationMs,
@@ -353,6 +364,7 @@ export class Invocations {
         found = await this.#fromCatalog(session, actionId, error);
       }
       const { spec, server } = found;
+      if (spec.read_only_by) call.readOnlyBy = spec.read_only_by;
       const identity = session.identity;
       if (spec.protected && identity === null) {
         throw new AimError(
@@ -456,28 +468,15 @@ export class Invocations {
     });
     if (outcome.ok) {
       call.settled = outcome.settled ?? true;
-      const result = outcome.result;
-      if (from && leaving(result)) {
-        // The tab loads another page: when it is one that hosts sessions here, the answer waits
-        // until it holds the session and has reported its state, and says which page it is
-        // (null: another site's page, one with no session, or it did not come in time).
-        const next = URL.parse(result.navigating_to as string)?.pathname;
-        const hosts = next ? await this.#ctx.catalog.sessionPage(next).catch(() => null) : null;
-        if (!hosts) return { ...result, page: null };
-        const arrived = await session.tab.whenArrived(from, this.#ctx.settleTimeoutMs);
-        if (!arrived) call.settled = false;
-        return { ...result, page: arrived ? session.page : null };
-      }
-      return result;
+      const { leaving } = outcome;
+      if (!from || !leaving) return outcome.result;
+      // The tab went elsewhere: the answer is the next page's (bridge/core/arrival.ts).
+      const left = await leftPage(this.#arrival, session, from, { ...outcome, leaving });
+      call.settled = left.settled;
+      return left.result;
     }
     throw TAB_FAILURES[outcome.code](spec, outcome.message, session);
   }
-}
-
-/** Whether a page action's result says the tab is loading another page (`navigating_to`). */
-function leaving(result: unknown): result is Record<string, unknown> {
-  return typeof result === "object" && result !== null && !Array.isArray(result) &&
-    typeof (result as Record<string, unknown>).navigating_to === "string";
 }
 
 function keyReused(): AimError {

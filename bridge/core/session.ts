@@ -73,6 +73,11 @@ export class Session {
   sharedTouchAt = 0;
   /** When this process last read the session from the shared store. */
   copiedAt = 0;
+  /**
+   * The tab whose reported state the shared store shows (`SessionRecord.stateTab`), as this
+   * process last read it: how an instance learns that the next page's tab arrived elsewhere.
+   */
+  stateTab = "";
   /** Who waits for the next change (long polls, event streams); made on first use. */
   #waiters: Set<() => void> | undefined;
   #idempotency: Map<string, IdempotentEntry> | undefined;

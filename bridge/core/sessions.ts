@@ -288,6 +288,7 @@ export class SessionStore {
       state: session.tab.lastState,
       actions: session.tab.lastActions,
       holder: "",
+      stateTab: "",
       inUse: session.used || session.tabBound,
     };
   }
@@ -327,10 +328,13 @@ export class SessionStore {
     // Not the identity: only the instance that signs the session in or out writes it
     // (`rotate`). A copy that has not yet read a sign-in made elsewhere would write it back
     // signed out when its tab pushes a state.
+    // The tab holding the lease here, once it reported, is whose state this is.
+    const holder = session.tab.holder;
     this.share.update(session.tokenHash, {
       page: session.page,
       state: session.tab.lastState,
       actions: session.tab.lastActions,
+      ...(holder?.reported ? { stateTab: holder.id } : {}),
     }, { bump: true }).then((version) => {
       if (version === 0) return this.end(session, "expired", { shared: false });
       session.changedTo(version);
@@ -388,6 +392,7 @@ export class SessionStore {
       tab.lastActions = record.actions;
     }
     tab.remoteHolder = record.holder === this.share.instance ? "" : record.holder;
+    session.stateTab = record.stateTab;
     session.copiedAt = this.#now();
     session.changedTo(record.version);
   }

@@ -17,6 +17,8 @@ export interface TabPort {
 
 /** One connected tab: its port, its page and what it registered. */
 export class TabConnection {
+  /** Names this connection in the shared store (`SessionRecord.stateTab`); never a secret. */
+  readonly id: string = crypto.randomUUID();
   readonly port: TabPort;
   page: string;
   actions: ActionSpec[] = [];
@@ -37,7 +39,7 @@ export class TabConnection {
 
 /** How a relayed invocation ended. */
 export type TabOutcome =
-  | { ok: true; result: unknown; settled?: boolean }
+  | { ok: true; result: unknown; settled?: boolean; leaving?: "document" | "route" | undefined }
   | { ok: false; code: "action_failed" | "declined"; message: string }
   | {
     ok: false;

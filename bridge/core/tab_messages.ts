@@ -143,17 +143,21 @@ export class TabMessages {
       // After the tab's earlier registrations: what the action changed in the actions (an item
       // it added, now a key the next invocation may name) counts before the agent is answered.
       // The state it carries counts as a `state` message sent just before it.
+      // A page that is loading another one is answered at once: its channel closes next, and
+      // the actions it leaves do not count.
       result: (message, h) => {
         if (message.state) this.#state(message.state, h);
-        h.then(() =>
+        const { id, ok, result, settled, leaving, error } = message;
+        const answer = () =>
           void h.session.tab.answer(
             h.tab,
-            message.id,
-            message.ok
-              ? { ok: true, result: message.result ?? null, settled: message.settled ?? true }
-              : { ok: false, code: message.error!.code, message: message.error!.message },
-          )
-        );
+            id,
+            ok
+              ? { ok, result: result ?? null, settled: settled ?? true, leaving }
+              : { ok, code: error!.code, message: error!.message },
+          );
+        if (leaving === "document") answer();
+        else h.then(answer);
       },
       // After the tab's earlier registrations, so that what it declared before counts.
       settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),

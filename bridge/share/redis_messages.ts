@@ -95,6 +95,7 @@ export function record(fields: Record<string, string>): SessionRecord | null {
     state,
     actions,
     holder: fields.holder ?? "",
+    stateTab: fields.stateTab ?? "",
     inUse: fields.inUse === "1",
   };
 }

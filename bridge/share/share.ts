@@ -36,6 +36,12 @@ export interface SessionRecord {
   actions: ActionSpec[];
   /** The instance whose socket holds the lease; "" when none does. */
   holder: string;
+  /**
+   * The id of the tab connection whose reported state `state` is: the lease holder's, once it
+   * sent one; "" before any. Another instance waiting for the next page of a tab that left
+   * (bridge/core/arrival.ts) reads here that it came.
+   */
+  stateTab: string;
   /** An agent used it, or a tab bound it: it keeps its full idle time. */
   inUse: boolean;
 }

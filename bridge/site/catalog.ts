@@ -18,7 +18,7 @@ import {
 import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
 import { normalizePage, type SiteRoot } from "./paths.ts";
 import { formToolOf } from "../markup/form_tool.ts";
-import { actionOfTool } from "../wire/webmcp_tools.ts";
+import { actionOfTool, readToolMarkup, type ToolMarkup } from "../wire/webmcp_tools.ts";
 
 /** A declaration that could not be read, with where it is. */
 export interface CatalogProblem {
@@ -151,6 +151,8 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
   let description = "";
   let agentEnabled = false;
   let hostsSessions = false;
+  /** What the page's `<aim-tool>` elements say, read at its first `<form toolname>`. */
+  let markup: Map<string, ToolMarkup> | undefined;
   for (const node of view.elements) {
     const name = node.name.toLowerCase();
     if (name.startsWith("aim-")) hostsSessions = true;
@@ -168,9 +170,16 @@ export function scanPage(html: string, page: string, file: string): PageInfo {
         });
       }
     } else if (name === "form" && node.attribs.toolname !== undefined) {
-      // A declarative WebMCP tool: an action of the page as the browser reads it.
+      // A declarative WebMCP tool: an action of the page as the browser reads it, with what
+      // the site owner's <aim-tool> says of it, as the page reads it too.
       const where = position(html, node.startIndex ?? 0);
-      const mapped = actionOfTool(formToolOf(view.wrap(node)));
+      const tool = formToolOf(view.wrap(node));
+      markup ??= readToolMarkup(
+        view.elements.filter((n) => n.name.toLowerCase() === "aim-tool").map((n) => view.wrap(n)),
+      );
+      const owner = markup.get(String(tool.name));
+      if (owner?.hidden) continue;
+      const mapped = actionOfTool(tool, owner);
       try {
         if (!mapped.ok) throw new MarkupError(mapped.problem);
         const spec = parseActionSpec(mapped.action);

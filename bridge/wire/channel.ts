@@ -71,6 +71,12 @@ export const ResultMessage = z.strictObject({
    * answer's path. A bridge older than this field refuses such a result (1008).
    */
   state: z.record(z.string(), Json).optional(),
+  /**
+   * The action took the page elsewhere: `document`, it is loading another page (its URL is the
+   * result's `navigating_to`; the bridge answers once the next page holds the session), or
+   * `route`, a single-page app's History API navigation (the `navigate` message went first).
+   */
+  leaving: z.enum(["document", "route"]).optional(),
 }).refine((m) => m.ok || m.error !== undefined, "A failed result carries an error");
 
 /**

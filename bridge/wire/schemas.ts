@@ -51,6 +51,11 @@ export const ActionSpec = ManifestAction.extend({
   protected: z.boolean(),
   /** Declared with `read-only` in markup: the action changes nothing (MCP `readOnlyHint`). */
   read_only: z.boolean().default(false),
+  /**
+   * A page's WebMCP tool that runs without asking the person only on the site owner's word
+   * (`<aim-tool read-only>`), not its own `readOnlyHint`: the activity log records each run so.
+   */
+  read_only_by: z.literal("site_owner").optional(),
 });
 export type ActionSpec = z.infer<typeof ActionSpec>;
 

@@ -54,7 +54,7 @@ export interface WebMcpToolInfo {
 
 /**
  * What the site owner's markup says of a tool (`<aim-tool name="…" consequential>`,
- * `<aim-tool name="…" hidden>`): it can only make a tool safer, never less so.
+ * `<aim-tool name="…" hidden>`, `<aim-tool name="…" read-only>`).
  */
 export interface ToolMarkup {
   /**
@@ -74,6 +74,44 @@ export interface ToolMarkup {
    * bridge refuses the tool if it does not fit the schema. Without one, the bridge makes one.
    */
   inputExample?: string;
+  /**
+   * The site owner's word that the tool only reads, where the tool does not say so itself
+   * (`readOnlyHint`): it runs without asking the person, as an `<aim-action read-only>` does.
+   * Never over a tool that says `destructiveHint` or `consequentialHint`, nor with
+   * `consequential`: it is then ignored (with a warning).
+   *
+   * @default {false}
+   */
+  readOnly?: boolean;
+}
+
+/**
+ * What the `<aim-tool name="…">` elements among `elements` say, by tool name: read alike in the
+ * page (elements/page_tools.ts) and from a page's static HTML (the public catalog). A flag is
+ * set by its attribute, unless that is `"false"`; several elements of one name add up, and the
+ * last `input-example` is kept.
+ */
+export function readToolMarkup(
+  elements: Iterable<{ getAttribute(name: string): string | null }>,
+): Map<string, ToolMarkup> {
+  const out = new Map<string, ToolMarkup>();
+  for (const el of elements) {
+    const name = el.getAttribute("name")?.trim();
+    if (!name) continue;
+    const flag = (attribute: string) => {
+      const value = el.getAttribute(attribute);
+      return value !== null && value.trim().toLowerCase() !== "false";
+    };
+    const before = out.get(name) ?? {};
+    const example = el.getAttribute("input-example") ?? before.inputExample ?? null;
+    out.set(name, {
+      consequential: before.consequential === true || flag("consequential"),
+      hidden: before.hidden === true || el.getAttribute("hidden") !== null,
+      readOnly: before.readOnly === true || flag("read-only"),
+      ...(example !== null && { inputExample: example }),
+    });
+  }
+  return out;
 }
 
 /** A JSON Schema as aim's `input_schema` takes it (bridge/wire/input_schema.ts). */
@@ -88,11 +126,21 @@ export interface ToolAction {
   input_example?: unknown;
   consequential: boolean;
   read_only: boolean;
+  /**
+   * `"site_owner"` when the tool runs without asking only on the site owner's word
+   * (`<aim-tool read-only>`): the bridge's activity log records each run so.
+   */
+  read_only_by?: "site_owner";
   protected: false;
 }
 
-/** The action of a tool, or why it cannot be one (a sentence for the page's console). */
-export type ToolMapping = { ok: true; action: ToolAction } | { ok: false; problem: string };
+/**
+ * The action of a tool, or why it cannot be one (a sentence for the page's console); `warning`
+ * says what of the site owner's markup was ignored.
+ */
+export type ToolMapping =
+  | { ok: true; action: ToolAction; warning?: string }
+  | { ok: false; problem: string };
 
 /**
  * Keywords that only annotate and that aim's `input_schema` does not carry: left out (they
@@ -132,16 +180,23 @@ function text(value: unknown): string {
 function cut(value: string): string {
   return value.length > MAX_DESCRIPTION ? `${value.slice(0, MAX_DESCRIPTION - 1)}…` : value;
 }
+
+/** Whether a tool's own annotations say it may destroy or commit something. */
+function saysConsequences(annotations: unknown): boolean {
+  const hints = isObject(annotations) ? annotations : {};
+  return hints.destructiveHint === true || hints.consequentialHint === true;
+}
+
 /**
  * Whether a tool may change something, so that the person confirms each run: unless it says it
- * only reads (`readOnlyHint: true`) and nothing says otherwise (`destructiveHint`,
- * `consequentialHint`, the owner's markup). A tool without annotations is consequential: fail
- * closed.
+ * only reads (`readOnlyHint: true`), or the site owner does (`<aim-tool read-only>`), and
+ * nothing says otherwise (`destructiveHint`, `consequentialHint`, `<aim-tool consequential>`). A
+ * tool without annotations is consequential: fail closed.
  */
 export function isConsequentialTool(annotations: unknown, markup: ToolMarkup = {}): boolean {
   const hints = isObject(annotations) ? annotations : {};
-  return hints.readOnlyHint !== true || hints.destructiveHint === true ||
-    hints.consequentialHint === true || markup.consequential === true;
+  const reads = hints.readOnlyHint === true || markup.readOnly === true;
+  return !reads || saysConsequences(hints) || markup.consequential === true;
 }
 
 /**
@@ -264,6 +319,9 @@ export function actionOfTool(tool: WebMcpToolInfo, markup: ToolMarkup = {}): Too
     }
   }
   const consequential = isConsequentialTool(tool.annotations, markup);
+  // Read-only only on the owner's word: the tool itself does not say so.
+  const ownersWord = !consequential &&
+    (!isObject(tool.annotations) || tool.annotations.readOnlyHint !== true);
   const action: ToolAction = {
     id: name,
     description: cut(description),
@@ -271,12 +329,23 @@ export function actionOfTool(tool: WebMcpToolInfo, markup: ToolMarkup = {}): Too
     ...(example !== undefined && { input_example: example }),
     consequential,
     read_only: !consequential,
+    ...(ownersWord ? { read_only_by: "site_owner" as const } : {}),
     protected: false,
   };
   if (JSON.stringify(action).length > MAX_TOOL_BYTES) {
     return fail(`it is larger than ${MAX_TOOL_BYTES} bytes as an action`);
   }
-  return { ok: true, action };
+  const overruled = markup.readOnly === true &&
+    (saysConsequences(tool.annotations) || markup.consequential === true);
+  if (!overruled) return { ok: true, action };
+  const why = markup.consequential === true
+    ? "it is also marked consequential"
+    : "the tool says it is destructive or consequential (destructiveHint, consequentialHint)";
+  return {
+    ok: true,
+    action,
+    warning: `tool "${name}": <aim-tool read-only> is ignored: ${why}; the person is asked`,
+  };
 }
 
 /**

@@ -147,7 +147,9 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
     "elements.panel.js",
     "elements.state.js",
   ]);
+  // The client loads the bindings' chunk, which runs invocations, with the first one.
   assert.deepEqual(importsOf(await read("elements.shared.js")).dynamic.sort(), [
+    "elements.bindings.js",
     "elements.dialog.js",
     "elements.warnings.js",
     "elements.webmcp.js",
@@ -164,10 +166,13 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
   const state = importsOf(await read("elements.state.js"));
   assert.deepEqual([...state.static, ...state.dynamic], []);
   assert.ok(!upFront.includes("checkVisibility"), "the structured state reader is up front");
-  // <aim-action>'s bindings (click=, fill=, form=) load when one first runs, importing nothing.
+  // <aim-action>'s bindings (click=, fill=, form=) and the invocations they run in load with the
+  // first one, importing nothing.
   const bindings = importsOf(await read("elements.bindings.js"));
   assert.deepEqual([...bindings.static, ...bindings.dynamic], []);
   assert.ok(!upFront.includes("requestSubmit"), "the bindings are up front");
+  assert.ok(!upFront.includes("Asking the person."), "the invocations are up front");
+  assert.ok((await read("elements.bindings.js")).includes("Asking the person."));
 });
 
 Deno.test("what a page loads up front stays within 12,000 bytes gzip", async () => {

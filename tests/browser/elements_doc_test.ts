@@ -222,7 +222,7 @@ ${await recipe("show_all")}
     });
 
     await t.step(
-      "a click= that leaves the page: the answer, then the session on the next page",
+      "a click= that leaves the page: the next page's answer, and the session on it",
       async () => {
         const { tab, agent } = await open("/orders/");
         await agent.manifestWhen(
@@ -231,7 +231,12 @@ ${await recipe("show_all")}
         );
         const left = await agent.invoke("next_page");
         assert.equal(left.status, 200, JSON.stringify(left.body));
-        assert.deepEqual(left.body.result, { clicked: "#next" });
+        assert.deepEqual(left.body.result, {
+          clicked: "#next",
+          navigating_to: `${agent.bridge.origin}/orders/page-2`,
+          page: "/orders/page-2",
+        });
+        assert.equal(left.body.settled, true);
         const next = await agent.manifestWhen(
           "/orders/page-2.json",
           (m) =>

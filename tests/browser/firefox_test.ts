@@ -7,11 +7,12 @@
  */
 import assert from "node:assert/strict";
 import { startDemo } from "../../demo/app.ts";
-import { bridgeAt } from "../helpers/bridge.ts";
+import { bridgeAt, startBridge } from "../helpers/bridge.ts";
 import {
   Agent,
   clickPanelButton,
   demoRequestStatus,
+  ELEMENTS,
   FIREFOX,
   launchBrowser,
   NO_FIREFOX,
@@ -104,5 +105,76 @@ Deno.test({
       assert.equal(await page.$eval("#filter", (el) => (el as HTMLSelectElement).value), "pending");
     });
     await Deno.remove(data, { recursive: true });
+  },
+});
+
+/** An editor guarded as a wiki guards one, and the page its form and link lead to. */
+const EDITOR_SITE = {
+  "edit.html": `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Edit</title>
+${ELEMENTS}</head><body><aim-panel></aim-panel>
+<form id="edit" action="/saved"><label>Title <input name="title" value="Old"></label>
+  <button id="preview" name="do" value="preview">Preview</button>
+  <button id="save" name="do" value="save">Save</button></form>
+<a id="away" href="/saved?from=link">Leave</a>
+<aim-action name="save" description="Save" form="#edit" submitter="#save"></aim-action>
+<aim-action name="preview" description="Preview" form="#edit"></aim-action>
+<aim-action name="leave" description="Leave" click="#away"></aim-action>
+<script>
+  let dirty = false;
+  document.querySelector("[name=title]").addEventListener("input", () => dirty = true);
+  window.onbeforeunload = () => dirty ? "Your changes are not saved yet." : undefined;
+  document.getElementById("save").addEventListener("click", () => { dirty = false; });
+</script></body></html>`,
+  "saved.html": `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>Saved</title>
+${ELEMENTS}</head><body><aim-panel></aim-panel><aim-state name="sent"></aim-state>
+<script>
+  document.querySelector("aim-state").value = Object.fromEntries(new URLSearchParams(location.search));
+</script></body></html>`,
+};
+
+Deno.test({
+  name:
+    "in Firefox, actions press a form's buttons, a guard that stops one says so, and leaving answers with the next page",
+  ignore: NO_FIREFOX,
+  async fn(t) {
+    await using bridge = await startBridge({ site: EDITOR_SITE });
+    await using browser = await launchBrowser({ browser: "firefox" });
+    await using context = await browser.context();
+    const page = await context.newPage();
+    await page.goto(`${bridge.origin}/edit`);
+    await panelStatus(page, "connected");
+    const agent = new Agent(bridge, await panelToken(page));
+    const ready = (path: string) =>
+      agent.manifestWhen(path, (m) => m.browser_connected && m.actions.length > 1, 15_000);
+    await ready("/edit.json");
+
+    await t.step(
+      "the guard stops Preview (its button keeps it): 422 in the page's words",
+      async () => {
+        const previewed = await agent.invoke("preview", { title: "Draft" });
+        assert.equal(previewed.status, 422, JSON.stringify(previewed.body));
+        assert.equal(
+          previewed.body.message,
+          'The page stopped leaving it: "Your changes are not saved yet."',
+        );
+        assert.equal(new URL(page.url()).pathname, "/edit");
+      },
+    );
+
+    await t.step("Save's own click listener clears the guard: the next page's answer", async () => {
+      const saved = await agent.invoke("save", { title: "New" });
+      assert.equal(saved.status, 200, JSON.stringify(saved.body));
+      assert.equal(saved.body.result.page, "/saved");
+      assert.deepEqual(saved.body.state.sent, { title: "New", do: "save" });
+    });
+
+    await t.step("a link leaves, answered with the next page", async () => {
+      await page.goto(`${bridge.origin}/edit`);
+      await ready("/edit.json");
+      const left = await agent.invoke("leave");
+      assert.equal(left.status, 200, JSON.stringify(left.body));
+      assert.equal(left.body.result.page, "/saved");
+      assert.deepEqual(left.body.state.sent, { from: "link" });
+    });
   },
 });

@@ -8,7 +8,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { clusterSize, startBridge } from "../helpers/bridge.ts";
+import { startBridge } from "../helpers/bridge.ts";
 import {
   Agent,
   ELEMENTS,
@@ -487,9 +487,6 @@ Deno.test({
     await t.step({
       name:
         "a form whose submission navigates answers where the tab goes; one the page keeps does not",
-      // The next page's tab may connect to another instance, whose arrival this one does not
-      // hear of (docs/scaling.md): the answer then says page null; deno task test runs it.
-      ignore: clusterSize() >= 2,
       fn: async () => {
         await using context = await browser.context();
         const page = await openPage(context, bridge, "/order");

@@ -92,7 +92,20 @@ Deno.test({
       15_000,
     );
 
-    // Consequential: the person approves; the form goes with its CSRF token through Save.
+    // The app's unsaved-changes guard stops a press that does not clear it (Preview): the agent
+    // is told in the app's words, the person is shown no dialog, nothing is sent.
+    const dialogs: string[] = [];
+    page.on("dialog", (dialog) => void (dialogs.push(dialog.message()), dialog.dismiss()));
+    const previewed = await agent.invoke("preview_note", { title: "Draft", body: "Eggs" });
+    assert.equal(previewed.status, 422, JSON.stringify(previewed.body));
+    assert.equal(
+      previewed.body.message,
+      'The page stopped leaving it: "Changes you made may not be saved."',
+    );
+    assert.equal(new URL(page.url()).pathname, "/edit.php");
+
+    // Consequential: the person approves; Save is pressed (its click listener clears the guard)
+    // and the form goes with its CSRF token through it.
     const saving = agent.invoke("save_note", { title: "Groceries for Sunday", body: "Eggs" });
     await clickPanelButton(page, "Approve");
     const saved = await saving;
@@ -106,6 +119,7 @@ Deno.test({
       15_000,
     );
     assert.equal(after.body.state.notes[1].title, "Ideas");
+    assert.deepEqual(dialogs, []);
 
     // Without the person's tab, the agent is nobody to the app: no cookie, no CSRF token.
     const direct = await fetch(`${aim.url}/edit.php?id=2`, {
@@ -141,6 +155,9 @@ Deno.test({
 
     const opened = await agent.invoke("open_item", "2");
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
+    // A route is a page the action leads to: the answer says which, with its state.
+    assert.equal(opened.body.result.page, "/spa/items/2", JSON.stringify(opened.body));
+    assert.equal(opened.body.result.navigating_to, `${aim.url}/spa/items/2`);
     const item = await agent.manifestWhen(
       "/spa/items/2.json",
       (m) => m.state.item?.name === "Kettle",

@@ -169,3 +169,64 @@ Deno.test({
     });
   },
 });
+
+/** Two pages, each with a form that loads the other: where a tab lands is the balancer's choice. */
+function formPage(name: string, other: string): string {
+  return `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>${name}</title>
+${ELEMENTS}</head><body><aim-panel></aim-panel>
+<form id="go" action="/${other}"><input name="n"><button>Go</button></form>
+<aim-action name="go" description="Go to the other page" form="#go"></aim-action>
+<aim-state name="here"></aim-state>
+<script type="module">
+  const n = new URLSearchParams(location.search).get("n");
+  document.querySelector("aim-state").value = { page: "${name}", n };
+</script></body></html>`;
+}
+
+Deno.test({
+  name:
+    "an action that loads another page answers with it, even when its tab lands on another instance",
+  ignore: NO_CHROMIUM || NO_CLUSTER,
+  async fn() {
+    const root = await Deno.makeTempDir({ prefix: "aim-cluster-leaving-" });
+    await Deno.writeTextFile(join(root, "x.html"), formPage("x", "y"));
+    await Deno.writeTextFile(join(root, "y.html"), formPage("y", "x"));
+    await using cluster = await startCluster({ root, inProcess: false });
+    await using browser = await launchBrowser();
+    await using context = await browser.context();
+    const page = await context.newPage();
+    await page.goto(`${cluster.origin}/x`);
+    await panelStatus(page, "connected");
+    const token = await panelToken(page);
+    const agent = new Agent(bridgeAt(cluster.origin), token);
+    const { createClient } = await import("@redis/client");
+    const redis = createClient({ url: cluster.redis.url });
+    await redis.connect();
+    try {
+      /** The instance whose socket holds the session's tab now. */
+      const holder = async () => await redis.get((await redis.keys("aim:l:*"))[0]!);
+      let here = "x";
+      let crossed = 0;
+      for (let n = 1; n <= 8; n++) {
+        await agent.manifestWhen(
+          `/${here}.json`,
+          (m) => m.browser_connected && m.actions.some((a: { id: string }) => a.id === "go"),
+          15_000,
+        );
+        const before = await holder();
+        const to = here === "x" ? "y" : "x";
+        const answer = await agent.invoke("go", { n: String(n) });
+        assert.equal(answer.status, 200, JSON.stringify(answer.body));
+        assert.equal(answer.body.result.page, `/${to}`, JSON.stringify(answer.body));
+        assert.deepEqual(answer.body.state.here, { page: to, n: String(n) });
+        assert.equal(answer.body.settled, true);
+        if ((await holder()) !== before) crossed++;
+        here = to;
+      }
+      // The balancer spreads the pages' connections: some next pages came through another one.
+      assert.ok(crossed > 0, "no next page landed on another instance");
+    } finally {
+      await redis.close();
+    }
+  },
+});

@@ -12,8 +12,8 @@ export const mutants: Mutant[] = [
     name: "audit-written-on-answer-path",
     guarantee: "An audit entry is written once the event loop turns, not before the answer.",
     file: "bridge/audit/log.ts",
-    find: '      entry.via ?? "bridge",\n    ]);\n',
-    replace: '      entry.via ?? "bridge",\n    ]);\n    this.flush();\n',
+    find: "      entry.readOnlyBy ?? null,\n    ]);\n",
+    replace: "      entry.readOnlyBy ?? null,\n    ]);\n    this.flush();\n",
     tests: ["tests/security/sessions_test.ts"],
   },
   {

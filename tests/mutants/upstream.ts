@@ -158,17 +158,16 @@ export const mutants: Mutant[] = [
     name: "navigate-not-sent",
     guarantee: "The elements tell the bridge of a History API navigation.",
     file: "elements/client.ts",
-    find:
-      `        (this.#sent[0] = "", this.#send({ type: "navigate", page: at = here() }), this.changed()),`,
-    replace: `        (this.#sent[0] = "", this.changed()),`,
+    find: `    this.#send({ type: "navigate", page: this.#at = here() });\n    this.changed();`,
+    replace: `    this.changed();`,
     tests: BROWSER,
   },
   {
     name: "submitter-ignored",
     guarantee: "A form with several submit buttons is submitted through the one submitter= names.",
-    file: "elements/bindings.ts",
-    find: `    form.requestSubmit(submitter);`,
-    replace: `    form.requestSubmit();`,
+    file: "elements/gestures.ts",
+    find: `  const button = submitter ?? defaultButton(form);`,
+    replace: `  const button = defaultButton(form);`,
     tests: BROWSER,
   },
   {

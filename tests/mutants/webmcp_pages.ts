@@ -17,8 +17,8 @@ export const mutants: Mutant[] = [
     guarantee: "A tool that does not say it only reads (no readOnlyHint) is consequential: the " +
       "person confirms each run.",
     file: "bridge/wire/webmcp_tools.ts",
-    find: "return hints.readOnlyHint !== true ||",
-    replace: "return hints.readOnlyHint === false ||",
+    find: "const reads = hints.readOnlyHint === true || markup.readOnly === true;",
+    replace: "const reads = hints.readOnlyHint !== false || markup.readOnly === true;",
     tests: [UNIT_TEST, PAGES_TEST],
   },
   {
@@ -35,8 +35,8 @@ export const mutants: Mutant[] = [
     guarantee: "A tool registered with destructiveHint is consequential even where Chromium or " +
       "a polyfill lists only readOnlyHint.",
     file: "elements/page_tools.ts",
-    find: "annotations: mergeHints(tool.annotations, registeredHints()?.get(tool.name))",
-    replace: "annotations: tool.annotations",
+    find: "{ ...tool, annotations: mergeHints(tool.annotations, registered) },",
+    replace: "{ ...tool, annotations: tool.annotations },",
     tests: [PAGES_TEST],
   },
   {
@@ -104,8 +104,8 @@ export const mutants: Mutant[] = [
     name: "webmcp-tool-markup-consequential-ignored",
     guarantee: "<aim-tool name=… consequential> makes a read-only tool ask the person.",
     file: "bridge/wire/webmcp_tools.ts",
-    find: "hints.consequentialHint === true || markup.consequential === true;",
-    replace: "hints.consequentialHint === true;",
+    find: "return !reads || saysConsequences(hints) || markup.consequential === true;",
+    replace: "return !reads || saysConsequences(hints);",
     tests: [UNIT_TEST, PAGES_TEST],
   },
   {

@@ -33,6 +33,7 @@ const RECORD: SessionRecord = {
   state: { cart: [1, 2], total: 3 },
   actions: [ACTION as SessionRecord["actions"][number]],
   holder: "",
+  stateTab: "b2f5c1de-0000-4000-8000-000000000001",
   inUse: true,
 };
 

@@ -110,7 +110,15 @@ if ($path === '/' || $path === '/index.php') {
         '<aim-state name="note"><script type="application/json">' .
         json_encode(['id' => $id, 'title' => $note['title']]) . '</script></aim-state>' .
         '<aim-action name="save_note" description="Save the note" form="#edit" submitter="#save"' .
-        ' consequential input-example=\'{"title":"Groceries","body":"Milk"}\'></aim-action>');
+        ' consequential input-example=\'{"title":"Groceries","body":"Milk"}\'></aim-action>' .
+        '<aim-action name="preview_note" description="Preview the note" form="#edit"' .
+        ' submitter="#preview" input-example=\'{"title":"Groceries","body":"Milk"}\'></aim-action>' .
+        // As a wiki guards an edit: typing marks it unsaved; Save's own click listener clears it.
+        '<script>let unsaved = false;' .
+        'document.getElementById("edit").addEventListener("input", () => { unsaved = true; });' .
+        'document.getElementById("save").addEventListener("click", () => { unsaved = false; });' .
+        'window.onbeforeunload = () => unsaved ? "Changes you made may not be saved." : undefined;' .
+        '</script>');
 } else {
     http_response_code(404);
     page('Not found', '<p>Not found</p>');

@@ -73,6 +73,8 @@ export const ACP_CODES: Readonly<Record<AimErrorCode, ErrorCode>> = {
   store_unavailable: "server_error",
   bad_gateway: "server_error",
   gateway_timeout: "server_error",
+  misdirected: "server_error",
+  aim_unavailable: "server_error",
 };
 
 /** ACP's code for an AIM error code. */

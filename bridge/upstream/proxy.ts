@@ -10,6 +10,7 @@ import { AimError, notFound } from "../wire/errors.ts";
 import type { AppEnv } from "../http/env.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, isAimPath } from "./routes.ts";
+import { handsBack, misdirected } from "./beside.ts";
 
 /** Who sent a request: the origin it was sent to (as the client sees aim), and its address. */
 export interface RequestFrom {
@@ -103,6 +104,8 @@ export class UpstreamProxy implements Disposable {
 
   /** Forwards one request to the app and streams its answer back. */
   async forwardRequest(request: Request, from: RequestFrom): Promise<Response> {
+    // The web server beside aim sends it to the app itself (bridge/upstream/beside.ts).
+    if (handsBack(request)) throw misdirected();
     const url = request.url;
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
       return await this.#websocket(request, from, url);

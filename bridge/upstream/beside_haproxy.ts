@@ -95,7 +95,7 @@ backend aim
     quoted(AIM_DOWN_BODY)
   } hdr Retry-After ${AIM_DOWN_RETRY_AFTER} hdr Cache-Control no-store
   option httpchk GET /__aim/health
-  ${server("aim", options.aim, " check inter 2s fall 2 rise 1")}
+  ${server("aim", options.aim, " check inter 1s fall 1 rise 1")}
 
 backend app
   # aim's cookies (by name: aim_session, __Host-aim_session, any aim_*) never reach the app.

@@ -46,8 +46,8 @@ function server(name: string, url: URL, extra = ""): string {
 /** The HAProxy configuration: a whole file (`/etc/haproxy/haproxy.cfg`), or its sections to merge. */
 export function haproxyConfig(options: WebServerConfigOptions): string {
   const { patterns } = options;
-  const cookie = patterns.aimCookie.replace("?<aim_before>", "").replace("?<aim_after>", "");
-  const aimCookieName = "(?:^|;)[ \\t]*(?:__host-|__secure-)?aim_";
+  // HAProxy numbers the groups: the header without aim's cookie is `\1\2\3`.
+  const cookie = patterns.aimCookie.replace(/\?<aim_[a-z]+>/g, "");
   return `# aim beside HAProxy, written by \`aim proxy-config haproxy\` (docs/upstream.md, "Production:
 # aim beside your web server"). People's pages go straight to the app; aim's routes, manifests
 # and requests carrying a credential aim may have issued go to aim, started as:
@@ -69,18 +69,17 @@ defaults
 
 frontend site
   bind ${bindAddress(options.listen ?? "80")}
-  # One of aim's routes in any spelling a server may read as one, read on the path decoded once.
-  acl aim_path path,url_dec -m reg -i ${quoted(patterns.routes)}
-  acl aim_path path,url_dec -m reg ${quoted(patterns.odd)}
+  # One of aim's routes in any spelling a server may read as one, read on the path decoded once,
+  # or a page's manifest (.json: aim answers it, or forwards the app's own JSON); and a path
+  # url_dec cannot decode.
+  acl aim_path path,url_dec -m reg -i ${quoted(patterns.path)}
   acl aim_path path -m reg ${quoted("%(?![0-9A-Fa-f]{2})")}
-  # A page's manifest, or the app's own JSON: aim answers the one and forwards the other.
-  acl aim_path path,url_dec -m reg -i ${quoted(patterns.manifest)}
   # A credential aim may have issued: only aim can tell by lookup whether it is aim's.
   acl aim_credential req.hdr(authorization) -m reg ${quoted(patterns.credential)}
   acl aim_credential req.hdr(sec-websocket-protocol) -m reg ${quoted(patterns.credential)}
-  # More of aim's cookies than the app's backend removes: aim removes any number.
-  acl aim_cookies_left req.fhdr(cookie) -m reg -i ${quoted(`(?:${aimCookieName}.*){3}`)}
-  use_backend aim if aim_path || aim_credential || aim_cookies_left
+  # Two or more of aim's cookies, more than the app's backend removes: aim removes any number.
+  acl aim_cookies req.fhdr(cookie) -m reg -i ${quoted(patterns.aimCookies)}
+  use_backend aim if aim_path || aim_credential || aim_cookies
   default_backend app
 
 backend aim
@@ -99,9 +98,7 @@ backend aim
 
 backend app
   # aim's cookies (by name: aim_session, __Host-aim_session, any aim_*) never reach the app.
-  http-request replace-header Cookie ${quoted(`(?i)${cookie}`)} '\\1\\2'
-  http-request replace-header Cookie ${quoted(`(?i)${cookie}`)} '\\1\\2'
-  http-request replace-header Cookie '^[; \\t]*(.*?)[; \\t]*$' '\\1'
+  http-request replace-header Cookie ${quoted(`(?i)${cookie}`)} '\\1\\2\\3'
   http-request del-header Cookie if { req.fhdr_cnt(cookie) eq 1 } { req.fhdr(cookie) -m len 0 }
   # Nor does the tab key, or a client's own forwarding headers.
   http-request del-header X-Aim-Tab

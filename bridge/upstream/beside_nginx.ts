@@ -25,49 +25,68 @@ import {
   type WebServerConfigOptions,
 } from "./beside_config.ts";
 import { BESIDE_HEADER, MISDIRECTED_STATUS } from "./beside.ts";
+import { MANIFEST_GROUP } from "./beside_paths.ts";
 
 /** A string in nginx's double quotes: its backslashes and quotes escaped. */
 function quoted(text: string): string {
   return `"${text.replaceAll("\\", "\\\\").replaceAll('"', '\\"')}"`;
 }
 
-/** Internal statuses that pick a named location (never sent: `error_page` redirects them). */
-const TO = { aim: 418, first: 419, manifest: 420 } as const;
+/** What stands for a Cookie header with two or more of aim's cookies (sent to aim, never to the app). */
+const TWO_AIM_COOKIES = "two-aim-cookies";
 
-/** How a location reaches one upstream: HTTP/1.1 with keep-alive, or a WebSocket upgrade. */
-function passTo(name: string, url: URL): string {
+/**
+ * The internal statuses that send a request to the named location `$aim_location` names, and to
+ * @aim: `error_page` redirects them, and no client ever gets one.
+ */
+const TO_AIM = 418;
+const TO_AIM_FORWARDS = 417;
+
+/**
+ * How a location reaches one upstream: HTTP/1.1 with keep-alive; with `upgrade`, a WebSocket
+ * upgrade passed on as well.
+ */
+function passTo(name: string, url: URL, upgrade: boolean): string {
   const tls = url.protocol === "https:";
   return [
     `proxy_pass ${tls ? "https" : "http"}://${name};`,
     ...(tls ? ["proxy_ssl_server_name on;", `proxy_ssl_name ${url.hostname};`] : []),
     "proxy_http_version 1.1;",
     "proxy_set_header Host $http_host;",
-    "proxy_set_header Upgrade $http_upgrade;",
-    "proxy_set_header Connection $aim_connection;",
+    ...(upgrade
+      ? ["proxy_set_header Upgrade $http_upgrade;", "proxy_set_header Connection $aim_connection;"]
+      : ['proxy_set_header Connection "";']),
     "proxy_set_header X-Forwarded-For $remote_addr;",
     "proxy_set_header X-Forwarded-Proto $scheme;",
     "proxy_set_header X-Forwarded-Host $http_host;",
   ].join("\n    ");
 }
 
-/** The directives of a location that sends a request to the app. */
-function toApp(options: WebServerConfigOptions): string {
-  return `${passTo("aim_app", options.upstream)}
-    # What nginx checked is what the app gets: one Sec-WebSocket-Protocol, one Authorization.
-    proxy_set_header Sec-WebSocket-Protocol $http_sec_websocket_protocol;
-    proxy_set_header Authorization $http_authorization;
-    # aim's cookies (by name) and the tab key never reach the app.
+/**
+ * The directives of a location that sends a request to the app; with `upgrade`, WebSockets too
+ * (the server level sends every upgrade to @app: a page load reads no header it does not need).
+ */
+function toApp(options: WebServerConfigOptions, upgrade: boolean): string {
+  return `${passTo("aim_app", options.upstream, upgrade)}
+    # aim's cookie (by name) and the tab key never reach the app.
     proxy_set_header Cookie $aim_app_cookie;
     proxy_set_header X-Aim-Tab "";
     proxy_set_header ${BESIDE_HEADER} "";
     # A client's own forwarding headers are not the app's to believe.
     proxy_set_header Forwarded "";
-    proxy_set_header X-Real-IP "";`;
+    proxy_set_header X-Real-IP "";${
+    upgrade
+      ? `
+    # What nginx checked is what the app gets: one Sec-WebSocket-Protocol (nginx refuses a
+    # second Authorization itself).
+    proxy_set_header Sec-WebSocket-Protocol $http_sec_websocket_protocol;`
+      : ""
+  }`;
 }
 
 /** The directives of a location that sends a request to aim; `first`: aim hands back what is not its own. */
 function toAim(options: WebServerConfigOptions, first: boolean): string {
-  return `${passTo("aim_bridge", options.aim)}
+  return `${passTo("aim_bridge", options.aim, true)}
     proxy_set_header ${BESIDE_HEADER} ${first ? '"1"' : '""'};
     # Event streams and long polls pass as they come; a long poll waits up to 60 s.
     proxy_buffering off;
@@ -85,7 +104,8 @@ export function nginxConfig(options: WebServerConfigOptions): string {
 #
 #   ${aimCommand(options)}
 #
-# This file goes in nginx's http block (/etc/nginx/conf.d/aim.conf). To merge it into the site's
+# This file goes in nginx's http block (/etc/nginx/conf.d/aim.conf); add "pcre_jit on;" to the top
+# of nginx.conf: every request runs a regular expression or two here. To merge it into the site's
 # own server block, keep the part marked "server level" at that level (it runs before any
 # location, the site's regular-expression locations included), the named locations beside the
 # site's own, and put the directives of "location /" in every location that sends to the app.
@@ -106,46 +126,44 @@ map $http_upgrade $aim_connection {
   default upgrade;
 }
 
-# What a path is to aim, read on nginx's $uri (decoded, dot segments resolved): one of aim's
-# routes in any spelling a server may read as one, or a page's manifest.
+# What a path is to aim, read on nginx's $uri (decoded, dot segments resolved): "r" for one of
+# aim's routes in any spelling a server may read as one, "rjson" for a page's manifest.
 map $uri $aim_path {
-  ${quoted(`~*${patterns.routes}`)} route;
-  ${quoted(`~${patterns.odd}`)} route;
-  ${quoted(`~*${patterns.manifest}`)} manifest;
+  ${quoted(`~*${patterns.path}`)} r$${MANIFEST_GROUP};
   default "";
 }
 
-# A credential aim may have issued: only aim can tell by lookup whether it is aim's.
-map "$http_authorization $http_sec_websocket_protocol" $aim_credential {
+# A credential aim may have issued, in Authorization or (on a WebSocket) Sec-WebSocket-Protocol:
+# only aim can tell by lookup whether it is aim's ("1"); a WebSocket without one is the app's
+# ("u"). A map's value is read only when chosen: a request with neither header reads no more.
+map "$http_authorization$http_upgrade" $aim_headers {
+  "" "";
+  default $aim_headers_read;
+}
+map "$http_authorization $http_sec_websocket_protocol|$http_upgrade" $aim_headers_read {
   ${quoted(`~${patterns.credential}`)} 1;
+  "~\\|." u;
   default "";
 }
 
-# The Cookie header without aim's cookies (aim_session, __Host-aim_session, any aim_*), two
-# removed; a request with more goes to aim, which removes any number.
-map $http_cookie $aim_cookie_1 {
-  ${quoted(`~*${patterns.aimCookie}`)} $aim_before$aim_after;
-  default $http_cookie;
+# The Cookie header the app gets: without aim's cookie (aim_session, __Host-aim_session, any
+# aim_*), the one a browser sends. A header with two or more goes to aim (the server level below),
+# which removes any number.
+map $http_cookie $aim_app_cookie {
+  "" "";
+  ${quoted(`~*${patterns.aimCookie}`)} $aim_before$aim_after$aim_rest;
+  default ${TWO_AIM_COOKIES};
 }
-map $aim_cookie_1 $aim_cookie_2 {
-  ${quoted(`~*${patterns.aimCookie}`)} $aim_before$aim_after;
-  default $aim_cookie_1;
-}
-map $aim_cookie_2 $aim_cookies_left {
-  ${quoted(`~*${patterns.aimCookie}`)} 1;
-  default "";
-}
-map $aim_cookie_2 $aim_app_cookie {
-  "~^[; \\t]*(?<aim_kept>.*?)[; \\t]*$" $aim_kept;
-}
-
 # Where a request goes: aim (it forwards, filtered), aim first (it hands back what is not its
-# own), aim first for a manifest (the app while aim is down), or the app.
-map "$aim_credential$aim_cookies_left$aim_path" $aim_target {
-  "~^1" aim;
-  route first;
-  manifest manifest;
-  default "";
+# own), aim first for a manifest (the app while aim is down), the app's WebSockets, or the app ("").
+map "$aim_headers:$aim_path" $aim_location {
+  ":" "";
+  "u:" @app;
+  ":r" @aim_first;
+  "u:r" @aim_first;
+  ":rjson" @aim_manifest;
+  "u:rjson" @aim_manifest;
+  default @aim;
 }
 
 server {
@@ -155,20 +173,20 @@ server {
   # --- server level: runs before any location ---
   # A request aim hands back (421) is redirected once more, to the app.
   recursive_error_pages on;
-  error_page ${TO.aim} = @aim;
-  error_page ${TO.first} = @aim_first;
-  error_page ${TO.manifest} = @aim_manifest;
-  if ($aim_target = aim) { return ${TO.aim}; }
-  if ($aim_target = first) { return ${TO.first}; }
-  if ($aim_target = manifest) { return ${TO.manifest}; }
+  # The checks below allocate a little per request: one block of the request's pool holds them.
+  request_pool_size 8k;
+  error_page ${TO_AIM} = $aim_location;
+  error_page ${TO_AIM_FORWARDS} = @aim;
+  if ($aim_app_cookie = ${TWO_AIM_COOKIES}) { return ${TO_AIM_FORWARDS}; }
+  if ($aim_location) { return ${TO_AIM}; }
   # --- end of the server level ---
 
   location / {
-    ${toApp(options)}
+    ${toApp(options, false)}
   }
 
   location @app {
-    ${toApp(options)}
+    ${toApp(options, true)}
   }
 
   location @aim {

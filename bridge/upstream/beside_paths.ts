@@ -16,8 +16,9 @@
  * import { besidePatterns } from "./beside_paths.ts";
  *
  * const patterns = besidePatterns([{ path: "/__aim/tab" }, { path: "/agents/:name" }]);
- * new RegExp(patterns.routes, "i").test("/agents;x/home"); // true
- * new RegExp(patterns.routes, "i").test("/about"); // false
+ * new RegExp(patterns.path, "i").test("/agents;x/home"); // true
+ * new RegExp(patterns.path, "i").exec("/notes.json")?.groups?.aim_manifest; // "json"
+ * new RegExp(patterns.path, "i").test("/about"); // false
  * ```
  *
  * @module
@@ -27,30 +28,34 @@ import { newToken } from "../core/tokens.ts";
 /** The regular expressions of {@linkcode besidePatterns}, as source text. */
 export interface BesidePatterns {
   /**
-   * aim's routes (`/__aim` and everything under it, the site map, the agent card, ACP, every
-   * `.toon`), tested case-insensitively against a path decoded once (nginx's `$uri`, or HAProxy's
-   * `path,url_dec`).
+   * The paths the web server sends to aim, tested case-insensitively against a path decoded once
+   * (nginx's `$uri`, or HAProxy's `path,url_dec`): aim's routes (`/__aim` and everything under
+   * it, the site map, the agent card, ACP, every `.toon`); the paths no pattern of them can vouch
+   * for (a backslash, a `%` or NUL left after one decoding, a `..` segment: nginx resolves the
+   * plain one, and `..;` pops a segment once its parameter is cut); and `<page>.json`, a page's
+   * manifest or the app's own JSON, which alone sets the group {@linkcode MANIFEST_GROUP} (to
+   * `json`). One expression, so that a page's path is matched once.
    */
-  readonly routes: string;
-  /**
-   * Paths that no pattern of aim's routes can vouch for, case-sensitive: a backslash, a `%` or NUL
-   * left after one decoding (a double encoding), or a `..` segment (nginx resolves the plain one;
-   * `..;` pops a segment once its parameter is cut).
-   */
-  readonly odd: string;
-  /** `<page>.json`, case-insensitive: a page's manifest, or the app's own JSON. */
-  readonly manifest: string;
+  readonly path: string;
   /**
    * A header value holding a credential aim may have issued (a session token, a tab credential or
    * key: a run of base64url characters as long as a token), case-sensitive.
    */
   readonly credential: string;
   /**
-   * One of aim's cookies in a `Cookie` header, case-insensitive, captured with what comes before
-   * (`aim_before`) and after (`aim_after`): `aim_session`, `__Host-aim_session`, any `aim_*`.
+   * A `Cookie` header with at most one of aim's cookies (`aim_session`, `__Host-aim_session`, any
+   * `aim_*`, any case: one is what a browser sends), matched so that the header without it is
+   * `$aim_before$aim_after$aim_rest` (`\\1\\2\\3`): the whole header when it has none; those
+   * before and after it; or, when it comes first, those after it. A header with two or more does
+   * not match.
    */
   readonly aimCookie: string;
+  /** A `Cookie` header holding two or more of aim's cookies, case-insensitive. */
+  readonly aimCookies: string;
 }
+
+/** The group of {@linkcode BesidePatterns.path} that a `<page>.json` sets. */
+export const MANIFEST_GROUP = "aim_manifest";
 
 /** What may follow a segment's name and still be read as it: trailing dots or spaces, a `;` parameter. */
 const TAIL = "[. ]*(?:;[^/]*)?";
@@ -88,11 +93,21 @@ export function besidePatterns(routes: readonly { path: string }[]): BesidePatte
     bodies.push(routePattern(path));
   }
   const suffix = (extension: string) => `\\.${extension}${TAIL}${SKIP}$`;
+  // `.json` in lower case only, as aim reads a manifest's path; `.JSON` is the app's.
+  const manifest = suffix(`(?<${MANIFEST_GROUP}>(?-i:json))`);
+  const odd = "[\\\\%\\x00]|/\\.\\.(?:;|/|$)";
+  const name = "(?:__host-|__secure-)?aim_";
+  // A part of a Cookie header that is not one of aim's cookies, and one that is.
+  const other = `(?![ \\t]*${name})[^;]*`;
+  const others = `${other}(?:;${other})*`;
+  const aim = `[ \\t]*${name}[^;]*`;
   return {
-    routes: `^${SKIP}(?:${bodies.join("|")})$|${suffix("toon")}`,
-    odd: "[\\\\%\\x00]|/\\.\\.(?:;|/|$)",
-    manifest: suffix("json"),
+    path: `^${SKIP}(?:${bodies.join("|")})$|${suffix("toon")}|${odd}|${manifest}`,
     credential: `[A-Za-z0-9_-]{${newToken().length}}`,
-    aimCookie: "^(?<aim_before>.*?)(?:^|;)[ \\t]*(?:__host-|__secure-)?aim_[^;]*(?<aim_after>.*)$",
+    // One pass over the header in each case: the parts before aim's cookie (all of them when it
+    // has none), then aim's and the parts after it; or aim's first, then the rest.
+    aimCookie: `^(?:(?<aim_before>${others})(?:;${aim}(?<aim_after>(?:;${other})*))?|` +
+      `${aim}(?:;[ \\t]*(?<aim_rest>${others}))?)$`,
+    aimCookies: `(?:^|;)[ \\t]*${name}.*;[ \\t]*${name}`,
   };
 }

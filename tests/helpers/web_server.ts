@@ -66,10 +66,14 @@ export function webServerConfig(kind: WebServerKind, config: WebServerTestConfig
   return kind === "nginx" ? nginxConfig(options) : haproxyConfig(options);
 }
 
-/** nginx's own configuration around the generated file: one worker, every path in `dir`. */
+/**
+ * nginx's own configuration around the generated file: one worker, every path in `dir`, and
+ * regular expressions compiled to machine code, as docs/upstream.md asks of a site.
+ */
 function nginxMain(dir: string, daemon: boolean): string {
   return `daemon ${daemon ? "on" : "off"};
 worker_processes 1;
+pcre_jit on;
 pid ${join(dir, "web.pid")};
 error_log ${join(dir, "error.log")} warn;
 events { worker_connections 1024; }
@@ -152,6 +156,8 @@ export interface WebServer extends AsyncDisposable {
   readonly port: number;
   /** The generated configuration it runs. */
   readonly config: string;
+  /** The daemon's process id (nginx's master). */
+  readonly pid: number;
   /** Its error log so far (nginx). */
   log(): string;
   /** Stops it (closing the connections under way) and waits until it has exited. */
@@ -231,6 +237,7 @@ export function startWebServer(
       url: `http://127.0.0.1:${port}`,
       port,
       config,
+      pid,
       log: errorLog,
       stop,
       [Symbol.asyncDispose]: stop,

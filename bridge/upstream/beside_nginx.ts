@@ -146,14 +146,6 @@ map "$http_authorization $http_sec_websocket_protocol|$http_upgrade" $aim_header
   default "";
 }
 
-# The Cookie header the app gets: without aim's cookie (aim_session, __Host-aim_session, any
-# aim_*), the one a browser sends. A header with two or more goes to aim (the server level below),
-# which removes any number.
-map $http_cookie $aim_app_cookie {
-  "" "";
-  ${quoted(`~*${patterns.aimCookie}`)} $aim_before$aim_after$aim_rest;
-  default ${TWO_AIM_COOKIES};
-}
 # Where a request goes: aim (it forwards, filtered), aim first (it hands back what is not its
 # own), aim first for a manifest (the app while aim is down), the app's WebSockets, or the app ("").
 map "$aim_headers:$aim_path" $aim_location {
@@ -177,6 +169,13 @@ server {
   request_pool_size 8k;
   error_page ${TO_AIM} = $aim_location;
   error_page ${TO_AIM_FORWARDS} = @aim;
+  # The Cookie header the app gets: without aim's cookie (aim_session, __Host-aim_session, any
+  # aim_*), the one a browser sends. A header with two or more goes to aim, which removes any
+  # number.
+  set $aim_app_cookie ${TWO_AIM_COOKIES};
+  if ($http_cookie ~* ${quoted(patterns.aimCookie)}) {
+    set $aim_app_cookie $aim_before$aim_after$aim_rest;
+  }
   if ($aim_app_cookie = ${TWO_AIM_COOKIES}) { return ${TO_AIM_FORWARDS}; }
   if ($aim_location) { return ${TO_AIM}; }
   # --- end of the server level ---

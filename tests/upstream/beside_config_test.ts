@@ -13,6 +13,7 @@ import { newToken } from "../../bridge/core/tokens.ts";
 import { runAim } from "../helpers/cli.ts";
 import { startApp, startFront } from "../helpers/upstream.ts";
 import { checkConfig, INSTALLED } from "../helpers/web_server.ts";
+import { AIM_DOWN_BODY } from "../../bridge/upstream/beside_config.ts";
 
 /** Runs `aim ARGS` in this process; what it printed and its exit code. */
 async function aim(args: string[]): Promise<{ code: number; stdout: string; stderr: string }> {
@@ -203,4 +204,26 @@ Deno.test("the credential pattern finds every token and tab credential aim issue
   for (const own of ["Basic dXNlcjpwYXNz", "Bearer short-token", "chat.v1, graphql-ws"]) {
     assert.ok(!credential.test(own), own);
   }
+});
+
+Deno.test("docs/upstream.md shows the configurations aim proxy-config prints, line for line", async () => {
+  const docs = await Deno.readTextFile(new URL("../../docs/upstream.md", import.meta.url));
+  const section = docs.slice(docs.indexOf("## Production: aim beside your web server"));
+  const args = ["--upstream", "http://127.0.0.1:8080", "--aim", "http://127.0.0.1:8000"];
+  for (const kind of ["nginx", "haproxy"]) {
+    const block = new RegExp("```" + kind + "\\n([\\s\\S]*?)```").exec(section)?.[1];
+    assert.ok(block, `docs/upstream.md shows no ${kind} configuration`);
+    const printed = (await aim(["proxy-config", kind, ...args, "--server-name", "shop.example"]))
+      .stdout.split("\n").map((line) => line.trim());
+    for (const line of block.split("\n").map((l) => l.trim()).filter((l) => l && l !== "}")) {
+      // A line cut with `…` is the start of one printed.
+      const cut = line.indexOf("…");
+      const found = cut < 0
+        ? printed.includes(line)
+        : printed.some((p) => p.startsWith(line.slice(0, cut)));
+      assert.ok(found, `docs/upstream.md shows a ${kind} line aim does not print: ${line}`);
+    }
+  }
+  const body = JSON.parse(/```json\n([\s\S]*?)```/.exec(section)?.[1] ?? "{}");
+  assert.equal(JSON.stringify(body), AIM_DOWN_BODY);
 });

@@ -43,9 +43,11 @@ export function aimCommand(options: WebServerConfigOptions): string {
   return [
     "aim serve",
     `--upstream ${options.upstream.origin}`,
-    `--host ${options.aim.hostname}`,
+    `--host ${options.aim.hostname.replace(/^\[(.*)\]$/, "$1")}`,
     `--port ${options.aim.port || (options.aim.protocol === "https:" ? "443" : "80")}`,
     "--trust-proxy",
-    ...(options.serverNames ?? []).map((name) => `--allowed-host ${name}`),
+    // aim allows host names one by one: a wildcard of nginx's is no name of aim's.
+    ...(options.serverNames ?? []).filter((name) => !name.startsWith("*"))
+      .map((name) => `--allowed-host ${name}`),
   ].join(" ");
 }

@@ -146,6 +146,15 @@ for (const kind of ["nginx", "haproxy"] as const satisfies WebServerKind[]) {
         const gotInFront = frontApp.headers.at(-1)!.authorization;
         assert.equal(got, gotInFront?.replace(frontToken, token), spelling);
       }
+      // Two Authorization headers: refused by the web server, or taken to aim.
+      const before = seenByAim.length;
+      const seen = app.headers.length;
+      const twice = await rawRequest(beside.port, {
+        target: "/page",
+        headers: [["Authorization", "Basic dXNlcjpwYXNz"], ["Authorization", `Bearer ${token}`]],
+      });
+      assert.ok(twice.status === 400 || seenByAim.length === before + 1, `${twice.status}`);
+      if (twice.status === 400) assert.equal(app.headers.length, seen);
       // The plain spelling, which aim recognises today in any case: never at the app.
       assert.ok(!app.headers.some((h) => h.authorization === `Bearer ${token}`));
       // A client's hand-back header never makes the web server send a token to the app itself.

@@ -1,11 +1,13 @@
 /**
- * aim beside real nginx and HAProxy (`aim proxy-config`), stopped mid-run: people's pages keep
- * answering from the app, aim's routes answer 503 `aim_unavailable` from the web server with a
- * clear body, none of them reaches the app, and aim answers again once it is back.
+ * aim beside real nginx and HAProxy (`aim proxy-config`), killed mid-run (an `aim serve`
+ * process, SIGKILL): people's pages keep answering from the app, aim's routes answer 503
+ * `aim_unavailable` from the web server with a clear body, none of them reaches the app, and aim
+ * answers again once it is started again.
  * @module
  */
 import assert from "node:assert/strict";
-import { serve } from "../../bridge/mod.ts";
+import { createBridge } from "../../bridge/mod.ts";
+import { startAim as startAimProcess } from "../helpers/cli.ts";
 import { AIM_DOWN_RETRY_AFTER } from "../../bridge/upstream/beside_config.ts";
 import { rawRequest } from "../helpers/raw_http.ts";
 import { startApp } from "../helpers/upstream.ts";
@@ -31,7 +33,7 @@ const AIM_ROUTES = [
 for (const kind of ["nginx", "haproxy"] as const) {
   Deno.test({
     name:
-      `beside ${kind}, aim stopped mid-run: pages still answer 200 and aim's routes answer 503 aim_unavailable, never the app`,
+      `beside ${kind}, aim killed mid-run: pages still answer 200 and aim's routes answer 503 aim_unavailable, never the app`,
     ignore: !INSTALLED[kind],
     async fn() {
       await using app = startApp((request) => {
@@ -39,16 +41,24 @@ for (const kind of ["nginx", "haproxy"] as const) {
         if (path === "/api/items.json") return Response.json({ items: [] });
         return new Response(`page ${path}`, { headers: { "Content-Type": "text/html" } });
       });
-      const options = { hostname: "127.0.0.1", onListen() {}, trustProxy: true, upstream: app.url };
-      let aim = serve({ ...options, port: 0 });
-      const aimPort = aim.port;
-      await using web = startWebServer(kind, (port) =>
-        webServerConfig(kind, {
-          app: app.url,
-          aim: aim.url,
-          port,
-          routes: aim.bridge.routes,
-        }));
+      const bridge = createBridge({ upstream: app.url, allowedHosts: [] });
+      const routes = bridge.routes;
+      bridge.close();
+      const serveArgs = (port: number) => [
+        "serve",
+        "--upstream",
+        app.url,
+        "--port",
+        String(port),
+        "--trust-proxy",
+        "--quiet",
+      ];
+      let aim = await startAimProcess(serveArgs(0));
+      const aimPort = Number(new URL(aim.url).port);
+      await using web = startWebServer(
+        kind,
+        (port) => webServerConfig(kind, { app: app.url, aim: aim.url, port, routes }),
+      );
       try {
         // Page loads under way while aim stops: every one answers from the app.
         const statuses: number[] = [];
@@ -68,7 +78,7 @@ for (const kind of ["nginx", "haproxy"] as const) {
         };
         const loading = Promise.all(Array.from({ length: CLIENTS }, (_, id) => client(id)));
         await halfway;
-        await aim.shutdown();
+        await aim.stop("SIGKILL");
         stopped = true;
         await loading;
         assert.ok(statuses.length >= BEFORE + AFTER);
@@ -98,7 +108,7 @@ for (const kind of ["nginx", "haproxy"] as const) {
         else assert.equal((await json.json()).error, "aim_unavailable");
 
         // aim back on its port: its routes answer again (HAProxy once its check sees it).
-        aim = serve({ ...options, port: aimPort });
+        aim = await startAimProcess(serveArgs(aimPort));
         const deadline = Date.now() + 15_000;
         for (;;) {
           const res = await fetch(`${web.url}/__aim/health`);
@@ -110,7 +120,7 @@ for (const kind of ["nginx", "haproxy"] as const) {
           await new Promise((resolve) => setTimeout(resolve, 50));
         }
       } finally {
-        await aim.shutdown();
+        await aim.stop("SIGKILL");
       }
     },
   });

@@ -1,6 +1,6 @@
 /**
- * The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`
- * and `hash-password`.
+ * The `aim` command line: `serve` (the default), `check`, `manifest`, `invoke`, `mcp`,
+ * `hash-password` and `proxy-config`.
  *
  * @module
  */
@@ -18,6 +18,8 @@ Commands:
   invoke URL [ACTION] [IN] read a page's manifest or invoke an action, as an agent
   mcp URL                  serve a page's session as an MCP server on stdio (AIM_TOKEN)
   hash-password            read a password on stdin, print its scrypt hash
+  proxy-config nginx|haproxy --upstream URL
+                           print the web server's configuration with aim beside it
 
 Run 'aim <command> --help' for a command's options. 'aim --version' prints the version.
 `;
@@ -36,6 +38,7 @@ const COMMANDS: Record<string, () => Promise<Command>> = {
   invoke: async () => (await import("./bridge/cli/invoke.ts")).invokeCommand,
   mcp: async () => (await import("./bridge/cli/mcp.ts")).mcpCommand,
   "hash-password": async () => (await import("./bridge/cli/hash_password.ts")).hashPasswordCommand,
+  "proxy-config": async () => (await import("./bridge/cli/proxy_config.ts")).proxyConfigCommand,
 };
 
 /** Runs the command line; returns the exit code. */

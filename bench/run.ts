@@ -8,8 +8,9 @@
  * on the demo (bench/tokens.ts, `deno task bench:tokens`); and what an invocation's round trip
  * through a real Chromium tab adds to the page's handler (bench/invoke_bench.ts; skipped where
  * there is no Chromium), and what an MCP `tools/call` adds to it with both official clients
- * (bench/mcp_bench.ts). Every budget is printed as a figure or a ratio measured in the same run,
- * held or MISSED; the summary repeats them.
+ * (bench/mcp_bench.ts); and people's pages through nginx with aim beside it against nginx alone
+ * (bench/beside_bench.ts, where nginx and wrk are installed). Every budget is printed as a
+ * figure or a ratio measured in the same run, held or MISSED; the summary repeats them.
  *
  * Every server, load client and tab client runs in its own process, all on 127.0.0.1. Then
  * `deno bench` runs the micro benchmarks (bench/manifest_bench.ts, bench/session_bench.ts).
@@ -26,6 +27,7 @@ import { sessionReads } from "./session_reads.ts";
 import { createClient } from "@redis/client";
 import { NO_CLUSTER, startRedis } from "../tests/helpers/cluster.ts";
 import { upstreamBench } from "./upstream_bench.ts";
+import { besideBench, hasWrk } from "./beside_bench.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -374,9 +376,16 @@ try {
   await mcp();
   // The proxy's goal (docs/upstream.md, "Speed": 0.8× nginx's throughput, under 1 ms added),
   // printed, never failed on: nginx must be installed.
-  if (await Deno.stat("/usr/sbin/nginx").then(() => true, () => false)) {
+  const nginx = await Deno.stat("/usr/sbin/nginx").then(() => true, () => false);
+  if (nginx) {
     summary.push((await upstreamBench(flags.quick)).line);
   } else console.log("\n## Pages passed through --upstream: skipped (no /usr/sbin/nginx)");
+  // Issue 34: pages through nginx with aim beside it, at least 0.95× nginx alone.
+  if (nginx && await hasWrk()) {
+    const beside = await besideBench(flags.quick);
+    summary.push(beside.line);
+    verdicts.push({ name: "pages beside nginx", ok: beside.ok });
+  } else console.log("\n## Pages through nginx with aim beside it: skipped (no nginx or wrk)");
   if (!NO_CLUSTER) await cluster();
   if (!flags.quick) await micro();
 } finally {

@@ -131,6 +131,8 @@ export const ACP_CODES: Readonly<Record<AcpReason, ErrorCode>> = {
   gateway_timeout: "server_error",
   run_refused: "server_error",
   run_elsewhere: "server_error",
+  misdirected: "server_error",
+  aim_unavailable: "server_error",
 };
 
 /** ACP's code for an AIM error code. */

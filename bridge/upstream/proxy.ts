@@ -15,6 +15,7 @@ import { ambiguousPath, type AppDoor, type RequestFrom } from "../http/front_doo
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, pathVerdict } from "./routes.ts";
 import { relay, RELAY_DEFAULTS } from "./websocket.ts";
+import { handsBack, misdirected } from "./beside.ts";
 
 export type { RequestFrom };
 
@@ -180,6 +181,8 @@ export class UpstreamProxy implements Disposable {
    * before the app answered gets (and is logged with) {@linkcode CLIENT_CLOSED_REQUEST}.
    */
   async forwardRequest(request: Request, from: RequestFrom): Promise<Response> {
+    // The web server beside aim sends it to the app itself (bridge/upstream/beside.ts).
+    if (handsBack(request)) throw misdirected();
     const url = request.url;
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
       return await this.#websocket(request, from, url);

@@ -41,6 +41,8 @@ export const ERROR_STATUS = {
   tab_timeout: 504,
   bad_gateway: 502,
   gateway_timeout: 504,
+  misdirected: 421,
+  aim_unavailable: 503,
 } as const satisfies Record<string, number>;
 
 /** One of the codes of {@linkcode ERROR_STATUS}. */

@@ -14,7 +14,7 @@ Deno.test("aim --version and --help work on every command", async () => {
   const help = await runAim(["--help"]);
   assert.equal(help.code, 0);
   assert.match(help.stdout, /Usage: aim <command>/);
-  for (const command of ["serve", "check", "manifest", "invoke", "hash-password"]) {
+  for (const command of ["serve", "check", "manifest", "invoke", "hash-password", "proxy-config"]) {
     const result = await runAim([command, "--help"]);
     assert.equal(result.code, 0, command);
     assert.match(result.stdout, new RegExp(`Usage: aim ${command}`), command);
@@ -29,7 +29,17 @@ Deno.test("aim answers an unknown command or flag with usage and exit 2", async 
   assert.equal(unknown.code, 2);
   assert.match(unknown.stderr, /aim: unknown command "frobnicate"/);
   assert.match(unknown.stderr, /Usage: aim <command>/);
-  for (const command of ["serve", "check", "manifest", "invoke", "mcp", "hash-password"]) {
+  for (
+    const command of [
+      "serve",
+      "check",
+      "manifest",
+      "invoke",
+      "mcp",
+      "hash-password",
+      "proxy-config",
+    ]
+  ) {
     const result = await runAim([command, "--frob"]);
     assert.equal(result.code, 2, command);
     assert.match(

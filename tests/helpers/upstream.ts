@@ -1,9 +1,65 @@
 /**
  * Test helper: an app on port 0 (a `Deno.serve` handler, or a raw TCP server for garbage), and
- * aim in front of it with `--upstream`, both shut down with `await using`.
+ * aim in front of it with `--upstream`, both shut down with `await using`. With
+ * `AIM_TEST_BESIDE=nginx` (or `haproxy`), aim runs beside that web server instead, configured by
+ * `aim proxy-config`: the web server sends aim's routes to aim and the rest straight to the app
+ * (docs/upstream.md, "Production: aim beside your web server"), and the same tests run through it.
  * @module
  */
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
+import {
+  INSTALLED,
+  startWebServer,
+  type WebServer,
+  webServerConfig,
+  type WebServerKind,
+} from "./web_server.ts";
+
+/**
+ * The web server `AIM_TEST_BESIDE` puts beside aim, or undefined: aim in front of the app (also
+ * when that web server is not installed, which it says).
+ *
+ * @throws {Error} when it names another web server.
+ */
+function besideKind(): WebServerKind | undefined {
+  const value = Deno.env.get("AIM_TEST_BESIDE") ?? "";
+  if (value === "") return undefined;
+  if (value !== "nginx" && value !== "haproxy") {
+    throw new Error(`AIM_TEST_BESIDE must be nginx or haproxy, got "${value}"`);
+  }
+  if (!INSTALLED[value]) {
+    console.warn(
+      `AIM_TEST_BESIDE=${value}: ${value} is not installed (apt-get install ${value}); the ` +
+        "upstream tests run with aim in front of the app instead.",
+    );
+    return undefined;
+  }
+  return value;
+}
+
+/** The web server the upstream tests run aim beside (`AIM_TEST_BESIDE`); undefined: in front. */
+export const BESIDE: WebServerKind | undefined = besideKind();
+
+/**
+ * Test options of a test about aim's own proxy (its streaming, its 502/504 bodies, its options,
+ * its Host check), which the web server beside aim does its own way (docs/upstream.md): under
+ * `AIM_TEST_BESIDE` it is skipped, and says so once.
+ */
+export const IN_FRONT: { readonly ignore: boolean } = {
+  // Read when a test file declares its tests: a file with such tests says once why they skip.
+  get ignore(): boolean {
+    if (BESIDE && !onceWarned) {
+      onceWarned = true;
+      console.warn(
+        `AIM_TEST_BESIDE=${BESIDE}: the tests here about aim's own proxy (streaming, its 502/504 ` +
+          `bodies, its options, its Host check) are skipped: ${BESIDE} does that part beside aim.`,
+      );
+    }
+    return BESIDE !== undefined;
+  },
+};
+
+let onceWarned = false;
 
 /** An app listening on port 0. */
 export interface TestApp extends AsyncDisposable {
@@ -56,12 +112,75 @@ export function startRawApp(bytes: string): TestApp & { readonly url: string } {
   };
 }
 
-/** aim in front of `upstream` on port 0. */
+/** aim beside a web server: the bridge, and its origin and port are the web server's. */
+export interface BesideAim extends ServedBridge {
+  /** aim itself, not through the web server. */
+  readonly aim: ServedBridge;
+  /** The web server in front of the app, with aim beside it. */
+  readonly web: WebServer;
+}
+
+/**
+ * aim in front of `upstream` on port 0; with `AIM_TEST_BESIDE`, aim beside that web server,
+ * whose origin the answer's `url` and `port` are.
+ */
 export function startAim(
   upstream: string,
   options: Omit<ServeOptions, "upstream" | "port"> = {},
 ): ServedBridge {
+  return BESIDE ? startBeside(BESIDE, upstream, options) : startFront(upstream, options);
+}
+
+/** aim in front of `upstream` on port 0, whatever `AIM_TEST_BESIDE` says. */
+export function startFront(
+  upstream: string,
+  options: Omit<ServeOptions, "upstream" | "port"> = {},
+): ServedBridge {
   return serve({ hostname: "127.0.0.1", onListen() {}, ...options, upstream, port: 0 });
+}
+
+/** aim beside `kind` in front of `upstream`, as docs/upstream.md runs it (`--trust-proxy`). */
+export function startBeside(
+  kind: WebServerKind,
+  upstream: string,
+  options: Omit<ServeOptions, "upstream" | "port"> = {},
+): BesideAim {
+  const aim = serve({
+    hostname: "127.0.0.1",
+    onListen() {},
+    trustProxy: true,
+    ...options,
+    upstream,
+    port: 0,
+  });
+  let web: WebServer;
+  try {
+    web = startWebServer(
+      kind,
+      (port) =>
+        webServerConfig(kind, { app: upstream, aim: aim.url, port, routes: aim.bridge.routes }),
+    );
+  } catch (error) {
+    void aim.shutdown();
+    throw error;
+  }
+  const stop = async () => {
+    await web.stop();
+    await aim.shutdown();
+  };
+  return {
+    aim,
+    web,
+    bridge: aim.bridge,
+    url: web.url,
+    port: web.port,
+    hostname: "127.0.0.1",
+    metricsUrl: aim.metricsUrl,
+    finished: aim.finished,
+    ready: aim.ready,
+    shutdown: stop,
+    [Symbol.asyncDispose]: stop,
+  };
 }
 
 /** Opens a session on `page` as the page does; returns the grant. */

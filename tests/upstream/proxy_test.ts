@@ -6,7 +6,7 @@
  */
 import assert from "node:assert/strict";
 import { gunzipSync } from "node:zlib";
-import { startAim, startApp, startRawApp } from "../helpers/upstream.ts";
+import { IN_FRONT, startAim, startApp, startRawApp } from "../helpers/upstream.ts";
 
 /** An app that answers with what it received. */
 function echoApp() {
@@ -60,22 +60,26 @@ Deno.test("a request is forwarded with its method, path, query, body and the bro
   assert.equal(seen.headers["x-forwarded-host"], new URL(aim.url).host);
 });
 
-Deno.test("with preserveHost off the app gets its own Host, and a Location naming it is rewritten", async () => {
-  await using app = startApp((request) => {
-    const url = new URL(request.url);
-    if (url.pathname === "/go") {
-      return new Response(null, { status: 302, headers: { Location: `${app.url}/there?a=1` } });
-    }
-    return Response.json({ host: request.headers.get("host") });
-  });
-  await using aim = startAim(app.url, { proxy: { preserveHost: false, forwarded: false } });
-  const seen = await (await fetch(`${aim.url}/`)).json();
-  assert.equal(seen.host, new URL(app.url).host);
-  const res = await fetch(`${aim.url}/go`, { redirect: "manual" });
-  await res.body?.cancel();
-  assert.equal(res.status, 302);
-  assert.equal(res.headers.get("location"), `${aim.url}/there?a=1`);
-});
+Deno.test(
+  "with preserveHost off the app gets its own Host, and a Location naming it is rewritten",
+  IN_FRONT,
+  async () => {
+    await using app = startApp((request) => {
+      const url = new URL(request.url);
+      if (url.pathname === "/go") {
+        return new Response(null, { status: 302, headers: { Location: `${app.url}/there?a=1` } });
+      }
+      return Response.json({ host: request.headers.get("host") });
+    });
+    await using aim = startAim(app.url, { proxy: { preserveHost: false, forwarded: false } });
+    const seen = await (await fetch(`${aim.url}/`)).json();
+    assert.equal(seen.host, new URL(app.url).host);
+    const res = await fetch(`${aim.url}/go`, { redirect: "manual" });
+    await res.body?.cancel();
+    assert.equal(res.status, 302);
+    assert.equal(res.headers.get("location"), `${aim.url}/there?a=1`);
+  },
+);
 
 Deno.test("a client's X-Forwarded-For is replaced, not trusted, unless aim trusts the proxy in front", async () => {
   await using app = echoApp();
@@ -87,56 +91,64 @@ Deno.test("a client's X-Forwarded-For is replaced, not trusted, unless aim trust
   assert.equal(seen.headers["x-forwarded-host"], new URL(aim.url).host);
 });
 
-Deno.test("hop-by-hop headers are dropped both ways, those named in Connection included", async () => {
-  await using app = startApp((request) =>
-    Response.json(Object.fromEntries(request.headers), {
+Deno.test(
+  "hop-by-hop headers are dropped both ways, those named in Connection included",
+  IN_FRONT,
+  async () => {
+    await using app = startApp((request) =>
+      Response.json(Object.fromEntries(request.headers), {
+        headers: {
+          "Connection": "x-app-hop",
+          "X-App-Hop": "1",
+          "Keep-Alive": "timeout=5",
+          "X-End": "kept",
+        },
+      })
+    );
+    await using aim = startAim(app.url);
+    const res = await fetch(`${aim.url}/`, {
       headers: {
-        "Connection": "x-app-hop",
-        "X-App-Hop": "1",
+        "Connection": "x-client-hop",
+        "X-Client-Hop": "secret",
+        "TE": "trailers",
+        "Proxy-Authorization": "Basic eDp5",
         "Keep-Alive": "timeout=5",
-        "X-End": "kept",
       },
-    })
-  );
-  await using aim = startAim(app.url);
-  const res = await fetch(`${aim.url}/`, {
-    headers: {
-      "Connection": "x-client-hop",
-      "X-Client-Hop": "secret",
-      "TE": "trailers",
-      "Proxy-Authorization": "Basic eDp5",
-      "Keep-Alive": "timeout=5",
-    },
-  });
-  const seen = await res.json();
-  for (const name of ["x-client-hop", "te", "proxy-authorization", "keep-alive"]) {
-    assert.equal(seen[name], undefined, name);
-  }
-  assert.equal(res.headers.get("x-app-hop"), null);
-  assert.equal(res.headers.get("keep-alive"), null);
-  assert.equal(res.headers.get("x-end"), "kept");
-});
+    });
+    const seen = await res.json();
+    for (const name of ["x-client-hop", "te", "proxy-authorization", "keep-alive"]) {
+      assert.equal(seen[name], undefined, name);
+    }
+    assert.equal(res.headers.get("x-app-hop"), null);
+    assert.equal(res.headers.get("keep-alive"), null);
+    assert.equal(res.headers.get("x-end"), "kept");
+  },
+);
 
-Deno.test("redirects and the app's cookies pass unchanged, and no app can set aim's cookie", async () => {
-  await using app = startApp(() => {
-    const headers = new Headers({ Location: "/login?next=%2Fedit" });
-    headers.append("Set-Cookie", "PHPSESSID=abc; Path=/; HttpOnly");
-    headers.append("Set-Cookie", "theme=dark; Path=/; Max-Age=60");
-    headers.append("Set-Cookie", "aim_session=planted; Path=/");
-    headers.append("Set-Cookie", "__Host-aim_session=planted; Path=/; Secure");
-    headers.append("Set-Cookie", "AIM_SESSION=planted; Path=/");
-    return new Response(null, { status: 303, headers });
-  });
-  await using aim = startAim(app.url);
-  const res = await fetch(`${aim.url}/edit`, { method: "POST", body: "x", redirect: "manual" });
-  await res.body?.cancel();
-  assert.equal(res.status, 303);
-  assert.equal(res.headers.get("location"), "/login?next=%2Fedit");
-  assert.deepEqual(res.headers.getSetCookie(), [
-    "PHPSESSID=abc; Path=/; HttpOnly",
-    "theme=dark; Path=/; Max-Age=60",
-  ]);
-});
+Deno.test(
+  "redirects and the app's cookies pass unchanged, and no app can set aim's cookie",
+  IN_FRONT,
+  async () => {
+    await using app = startApp(() => {
+      const headers = new Headers({ Location: "/login?next=%2Fedit" });
+      headers.append("Set-Cookie", "PHPSESSID=abc; Path=/; HttpOnly");
+      headers.append("Set-Cookie", "theme=dark; Path=/; Max-Age=60");
+      headers.append("Set-Cookie", "aim_session=planted; Path=/");
+      headers.append("Set-Cookie", "__Host-aim_session=planted; Path=/; Secure");
+      headers.append("Set-Cookie", "AIM_SESSION=planted; Path=/");
+      return new Response(null, { status: 303, headers });
+    });
+    await using aim = startAim(app.url);
+    const res = await fetch(`${aim.url}/edit`, { method: "POST", body: "x", redirect: "manual" });
+    await res.body?.cancel();
+    assert.equal(res.status, 303);
+    assert.equal(res.headers.get("location"), "/login?next=%2Fedit");
+    assert.deepEqual(res.headers.getSetCookie(), [
+      "PHPSESSID=abc; Path=/; HttpOnly",
+      "theme=dark; Path=/; Max-Age=60",
+    ]);
+  },
+);
 
 Deno.test("aim's cookie, the tab key and an aim token are never sent to the app; the app's own are", async () => {
   await using app = echoApp();
@@ -200,44 +212,48 @@ Deno.test("a path that names one of aim's routes never reaches the app, whatever
   assert.deepEqual(app.seen.filter((s) => s !== "GET /page" && s !== "GET /sitemap.xml"), []);
 });
 
-Deno.test("an upload of 100 MB streams through: the app reads it before the client has sent it all", async () => {
-  const total = 100 * 1024 * 1024;
-  const chunk = new Uint8Array(256 * 1024).fill(97);
-  const { promise: appReading, resolve: appStarted } = Promise.withResolvers<void>();
-  let received = 0;
-  await using app = startApp(async (request) => {
-    for await (const part of request.body!) {
-      received += part.length;
-      if (received >= 8 * chunk.length) appStarted();
-    }
-    return Response.json({ received });
-  });
-  await using aim = startAim(app.url);
-  let sent = 0;
-  let sentWhenAppRead = -1;
-  const body = new ReadableStream<Uint8Array>({
-    async pull(controller) {
-      if (sent >= total) return controller.close();
-      // Half-way, the client waits until the app has read some: a proxy that buffered the whole
-      // upload would never pass it on, and this test would time out.
-      if (sent === total / 2) {
-        await appReading;
-        sentWhenAppRead = sent;
+Deno.test(
+  "an upload of 100 MB streams through: the app reads it before the client has sent it all",
+  IN_FRONT,
+  async () => {
+    const total = 100 * 1024 * 1024;
+    const chunk = new Uint8Array(256 * 1024).fill(97);
+    const { promise: appReading, resolve: appStarted } = Promise.withResolvers<void>();
+    let received = 0;
+    await using app = startApp(async (request) => {
+      for await (const part of request.body!) {
+        received += part.length;
+        if (received >= 8 * chunk.length) appStarted();
       }
-      controller.enqueue(chunk.slice());
-      sent += chunk.length;
-    },
-  });
-  const res = await fetch(`${aim.url}/upload`, {
-    method: "POST",
-    body,
-    duplex: "half",
-    signal: AbortSignal.timeout(60_000),
-  } as RequestInit);
-  assert.equal(res.status, 200);
-  assert.deepEqual(await res.json(), { received: total });
-  assert.equal(sentWhenAppRead, total / 2);
-});
+      return Response.json({ received });
+    });
+    await using aim = startAim(app.url);
+    let sent = 0;
+    let sentWhenAppRead = -1;
+    const body = new ReadableStream<Uint8Array>({
+      async pull(controller) {
+        if (sent >= total) return controller.close();
+        // Half-way, the client waits until the app has read some: a proxy that buffered the whole
+        // upload would never pass it on, and this test would time out.
+        if (sent === total / 2) {
+          await appReading;
+          sentWhenAppRead = sent;
+        }
+        controller.enqueue(chunk.slice());
+        sent += chunk.length;
+      },
+    });
+    const res = await fetch(`${aim.url}/upload`, {
+      method: "POST",
+      body,
+      duplex: "half",
+      signal: AbortSignal.timeout(60_000),
+    } as RequestInit);
+    assert.equal(res.status, 200);
+    assert.deepEqual(await res.json(), { received: total });
+    assert.equal(sentWhenAppRead, total / 2);
+  },
+);
 
 Deno.test("a download and server-sent events stream: the first event arrives before the app sends the next", async () => {
   const { promise: clientGotFirst, resolve: gotFirst } = Promise.withResolvers<void>();
@@ -345,34 +361,46 @@ function dechunk(data: Uint8Array): Uint8Array {
   return new Uint8Array(out);
 }
 
-Deno.test("an app that is down gets the client 502 bad_gateway with aim's error body", async () => {
-  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
-  const port = (listener.addr as Deno.NetAddr).port;
-  listener.close();
-  await using aim = startAim(`http://127.0.0.1:${port}`);
-  await assertAimError(await fetch(`${aim.url}/anything`), 502, "bad_gateway");
-});
+Deno.test(
+  "an app that is down gets the client 502 bad_gateway with aim's error body",
+  IN_FRONT,
+  async () => {
+    const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+    const port = (listener.addr as Deno.NetAddr).port;
+    listener.close();
+    await using aim = startAim(`http://127.0.0.1:${port}`);
+    await assertAimError(await fetch(`${aim.url}/anything`), 502, "bad_gateway");
+  },
+);
 
-Deno.test("an app that answers garbage gets the client 502 bad_gateway", async () => {
-  await using app = startRawApp("this is not HTTP\r\n\r\n");
-  await using aim = startAim(app.url);
-  await assertAimError(await fetch(`${aim.url}/`), 502, "bad_gateway");
-});
+Deno.test(
+  "an app that answers garbage gets the client 502 bad_gateway",
+  IN_FRONT,
+  async () => {
+    await using app = startRawApp("this is not HTTP\r\n\r\n");
+    await using aim = startAim(app.url);
+    await assertAimError(await fetch(`${aim.url}/`), 502, "bad_gateway");
+  },
+);
 
-Deno.test("an app slower than the timeout gets the client 504 gateway_timeout, and aim goes on", async () => {
-  const { promise: never, resolve: release } = Promise.withResolvers<void>();
-  await using app = startApp(async (request) => {
-    if (new URL(request.url).pathname === "/slow") await never;
-    return new Response("fast");
-  });
-  await using aim = startAim(app.url, { proxy: { timeoutMs: 200 } });
-  try {
-    await assertAimError(await fetch(`${aim.url}/slow`), 504, "gateway_timeout");
-    assert.equal(await (await fetch(`${aim.url}/fast`)).text(), "fast");
-  } finally {
-    release();
-  }
-});
+Deno.test(
+  "an app slower than the timeout gets the client 504 gateway_timeout, and aim goes on",
+  IN_FRONT,
+  async () => {
+    const { promise: never, resolve: release } = Promise.withResolvers<void>();
+    await using app = startApp(async (request) => {
+      if (new URL(request.url).pathname === "/slow") await never;
+      return new Response("fast");
+    });
+    await using aim = startAim(app.url, { proxy: { timeoutMs: 200 } });
+    try {
+      await assertAimError(await fetch(`${aim.url}/slow`), 504, "gateway_timeout");
+      assert.equal(await (await fetch(`${aim.url}/fast`)).text(), "fast");
+    } finally {
+      release();
+    }
+  },
+);
 
 Deno.test("an app that dies mid-answer cuts the client's body, and aim goes on answering", async () => {
   await using app = startApp((request) => {
@@ -394,20 +422,24 @@ Deno.test("an app that dies mid-answer cuts the client's body, and aim goes on a
   assert.equal(await (await fetch(`${aim.url}/ok`)).text(), "ok");
 });
 
-Deno.test("the Host check holds in front of an app: a foreign Host is refused and never forwarded", async () => {
-  await using app = echoApp();
-  await using aim = startAim(app.url);
-  const conn = await Deno.connect({ hostname: "127.0.0.1", port: aim.port });
-  await conn.write(
-    new TextEncoder().encode(
-      "GET /page HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
-    ),
-  );
-  const text = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
-  assert.match(text, /^HTTP\/1\.1 403/);
-  assert.match(text, /"forbidden_host"/);
-  assert.deepEqual(app.seen, []);
-});
+Deno.test(
+  "the Host check holds in front of an app: a foreign Host is refused and never forwarded",
+  IN_FRONT,
+  async () => {
+    await using app = echoApp();
+    await using aim = startAim(app.url);
+    const conn = await Deno.connect({ hostname: "127.0.0.1", port: aim.port });
+    await conn.write(
+      new TextEncoder().encode(
+        "GET /page HTTP/1.1\r\nHost: evil.example\r\nConnection: close\r\n\r\n",
+      ),
+    );
+    const text = new TextDecoder().decode(await new Response(conn.readable).arrayBuffer());
+    assert.match(text, /^HTTP\/1\.1 403/);
+    assert.match(text, /"forbidden_host"/);
+    assert.deepEqual(app.seen, []);
+  },
+);
 
 Deno.test("the Origin check holds in front of an app: another origin mints no session", async () => {
   await using app = echoApp();

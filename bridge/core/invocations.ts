@@ -79,7 +79,7 @@ export interface InvocationContext {
   settleTimeoutMs: number;
   /** How long a retry waits for the first call under its key to answer (shared stores), ms. */
   waitMs: number;
-  /** The page identity of a path with its query (`--page-query`). @default normalizePage */
+  /** The page identity of a path with its query (`--page-query`); without it, `normalizePage`. */
   pageOf?: ((raw: string) => string | null) | undefined;
   /**
    * Gives the session a new tab credential and tab key (on sign-in and sign-out), telling the

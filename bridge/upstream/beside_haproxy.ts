@@ -17,6 +17,7 @@ import {
   AIM_DOWN_RETRY_AFTER,
   aimCommand,
   hostPort,
+  WEB_SERVER_CONFIG_DEFAULTS,
   type WebServerConfigOptions,
 } from "./beside_config.ts";
 import { BESIDE_HEADER } from "./beside.ts";
@@ -68,7 +69,7 @@ defaults
   timeout tunnel 1h
 
 frontend site
-  bind ${bindAddress(options.listen ?? "80")}
+  bind ${bindAddress(options.listen ?? WEB_SERVER_CONFIG_DEFAULTS.listen)}
   # One of aim's routes in any spelling a server may read as one, read on the path decoded once,
   # or a page's manifest (.json: aim answers it, or forwards the app's own JSON); and a path
   # url_dec cannot decode.

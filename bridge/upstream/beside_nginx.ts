@@ -22,6 +22,7 @@ import {
   AIM_DOWN_RETRY_AFTER,
   aimCommand,
   hostPort,
+  WEB_SERVER_CONFIG_DEFAULTS,
   type WebServerConfigOptions,
 } from "./beside_config.ts";
 import { BESIDE_HEADER, MISDIRECTED_STATUS } from "./beside.ts";
@@ -96,7 +97,7 @@ function toAim(options: WebServerConfigOptions, first: boolean): string {
 /** The nginx configuration: a file for nginx's `http` block (`/etc/nginx/conf.d/aim.conf`). */
 export function nginxConfig(options: WebServerConfigOptions): string {
   const { patterns } = options;
-  const listen = options.listen ?? "80";
+  const listen = options.listen ?? WEB_SERVER_CONFIG_DEFAULTS.listen;
   const names = options.serverNames?.length ? options.serverNames.join(" ") : "_";
   return `# aim beside nginx, written by \`aim proxy-config nginx\` (docs/upstream.md, "Production:
 # aim beside your web server"). People's pages go straight to the app; aim's routes, manifests

@@ -32,6 +32,7 @@ import { DEMO_DEFAULTS } from "../../demo/app.ts";
 import { AIM_CREDENTIALS_DEFAULTS } from "../../bridge/http/credentials.ts";
 import { RELAY_DEFAULTS } from "../../bridge/upstream/websocket.ts";
 import { FRONT_DOOR_DEFAULTS } from "../../bridge/http/front_door.ts";
+import { WEB_SERVER_CONFIG_DEFAULTS } from "../../bridge/upstream/beside_config.ts";
 import { AGENT_INVOKE_DEFAULTS } from "../../bridge/core/invocation_watch.ts";
 import { METRICS_FETCH_DEFAULTS, METRICS_LISTEN_DEFAULTS } from "../../bridge/metrics/endpoint.ts";
 
@@ -69,6 +70,7 @@ const DEFAULTS_OF: Record<string, Readonly<Record<string, unknown>>> = {
   AimCredentialsOptions: AIM_CREDENTIALS_DEFAULTS,
   RelayOptions: RELAY_DEFAULTS,
   FrontDoorOptions: FRONT_DOOR_DEFAULTS,
+  WebServerConfigOptions: WEB_SERVER_CONFIG_DEFAULTS,
   AgentInvokeOptions: AGENT_INVOKE_DEFAULTS,
   MetricsListenOptions: METRICS_LISTEN_DEFAULTS,
   MetricsFetchOptions: METRICS_FETCH_DEFAULTS,

@@ -28,6 +28,9 @@ import { MAX_PAGE_TOOLS } from "../../bridge/wire/webmcp_tools.ts";
 const ORIGIN = "https://shop.example";
 const globals = globalThis as unknown as Record<string | symbol, unknown>;
 globals.window = globalThis;
+// A form's tool is found by a selector built with CSS.escape (no form here: declarative tools are
+// the browser tests').
+globals.CSS = { escape: (text: string) => text.replace(/["\\]/g, "\\$&") };
 Object.defineProperty(globalThis, "location", {
   value: { origin: ORIGIN },
   configurable: true,
@@ -49,6 +52,9 @@ class FakeDocument extends EventTarget {
   querySelectorAll(selector: string) {
     assert.equal(selector, "aim-tool");
     return this.tools;
+  }
+  querySelector(_selector: string): null {
+    return null;
   }
 }
 const document = new FakeDocument();
@@ -222,14 +228,18 @@ Deno.test("toolMarkup() reads each <aim-tool>'s consequential and hidden, and on
     ],
   } as unknown as ParentNode;
   assert.deepEqual([...toolMarkup(root)], [
-    ["pay", { consequential: true, hidden: false }],
-    ["search", { consequential: false, hidden: false }],
-    ["search2", { consequential: false, hidden: false }],
-    ["buy", { consequential: true, hidden: false }],
-    ["secret", { consequential: false, hidden: true }],
+    ["pay", { consequential: true, hidden: false, readOnly: false }],
+    ["search", { consequential: false, hidden: false, readOnly: false }],
+    ["search2", { consequential: false, hidden: false, readOnly: false }],
+    ["buy", { consequential: true, hidden: false, readOnly: false }],
+    ["secret", { consequential: false, hidden: true, readOnly: false }],
   ]);
   document.tools = [element({ name: "doc", hidden: "" })];
-  assert.deepEqual([...toolMarkup()], [["doc", { consequential: false, hidden: true }]]);
+  assert.deepEqual([...toolMarkup()], [["doc", {
+    consequential: false,
+    hidden: true,
+    readOnly: false,
+  }]]);
   reset();
 });
 

@@ -68,7 +68,12 @@ Deno.test({
     for (const [from, to] of [["1", "2"], ["2", "1"], ["1", "2"]]) {
       const moved = await agent.invoke("next_item", {});
       assert.equal(moved.status, 200, `from ${from}: ${JSON.stringify(moved.body)}`);
-      assert.deepEqual(moved.body.result, { shown: to });
+      // The route is a page of its own: the answer says where it went (docs/protocol.md).
+      assert.deepEqual(moved.body.result, {
+        shown: to,
+        navigating_to: `${aim.url}/spa/items/${to}`,
+        page: `/spa/items/${to}`,
+      });
       // The new route's action is offered at once, though its declaration did not change.
       const manifest = await agent.manifest(`/spa/items/${to}.json`);
       assert.equal(manifest.status, 200);

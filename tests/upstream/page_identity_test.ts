@@ -247,7 +247,8 @@ Deno.test("a form that posts to the bare path under --page-query moves the sessi
   });
   const invoke = await editor.next("invoke");
   const result = { navigating_to: `${aim.url}/edit.php`, submitted: true };
-  editor.send({ type: "result", id: invoke.id, ok: true, result });
+  // As the elements do when the action loads another document (bridge/wire/channel.ts).
+  editor.send({ type: "result", id: invoke.id, ok: true, result, leaving: "document" });
   await editor.close();
   await using next = await FakeTab.open(aim.url, { token: grant.sessionToken, page: "/edit.php" });
   await next.next("lease");

@@ -107,6 +107,17 @@ export class ChannelBudget {
   }
 
   /**
+   * Gives back `amount` to the bucket `kind` (never past its burst): what an invocation the bridge
+   * sent pays for in advance, such as the `hello` of the page an action loaded.
+   */
+  give(kind: BudgetKind, amount: number, now: number): void {
+    const rate = this.#rates[kind];
+    this.take(kind, 0, now);
+    const left = this.#left.get(kind)!;
+    left.tokens = Math.min(rate.burst, left.tokens + amount);
+  }
+
+  /**
    * Why a message of `length` characters goes past the budget of characters, in a close reason;
    * null when within it: the tab's credit pays first (spent here), then the bucket.
    */

@@ -149,15 +149,17 @@ export class TabMessages {
         if (message.state) this.#state(message.state, h);
         const { id, ok, result, settled, leaving, error } = message;
         const answer = () =>
-          void h.session.tab.answer(
+          h.session.tab.answer(
             h.tab,
             id,
             ok
               ? { ok, result: result ?? null, settled: settled ?? true, leaving }
               : { ok, code: error!.code, message: error!.message },
           );
-        if (leaving === "document") answer();
-        else h.then(answer);
+        if (leaving !== "document") return h.then(() => void answer());
+        // The page an agent's action loaded says hello next: the invocation pays for it, so an
+        // agent that moves from page to page is never closed for it (channel_budget.ts).
+        if (answer()) this.#budgets.get(h.session)?.give("hello", 1, (this.#ctx.now ?? Date.now)());
       },
       // After the tab's earlier registrations, so that what it declared before counts.
       settled: (message, h) => h.then(() => void h.session.tab.settled(message.id, h.tab)),

@@ -211,4 +211,14 @@ export const mutants: Mutant[] = [
     replace: `    left.tokens = Math.min(rate.burst, left.tokens);`,
     tests: BUDGET,
   },
+  {
+    name: "channel-leaving-hello-unpaid",
+    guarantee:
+      "A page an agent's action loaded says hello on the invocation's account: an agent that moves from page to page is never closed for it.",
+    file: "bridge/core/tab_messages.ts",
+    find:
+      `        if (answer()) this.#budgets.get(h.session)?.give("hello", 1, (this.#ctx.now ?? Date.now)());`,
+    replace: `        answer();`,
+    tests: BUDGET,
+  },
 ];

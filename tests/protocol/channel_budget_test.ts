@@ -192,3 +192,38 @@ Deno.test(
     assert.equal(closed.reason, `more than ${perSecond} hello messages a second`);
   },
 );
+
+Deno.test(
+  "each page an agent's action loads pays for its own hello: an agent moves from page to page past the hello burst",
+  ONE_PROCESS,
+  async () => {
+    const { bridge } = await stillBridge();
+    await using _bridge = bridge;
+    const token = await bridge.openSession("/control-panel");
+    const auth = { Authorization: `Bearer ${token}`, "Content-Type": "application/json" };
+    let tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await tab.next("lease");
+    // Past the burst, with the clock standing still: only the invocations pay for the hellos.
+    for (let n = 0; n < CHANNEL_BUDGETS.hello.burst + 5; n++) {
+      await tab.register([{ id: "go" }]);
+      tab.answerWith = "never";
+      const going = fetch(`${bridge.origin}/__aim/invoke`, {
+        method: "POST",
+        headers: auth,
+        body: JSON.stringify({ actionId: "go", input: "on" }),
+      });
+      const invoke = await tab.next("invoke");
+      const result = { navigating_to: `${bridge.origin}/control-panel` };
+      tab.send({ type: "result", id: invoke.id, ok: true, result, leaving: "document" });
+      await tab.close();
+      tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+      await tab.next("lease");
+      tab.setState({ n });
+      const gone = await going;
+      assert.equal(gone.status, 200, `call ${n}: ${await gone.clone().text()}`);
+      assert.equal((await gone.json()).result.page, "/control-panel");
+    }
+    await alive(tab);
+    await tab.close();
+  },
+);

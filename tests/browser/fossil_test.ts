@@ -79,17 +79,27 @@ Deno.test({
     assert.notEqual(new URL(page.url()).pathname, "/login");
     const agent = agentOf(aim, await panelToken(page));
 
-    // Each step is invoked as soon as the one before answered: the answer of an action that
-    // leaves the page comes once the next page's actions are there.
+    // The next page's actions are registered a read of the app after its answer
+    // (docs/upstream.md): the agent reads its manifest before each step.
+    const home = new URL(page.url()).pathname;
+    await agent.manifestWhen(
+      `${home === "/" ? "/index" : home}.json`,
+      (m) => pageActions(m).includes("open_section"),
+      15_000,
+    );
     const tickets = await agent.invoke("open_section", "Tickets");
     assert.equal(tickets.status, 200, JSON.stringify(tickets.body));
     assert.equal(tickets.body.result.page, "/ticket");
     assert.equal(tickets.body.settled, true);
 
+    await agent.manifestWhen("/ticket.json", (m) => pageActions(m).includes("new_ticket"));
     const form = await agent.invoke("new_ticket");
     assert.equal(form.status, 200, JSON.stringify(form.body));
     assert.equal(form.body.result.page, "/tktnew");
-    const fresh = await agent.manifest("/tktnew.json");
+    const fresh = await agent.manifestWhen(
+      "/tktnew.json",
+      (m) => pageActions(m).includes("preview_ticket"),
+    );
     assert.deepEqual(pageActions(fresh.body), ["open_section", "preview_ticket"]);
     const fields = fresh.body.actions.find((a: { id: string }) => a.id === "preview_ticket");
     // The selects of Fossil's form are its choices, as the agent must send them.
@@ -121,6 +131,7 @@ Deno.test({
     assert.deepEqual(shown.prompts, []);
 
     // Submitting saves it: the person approves, and the answer is the new ticket's page.
+    await agent.manifestWhen("/tktnew.json", (m) => pageActions(m).includes("submit_ticket"));
     const submitting = agent.invoke("submit_ticket");
     await clickPanelButton(page, "Approve");
     const submitted = await submitting;
@@ -131,11 +142,16 @@ Deno.test({
     assert.equal(submitted.body.state.status, "Open");
     assert.deepEqual(shown.prompts, ["submit_ticket"]);
 
+    await agent.manifestWhen(`${view}.json`, (m) => pageActions(m).includes("edit_ticket"));
     const editor = await agent.invoke("edit_ticket");
     assert.equal(editor.status, 200, JSON.stringify(editor.body));
     assert.equal(editor.body.result.page, view.replace("tktview", "tktedit"));
     // Fossil's edit form posts to the bare /tktedit (the ticket in a hidden field): the
     // session follows it there (docs/upstream.md, "A form that posts to the bare path").
+    await agent.manifestWhen(
+      `${view.replace("tktview", "tktedit")}.json`,
+      (m) => pageActions(m).includes("preview_changes"),
+    );
     const changes = await agent.invoke("preview_changes", {
       status: "Closed",
       resolution: "Fixed",
@@ -143,6 +159,7 @@ Deno.test({
     });
     assert.equal(changes.status, 200, JSON.stringify(changes.body));
     assert.equal(changes.body.result.page, "/tktedit");
+    await agent.manifestWhen("/tktedit.json", (m) => pageActions(m).includes("apply_changes"));
     const applying = agent.invoke("apply_changes");
     await clickPanelButton(page, "Approve");
     const applied = await applying;
@@ -153,7 +170,9 @@ Deno.test({
     assert.match(applied.body.state.comments, /Fixed by cutting the name at 255 bytes\./);
 
     // Navigating: the ticket menu, then the report of all tickets, read as a table.
+    await agent.manifestWhen(`${view}.json`, (m) => pageActions(m).includes("open_section"));
     assert.equal((await agent.invoke("open_section", "Tickets")).body.result.page, "/ticket");
+    await agent.manifestWhen("/ticket.json", (m) => pageActions(m).includes("open_report"));
     const report = await agent.invoke("open_report", "All Tickets");
     assert.equal(report.status, 200, JSON.stringify(report.body));
     assert.equal(report.body.result.page, "/rptview/1");
@@ -163,6 +182,7 @@ Deno.test({
     );
     // The report links to the ticket by the first ten digits of its hash: another path of
     // Fossil's for the same ticket, so another page of aim's.
+    await agent.manifestWhen("/rptview/1.json", (m) => pageActions(m).includes("open_ticket"));
     const opened = await agent.invoke("open_ticket", title);
     assert.equal(opened.status, 200, JSON.stringify(opened.body));
     assert.equal(opened.body.result.page, view.slice(0, "/tktview/".length + 10));

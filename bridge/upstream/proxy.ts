@@ -14,6 +14,7 @@ import { type AimCredentials, secretCandidates } from "../http/credentials.ts";
 import { ambiguousPath, type AppDoor, type RequestFrom } from "../http/front_door.ts";
 import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
 import { type AimPaths, pathVerdict } from "./routes.ts";
+import { upstreamBody } from "./request_body.ts";
 import { relay, RELAY_DEFAULTS } from "./websocket.ts";
 import { handsBack, misdirected } from "./beside.ts";
 
@@ -201,11 +202,10 @@ export class UpstreamProxy implements Disposable {
       }, this.#timeoutMs));
     const hangUp = () => controller.abort();
     request.signal.addEventListener("abort", hangUp, { once: true });
-    const hasBody = request.body !== null && request.method !== "GET" && request.method !== "HEAD";
-    const body = hasBody ? request.body!.pipeThrough(new TransformStream({ flush: arm })) : null;
-    if (!hasBody) arm();
     let answer: Response;
     try {
+      // A small body of a declared length goes with it (bridge/upstream/request_body.ts).
+      const { body, streams } = await upstreamBody(request, arm);
       answer = await fetch(this.target(url), {
         method: request.method,
         headers,
@@ -213,7 +213,7 @@ export class UpstreamProxy implements Disposable {
         redirect: "manual",
         signal,
         client: this.#client,
-        ...(hasBody ? { duplex: "half" } : {}),
+        ...(streams ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (error) {
       request.signal.removeEventListener("abort", hangUp);

@@ -97,11 +97,13 @@ export const mutants: Mutant[] = [
   },
   {
     name: "upstream-upload-buffered",
-    guarantee: "An upload streams to the app as it arrives; aim never holds the whole body.",
-    file: "bridge/upstream/proxy.ts",
+    guarantee: "An upload larger than the small-body bound streams to the app as it arrives; " +
+      "aim never holds the whole body.",
+    file: "bridge/upstream/request_body.ts",
     find:
-      `    const body = hasBody ? request.body!.pipeThrough(new TransformStream({ flush: arm })) : null;`,
-    replace: `    const body = hasBody ? await request.arrayBuffer() : null;\n    arm();`,
+      "  return { body: request.body.pipeThrough(new TransformStream({ flush: onEnd })), streams: true };",
+    replace:
+      "  const body = new Uint8Array(await request.arrayBuffer());\n  onEnd();\n  return { body, streams: false };",
     tests: [...PROXY, "tests/upstream/memory_test.ts"],
   },
   {

@@ -119,6 +119,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/upstream/proxy_test.ts", "tests/upstream/answers_test.ts"],
     note: UPSTREAM_NOTE,
   },
+  "bridge/upstream/request_body.ts": {
+    tests: ["tests/upstream/request_body_test.ts"],
+    note: UPSTREAM_NOTE,
+  },
   "bridge/upstream/websocket.ts": {
     tests: ["tests/upstream/websocket_test.ts"],
     note: UPSTREAM_NOTE,

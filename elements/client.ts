@@ -322,7 +322,10 @@ export class AimClient extends EventTarget {
       opened = true;
       this.#sent = ["", ""];
       this.#send({ type: "hello", page: this.#at = here() });
-      this.#flush(true);
+      // The actions before the state, here: the bridge holds a page as arrived (an action that
+      // led here answered) once its state is in and the actions sent before it registered.
+      this.#register();
+      this.#flush();
     };
     socket.onmessage = (e) => this.#receive(JSON.parse(e.data));
     socket.onclose = async (e) => {

@@ -223,13 +223,25 @@ export class TabChannel<Owner = unknown> {
     }
   }
 
-  /** The tab sent a state snapshot. */
+  /** The tab sent a state snapshot; it counts as reported once {@linkcode markReported} says. */
   setState(tab: TabConnection, state: Record<string, unknown>): void {
     tab.state = state;
-    tab.reported = true;
     if (tab !== this.#holder) return;
     this.lastState = state;
     this.#options.onChange?.(this.owner);
+  }
+
+  /**
+   * The tab's state snapshot counts as reported, the registrations it sent before it applied: a
+   * page that another one left for has come, with the actions it declares (an agent answered now
+   * may invoke them at once: bridge/core/arrival.ts).
+   */
+  markReported(tab: TabConnection): void {
+    const first = !tab.reported;
+    tab.reported = true;
+    if (tab !== this.#holder) return;
+    // The shared store names the tab whose state it shows once that tab reported.
+    if (first) this.#options.onChange?.(this.owner);
     this.#arrived(tab);
   }
 

@@ -176,6 +176,9 @@ export class TabMessages {
   #state(state: Record<string, unknown>, h: Handling): void {
     const clean = redactSecrets(state) as Record<string, unknown>;
     h.session.tab.setState(h.tab, fitState(clean, this.#ctx.limits.maxStateBytes).state);
+    // Reported once the registrations sent before it apply (each may wait for a read of the
+    // page): the answer to an action that led here then finds the page's actions.
+    h.then(() => h.session.tab.markReported(h.tab));
   }
 
   /** A tab opened the channel with this session's credential. */

@@ -125,10 +125,10 @@ export const mutants: Mutant[] = [
   {
     name: "tool-input-example-ignored",
     guarantee: "<aim-tool input-example> gives the tool's example in the manifest.",
-    file: "elements/page_tools.ts",
+    file: "bridge/wire/webmcp_tools.ts",
     find: 'const example = el.getAttribute("input-example") ?? before.inputExample ?? null;',
     replace: "const example = before.inputExample ?? null;",
-    tests: ["tests/browser/webmcp_pages_test.ts"],
+    tests: ["tests/unit/page_tools_test.ts", "tests/browser/webmcp_pages_test.ts"],
   },
   {
     name: "page-check-objects-open",

@@ -200,15 +200,34 @@ Deno.test("an action's patterns together may compile to the bound, not more", ()
 });
 
 Deno.test("an example that does not match the schema is refused, with the validator's reason", () => {
-  assert.equal(
-    refusal(declaration("typed", { input_example: 3 })),
-    'action "typed": input_example does not match input_schema (Invalid input: expected string, ' +
-      "received number)",
-  );
-  assert.equal(
-    refusal(declaration("typed", { input_schema: { type: "string", pattern: "^b$" } })),
-    'action "typed": input_example does not match input_schema (must match the pattern ^b$)',
-  );
+  // The hint of the whole input loses its "input: ", a field's keeps its name.
+  const cases: [Record<string, unknown>, string][] = [
+    [{ input_example: 3 }, "input must be a string, not a number"],
+    [{ input_schema: { type: "string", pattern: "^b$" } }, "must match the pattern ^b$"],
+    [{ input_schema: { type: "string", maxLength: 0 } }, "must be at most 0 characters long"],
+    [
+      {
+        input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+        input_example: { n: "2" },
+      },
+      'field "n" must be an integer, not a string: send 2, not "2"',
+    ],
+    [
+      { input_schema: { type: "object", properties: {} }, input_example: { extra: 1 } },
+      'unknown field "extra"; allowed fields: (none)',
+    ],
+    [
+      { input_schema: { type: "array", items: { enum: ["a"] } }, input_example: ["b"] },
+      'field "[0]": must be one of ["a"]',
+    ],
+  ];
+  for (const [more, reason] of cases) {
+    assert.equal(
+      refusal(declaration("typed", more)),
+      `action "typed": input_example does not match input_schema (${reason})`,
+      JSON.stringify(more),
+    );
+  }
 });
 
 Deno.test("the manifest form of an action has exactly the seed's five fields", () => {

@@ -675,3 +675,38 @@ Deno.test("fitsSchema() says whether validateInput() takes the input, and valida
     assert.equal("input_example" in error.details, false);
   }
 });
+
+Deno.test("each checked format takes what its name says: offsets and fractions of a time, leap days, every kind of address", () => {
+  const taken: Record<string, string[]> = {
+    "date-time": [
+      "2026-01-01T00:00:00Z",
+      "2026-01-01T00:00:00+01:00",
+      "2026-01-01T23:59:59.123-05:30",
+      "2026-01-01T00:00:00.1Z",
+    ],
+    time: ["12:00:00Z", "12:00:00+01:00", "23:59:59.999-08:00"],
+    date: ["2024-02-29", "2026-12-31"],
+    email: ["a.b+c@example.co.uk", "x@y.io"],
+    uuid: ["00000000-0000-4000-8000-000000000000", "6F9619FF-8B86-1011-B42D-00C04FC964FF"],
+    ipv4: ["0.0.0.0", "255.255.255.255"],
+    ipv6: ["::1", "fe80::1", "2001:db8:0:0:0:0:2:1"],
+    hostname: ["a-b.example", "localhost", "xn--bcher-kva.example"],
+    uri: ["mailto:x@example.com", "urn:isbn:0451450523", "https://example.com/a?b#c"],
+  };
+  const refused: Record<string, string[]> = {
+    "date-time": ["2026-01-01T00:00:00", "2026-01-01T00:00:00+1:00"],
+    time: ["12:00:00", "12:00"],
+    date: ["2023-02-29", "2026-04-31"],
+  };
+  assert.deepEqual(Object.keys(taken).sort(), Object.keys(FORMATS).sort());
+  for (const [name, values] of Object.entries(taken)) {
+    for (const value of values) {
+      assert.equal(takes({ format: name }, value), true, `${name} ${value}`);
+    }
+  }
+  for (const [name, values] of Object.entries(refused)) {
+    for (const value of values) {
+      assert.equal(takes({ format: name }, value), false, `${name} ${value}`);
+    }
+  }
+});

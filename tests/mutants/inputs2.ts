@@ -37,4 +37,13 @@ export const mutants: Mutant[] = [
     replace: 'shown(own?.[1] ?? example ?? "…");',
     tests: ["tests/unit/validate_test.ts"],
   },
+  {
+    name: "markup-label-select-text",
+    guarantee: "A form field's description is its label's own words, never the text of the " +
+      '<select> inside the label ("Resolution", not "Resolution fixed wontfix").',
+    file: "bridge/markup/form.ts",
+    find: "for (const inner of descendants(el)) if (inner === field) return labelText(el);",
+    replace: "for (const inner of descendants(el)) if (inner === field) return textOf(el);",
+    tests: ["tests/unit/action_markup_test.ts"],
+  },
 ];

@@ -46,4 +46,47 @@ export const mutants: Mutant[] = [
     replace: "for (const inner of descendants(el)) if (inner === field) return textOf(el);",
     tests: ["tests/unit/action_markup_test.ts"],
   },
+  {
+    name: "schema-check-budget-unbounded",
+    guarantee: "A session's tabs spend at most the schema-check budget of the bridge's time on " +
+      "actions it has not checked before: past it, a new action is refused, unchecked.",
+    file: "bridge/core/schema_checks.ts",
+    find: "if (left.tokens <= 0) {",
+    replace: "if (false) {",
+    tests: ["tests/unit/schema_checks_test.ts", "tests/protocol/schema_budget_test.ts"],
+  },
+  {
+    name: "schema-check-overrun-forgiven",
+    guarantee: "A check that takes more than what was left is paid back before the next one.",
+    file: "bridge/core/schema_checks.ts",
+    find: "left.tokens -= Math.max(0, this.#clock() - started);",
+    replace: "left.tokens = Math.max(0, left.tokens - (this.#clock() - started));",
+    tests: ["tests/unit/schema_checks_test.ts"],
+  },
+  {
+    name: "schema-check-cache-ignored",
+    guarantee: "An action checked before costs no time of the budget: the tabs of a page " +
+      "register the same actions again and again.",
+    file: "bridge/core/schema_checks.ts",
+    find: "if (known !== undefined) return outcome(known);",
+    replace: "",
+    tests: ["tests/unit/schema_checks_test.ts", "tests/protocol/schema_budget_test.ts"],
+  },
+  {
+    name: "example-work-unbounded",
+    guarantee: "The tries of one example build at most 4,000 values in all.",
+    file: "bridge/input/example.ts",
+    find: "if (++choices.values > MAX_VALUES || ++choices.work.values > MAX_WORK || level > 64) {",
+    replace: "if (++choices.values > MAX_VALUES || level > 64) {",
+    tests: ["tests/unit/example_test.ts"],
+  },
+  {
+    name: "example-pattern-strings-unbounded",
+    guarantee: "The tries of one example make at most 200 strings of patterns in all (randexp " +
+      "costs some 0.1 ms a string).",
+    file: "bridge/input/example.ts",
+    find: "if (++choices.work.strings > MAX_PATTERN_STRINGS) return undefined;",
+    replace: "",
+    tests: ["tests/unit/example_test.ts"],
+  },
 ];

@@ -85,6 +85,8 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/unit/schema_check_test.ts", "tests/unit/validate_test.ts"],
   },
   "bridge/input/example.ts": { tests: ["tests/unit/example_test.ts"] },
+  // The budget of the bridge's time a session's tabs may spend on checking new actions.
+  "bridge/core/schema_checks.ts": { tests: ["tests/unit/schema_checks_test.ts"] },
   // The parser and its pieces: unit tests only (a mutant that loops costs its whole limit, and
   // the security suite's bridges would add seconds to each of some 700 mutants).
   "bridge/input/pattern.ts": {

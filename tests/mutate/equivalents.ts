@@ -141,6 +141,17 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: "Every script value RegExp takes is made of letters and underscores only, so the " +
       "pattern matches it whole with or without the anchor.",
   },
+  // bridge/input/validate.ts
+  {
+    file: "bridge/input/validate.ts",
+    mutator: "BooleanLiteral",
+    in: "inputProblem",
+    original: "false",
+    replacement: "true",
+    near: "ok: false,",
+    reason: "`inputHint()` reads a result's failure, tooLong and exhausted, never its ok: the " +
+      "result made for a missing input names its failure either way.",
+  },
   // bridge/input/action_spec.ts
   {
     file: "bridge/input/action_spec.ts",

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
+import type { ActionSpec } from "../input/action_spec.ts";
 import { firstIssue } from "../wire/issue.ts";
 import { jsonProblemMessage, parseUntrustedJson } from "../wire/json.ts";
 import { validateInput } from "../input/validate.ts";
@@ -24,6 +24,7 @@ import type { SessionStore } from "./sessions.ts";
 import { MAX_TABS } from "./tab.ts";
 import { TabConnection, type TabPort } from "./tab_connection.ts";
 import { type BudgetKind, ChannelBudget, type Rate } from "./channel_budget.ts";
+import { SchemaChecks } from "./schema_checks.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
@@ -49,6 +50,13 @@ export interface TabMessageContext {
   now?: () => number;
   /** What one session's tabs may send; without it, `CHANNEL_BUDGETS` (core/channel_budget.ts). */
   budgets?: Readonly<Record<BudgetKind, Rate>>;
+  /**
+   * The bridge's time one session's tabs may spend on checking actions not checked before, ms;
+   * without it, `SCHEMA_CHECK_BUDGET` (core/schema_checks.ts).
+   */
+  schemaBudget?: Readonly<Rate>;
+  /** The clock checks are timed by, ms; without it, `performance.now`. */
+  workClock?: () => number;
 }
 
 /** The defaults of {@linkcode TabMessageContext}, as its `@default` tags say. */
@@ -128,9 +136,16 @@ export class TabMessages {
   readonly #reports = new WeakMap<TabConnection, { tokens: number; at: number }>();
   /** What is left of each session's channel budget: its tabs share it, reconnected ones too. */
   readonly #budgets = new WeakMap<Session, ChannelBudget>();
+  /** The checks of registered actions, and each session's budget of time for new ones. */
+  readonly #schemas: SchemaChecks;
 
   constructor(ctx: TabMessageContext) {
     this.#ctx = ctx;
+    this.#schemas = new SchemaChecks({
+      budget: ctx.schemaBudget,
+      now: ctx.now,
+      clock: ctx.workClock,
+    });
     this.#handlers = {
       hello: (message, h) => this.#hello(message.page, h),
       // After the tab's earlier registrations, like hello's own check of the page.
@@ -379,7 +394,11 @@ export class TabMessages {
         continue;
       }
       try {
-        const spec = parseActionSpec({ protected: false, consequential: false, ...raw });
+        const spec = this.#schemas.check(session, {
+          protected: false,
+          consequential: false,
+          ...raw,
+        });
         const floor = declared.find((a) => a.id === id);
         if (floor) {
           spec.protected ||= floor.protected;

@@ -127,17 +127,28 @@ function checkPatterns(spec: ActionSpec): void {
   }
 }
 
-/** The size of a declaration's `input_schema` in JSON, read before anything walks it. */
-function schemaBytes(declaration: unknown): number {
-  const schema = typeof declaration === "object" && declaration !== null
-    ? (declaration as { input_schema?: unknown }).input_schema
+/**
+ * A declaration's `input_schema` or `input_example` as JSON, read before anything walks it;
+ * undefined when it cannot be JSON (a cycle, a bigint), which counts as too large.
+ */
+function jsonOf(declaration: unknown, key: "input_schema" | "input_example"): string | undefined {
+  const value = typeof declaration === "object" && declaration !== null
+    ? (declaration as Record<string, unknown>)[key]
     : undefined;
   try {
-    return JSON.stringify(schema ?? null).length;
+    return JSON.stringify(value ?? null);
   } catch {
-    return Infinity;
+    return undefined;
   }
 }
+
+/**
+ * A key named `__proto__` in JSON text: in JSON, an unescaped `"` always delimits a string, and
+ * only a key's string is followed by `:`. zod leaves such a key out of what it parses (it would
+ * become the prototype of the copy), so a schema's field or an example's key would vanish unsaid:
+ * the declaration is refused instead.
+ */
+const PROTO_KEY = /"__proto__":/;
 
 /**
  * The validated action of a declaration, its `input_schema` with its objects closed
@@ -150,10 +161,22 @@ export function parseActionSpec(declaration: unknown): ActionSpec {
   const id = typeof declaration === "object" && declaration !== null
     ? String((declaration as { id?: unknown }).id ?? "")
     : "";
-  if (schemaBytes(declaration) > SCHEMA_LIMITS.bytes) {
+  const schemaText = jsonOf(declaration, "input_schema");
+  if (schemaText === undefined || schemaText.length > SCHEMA_LIMITS.bytes) {
     throw new MarkupError(
       `action "${id}" is not valid: input_schema: The schema is too large: more than ` +
         `${SCHEMA_LIMITS.bytes} bytes as JSON`,
+    );
+  }
+  const exampleText = jsonOf(declaration, "input_example");
+  const proto = PROTO_KEY.test(schemaText)
+    ? "input_schema"
+    : exampleText !== undefined && PROTO_KEY.test(exampleText)
+    ? "input_example"
+    : undefined;
+  if (proto) {
+    throw new MarkupError(
+      `action "${id}" is not valid: ${proto} has a key named "__proto__", which is not accepted`,
     );
   }
   const parsed = ActionSpecSchema.safeParse(declaration);

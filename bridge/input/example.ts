@@ -16,20 +16,33 @@ interface RandExpRange {
   subtract(from: number, to: number): RandExpRange;
 }
 
+/** A string generator of randexp for one pattern. */
+interface RandExpGenerator {
+  max: number;
+  randInt: (a: number, b: number) => number;
+  gen(): string;
+  /** The characters `.` and negated classes take from (drange's DRange). */
+  defaultRange: { subtract(from: number, to: number): RandExpRange };
+}
+
 /** randexp's class: its CommonJS module's default export. */
 const RandExp = ((RandExpModule as unknown as { default?: unknown }).default ??
-  RandExpModule) as unknown as new (pattern: string) => {
-    max: number;
-    randInt: (a: number, b: number) => number;
-    gen(): string;
-    /** The characters `.` and negated classes take from (drange's DRange). */
-    defaultRange: { subtract(from: number, to: number): RandExpRange };
-  };
+  RandExpModule) as unknown as new (pattern: string) => RandExpGenerator;
 
 /** How many tries: the first choices, then the first without the schema's own, then seeded. */
 const ATTEMPTS = 8;
 /** The most values one try builds; past it, no example. */
 const MAX_VALUES = 2000;
+/**
+ * The most values all tries build together: what one schema's example may cost the bridge,
+ * whatever its shape (a list of 100 objects of 20 patterned fields is 2,100 values a try).
+ */
+const MAX_WORK = 4000;
+/**
+ * The most strings all tries make from patterns together: randexp takes some 0.1 ms a string
+ * (it builds a character class's set anew each time), far more than any other value costs.
+ */
+const MAX_PATTERN_STRINGS = 200;
 /** The most items one list of an example holds. */
 const MAX_ITEMS = 100;
 /** The longest string an example holds. */
@@ -39,18 +52,30 @@ export const MAX_EXAMPLE_BYTES = 4096;
 /** How often randexp repeats a part that may repeat without end (`*`, `+`). */
 const PATTERN_REPEAT = 3;
 
+/** What all tries of one example share: randexp's reading of each pattern, and the work done. */
+class Work {
+  /** randexp's generator of each pattern (with letters and digits first, or not); null: none. */
+  readonly patterns = new Map<string, RandExpGenerator | null>();
+  /** Values built by all tries so far. */
+  values = 0;
+  /** Strings made from patterns by all tries so far. */
+  strings = 0;
+}
+
 /** The choices of one try. */
 class Choices {
   readonly own: boolean;
   /** The first try: the first of everything. */
   readonly first: boolean;
+  readonly work: Work;
   readonly #seed: number;
   #state: number;
   values = 0;
 
-  constructor(attempt: number) {
+  constructor(attempt: number, work: Work) {
     this.own = attempt === 0;
     this.first = attempt === 0;
+    this.work = work;
     this.#seed = attempt;
     this.#state = attempt * 0x9e3779b9;
   }
@@ -139,15 +164,38 @@ function forRandExp(pattern: string): string {
   return out;
 }
 
+/**
+ * randexp's generator of `pattern`, read once for all tries of an example (reading a pattern
+ * costs far more than a string of it); null when randexp cannot read it.
+ */
+function generatorOf(pattern: string, choices: Choices): RandExpGenerator | null {
+  const key = `${choices.first ? "1" : "0"}${pattern}`;
+  let randexp = choices.work.patterns.get(key);
+  if (randexp === undefined) {
+    try {
+      randexp = new RandExp(forRandExp(pattern));
+      randexp.max = PATTERN_REPEAT;
+      // Letters and digits first where any character would do (`.`, `[^@]`): "0", not " ".
+      if (choices.first) {
+        randexp.defaultRange.subtract(32, 47).subtract(58, 64).subtract(91, 96).subtract(
+          123,
+          126,
+        );
+      }
+    } catch {
+      randexp = null;
+    }
+    choices.work.patterns.set(key, randexp);
+  }
+  return randexp;
+}
+
 /** A string of `pattern` (ECMAScript) made by randexp; undefined when randexp cannot read it. */
 function fromPattern(pattern: string, choices: Choices): string | undefined {
+  if (++choices.work.strings > MAX_PATTERN_STRINGS) return undefined;
+  const randexp = generatorOf(pattern, choices);
+  if (!randexp) return undefined;
   try {
-    const randexp = new RandExp(forRandExp(pattern));
-    randexp.max = PATTERN_REPEAT;
-    // Letters and digits first where any character would do (`.`, `[^@]`): "0", not " ".
-    if (choices.first) {
-      randexp.defaultRange.subtract(32, 47).subtract(58, 64).subtract(91, 96).subtract(123, 126);
-    }
     randexp.randInt = (a: number, b: number) => choices.int(a, b);
     const value = randexp.gen();
     return value.length <= MAX_STRING ? value : undefined;
@@ -198,7 +246,9 @@ function valueOf(
   level: number,
   variant = 0,
 ): JsonValue | undefined {
-  if (++choices.values > MAX_VALUES || level > 64) return undefined;
+  if (++choices.values > MAX_VALUES || ++choices.work.values > MAX_WORK || level > 64) {
+    return undefined;
+  }
   if (choices.own && schema.examples?.length) return schema.examples[0]!;
   if (choices.own && schema.default !== undefined) return schema.default;
   if (schema.const !== undefined) return schema.const;
@@ -271,8 +321,13 @@ export function makeExample(
   const ok = (value: JsonValue | undefined): value is JsonValue =>
     value !== undefined && (JSON.stringify(value)?.length ?? Infinity) <= MAX_EXAMPLE_BYTES &&
     fits(value);
-  for (let attempt = 0; attempt < ATTEMPTS; attempt++) {
-    const value = valueOf(schema, new Choices(attempt), 1);
+  const work = new Work();
+  for (
+    let attempt = 0;
+    attempt < ATTEMPTS && work.values < MAX_WORK && work.strings < MAX_PATTERN_STRINGS;
+    attempt++
+  ) {
+    const value = valueOf(schema, new Choices(attempt, work), 1);
     if (ok(value)) return value;
   }
   return undefined;

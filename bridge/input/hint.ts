@@ -263,8 +263,9 @@ export function inputHint(
       !SECRET_KEY.test(key) && ofTypes(types, value)
     );
     const noun = types.length === 1 ? KINDS[types[0]!].replace(/^an? /, "") : "value";
+    // The agent's own value even where it is null: only a missing one gives way.
     return `input must be the ${noun} itself, not an object: send "input": ` +
-      shown(own?.[1] ?? example ?? "…");
+      shown(own ? own[1] : example ?? "…");
   }
   if (types.length === 1 && types[0] === "object" && !isObject) {
     return `input must be an object with ${fieldsOf(schema)}, not ${describe(input)}`;

@@ -32,7 +32,12 @@ import {
 } from "./form.ts";
 
 // The types and the error every reader of markup names, defined where nothing imports back.
-export { type MarkupDocument, type MarkupElement, MarkupError } from "./element.ts";
+export {
+  type MarkupDocument,
+  type MarkupElement,
+  MarkupError,
+  type MarkupNode,
+} from "./element.ts";
 export type { FieldInput, ObjectInput, StringInput } from "./form.ts";
 
 /**

@@ -6,10 +6,27 @@
  */
 import { parseUntrustedJson } from "../wire/json.ts";
 
+/** A node of an element's content, as the DOM has it: an element (1), text (3), or another. */
+export interface MarkupNode {
+  /** 1 for an element, 3 for text (the DOM's `Node.nodeType`). */
+  readonly nodeType: number;
+  /** The text of the node and its descendants. */
+  readonly textContent: string | null;
+  /** An element's tag name. */
+  readonly tagName?: string;
+  /** An element's child nodes. */
+  readonly childNodes?: ArrayLike<MarkupNode>;
+}
+
 /** The part of a DOM element markup is read through; a browser `Element` is one. */
 export interface MarkupElement {
   /** Its tag name, in any case. */
   readonly tagName: string;
+  /**
+   * Its child nodes, text among them; a tree without them reads a label's words from its text
+   * alone (see labelText).
+   */
+  readonly childNodes?: ArrayLike<MarkupNode>;
   /** An attribute's value, or null when it has none. */
   getAttribute(name: string): string | null;
   /** Its element children. */
@@ -81,6 +98,34 @@ export function integer(el: MarkupElement, name: string): number | undefined {
     throw new MarkupError(`${name}="${raw}" is not a whole number`);
   }
   return Number(raw);
+}
+
+/** The controls whose own text (a select's options, a textarea's value) is no label's words. */
+const TEXT_CONTROLS: ReadonlySet<string> = new Set(["SELECT", "TEXTAREA"]);
+
+/**
+ * A label's own words, whitespace collapsed: its text without that of the controls inside it
+ * (`<label>Resolution <select>…</select></label>` is "Resolution", not "Resolution fixed
+ * wontfix"). Read node by node where the tree has them; else the controls' text is taken out
+ * of the label's.
+ */
+export function labelText(label: MarkupElement): string {
+  if (!label.childNodes) {
+    let text = label.textContent ?? "";
+    for (const el of descendants(label)) {
+      if (TEXT_CONTROLS.has(tagOf(el)) && el.textContent) text = text.replace(el.textContent, " ");
+    }
+    return text.replace(/\s+/g, " ").trim();
+  }
+  let text = "";
+  const stack: MarkupNode[] = Array.from(label.childNodes).reverse();
+  for (let node; (node = stack.pop());) {
+    if (node.nodeType === 3) text += node.textContent ?? "";
+    else if (node.nodeType === 1 && !TEXT_CONTROLS.has((node.tagName ?? "").toUpperCase())) {
+      stack.push(...Array.from(node.childNodes ?? []).reverse());
+    }
+  }
+  return text.replace(/\s+/g, " ").trim();
 }
 
 /** An element's tag name, upper case. */

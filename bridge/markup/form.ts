@@ -12,6 +12,7 @@ import {
   FIELD_TAGS,
   flag,
   integer,
+  labelText,
   type MarkupDocument,
   type MarkupElement,
   MarkupError,
@@ -74,13 +75,13 @@ function labelOf(field: MarkupElement, doc: MarkupDocument, form: MarkupElement)
   const id = field.getAttribute("id");
   if (id) {
     for (const el of descendants(doc.documentElement ?? form)) {
-      if (tagOf(el) === "LABEL" && el.getAttribute("for") === id) return textOf(el);
+      if (tagOf(el) === "LABEL" && el.getAttribute("for") === id) return labelText(el);
     }
   }
   // A label that wraps the field.
   for (const el of descendants(form)) {
     if (tagOf(el) !== "LABEL") continue;
-    for (const inner of descendants(el)) if (inner === field) return textOf(el);
+    for (const inner of descendants(el)) if (inner === field) return labelText(el);
   }
   return field.getAttribute("aria-label") ?? field.getAttribute("placeholder") ?? "";
 }

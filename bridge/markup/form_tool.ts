@@ -9,6 +9,7 @@
  * @module
  */
 import type { MarkupElement } from "./action.ts";
+import { labelText } from "./element.ts";
 import type { WebMcpToolInfo } from "../wire/webmcp_tools.ts";
 
 /** Input types that are no fields of the tool. */
@@ -31,17 +32,6 @@ function* walk(
     yield [child, label];
     yield* walk(child, tagOf(child) === "label" ? child : label);
   }
-}
-
-/** A label's own words: its text without that of the controls inside it (a select's options). */
-function labelText(label: MarkupElement): string {
-  let text = label.textContent ?? "";
-  for (const [el] of walk(label)) {
-    if (["select", "textarea", "input"].includes(tagOf(el)) && el.textContent) {
-      text = text.replace(el.textContent, " ");
-    }
-  }
-  return words(text);
 }
 
 /** The tool a `<form toolname>` declares, as `getTools()` would list it. */

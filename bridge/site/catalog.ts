@@ -13,6 +13,7 @@ import {
   type MarkupDocument,
   type MarkupElement,
   MarkupError,
+  type MarkupNode,
   readAction,
 } from "../markup/action.ts";
 import { type ActionSpec, parseActionSpec } from "../input/action_spec.ts";
@@ -79,6 +80,15 @@ class ParsedElement implements MarkupElement {
   }
   get textContent(): string {
     return textContent(this.node);
+  }
+  /** An element, as the DOM's `nodeType` says. */
+  readonly nodeType = 1;
+  get childNodes(): MarkupNode[] {
+    return this.node.children.map((child) =>
+      isTag(child)
+        ? this.#view.wrap(child) as ParsedElement
+        : { nodeType: child.type === "text" ? 3 : 8, textContent: textContent(child) }
+    );
   }
   querySelector(selectors: string): MarkupElement | null {
     const found = select(selectors, () => selectOne<AnyNode, Element>(selectors, this.node));

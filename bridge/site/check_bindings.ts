@@ -17,12 +17,17 @@ import { markupOf } from "./check_state.ts";
 // warns when it matches nothing; what can never work is an error.
 
 /** The types a field may declare. */
-const FIELD_TYPES = ["string", "number", "integer", "boolean"];
-/** The attributes of a field's schema, by the types they fit. */
+const FIELD_TYPES = ["string", "number", "integer", "boolean", "array", "object"];
+/** The attributes of a field's schema, by the types they fit (and every `items-…`: a list's). */
 const FIELD_FITS: [string[], string[]][] = [
   [["minlength", "min-length", "maxlength", "max-length", "pattern"], ["string"]],
   [["minimum", "maximum"], ["number", "integer"]],
+  [["min-items", "max-items", "unique-items"], ["array"]],
 ];
+
+/** What `aim check` says of a field whose name looks like a secret's. */
+const SECRET_WORDS =
+  "looks like a secret, which an agent should never be asked for; it is also kept out of logs";
 
 /** The elements matching `selector` inside `root` (the document: anywhere); null if invalid. */
 function findAll(selector: string, root: AnyNode): Element[] | null {
@@ -41,6 +46,16 @@ function typeMisfit(type: string, control: Element | undefined): string | undefi
     : control.name === "input"
     ? (control.attribs.type ?? "text").toLowerCase()
     : control.name;
+  if (type === "object") {
+    return `a <${control.name}> takes one value; an object is filled into no control (a ` +
+      "handler or an aim-invoke listener gets it)";
+  }
+  if (type === "array") {
+    return (kind === "select" && control.attribs.multiple !== undefined) || kind === "checkbox"
+      ? undefined
+      : `a <${control.name}${kind === "select" ? "" : ` type="${kind}"`}> takes one value; ` +
+        "only a <select multiple> or checkboxes take a list";
+  }
   if (kind === "checkbox") return type === "boolean" ? undefined : "a checkbox takes a boolean";
   if (kind === "select" || kind === "radio") {
     return type === "string" ? undefined : `a <select> or radio buttons take one of their values`;
@@ -83,11 +98,74 @@ function checkFieldType(
       }
     }
   }
+  // A list's items are read from `items-…`: on a field that is no list, they say nothing.
+  const itemsPrefix = `${prefix}items-`;
+  for (const name of Object.keys(el.attribs).filter((n) => n.startsWith(itemsPrefix))) {
+    if (type !== "array") say(`${name} does not fit ${prefix}type="${type}" (it is for array)`);
+  }
   for (const name of ["minimum", "maximum"].map((n) => prefix + n)) {
     const raw = el.attribs[name];
     if (raw !== undefined && (raw.trim() === "" || !Number.isFinite(Number(raw)))) {
       say(`${name}="${raw}" is not a number`);
     }
+  }
+  // A list's items, as a field of their own: a <select multiple> or checkboxes hold strings.
+  if (type === "array") checkFieldType(el, itemsPrefix, undefined, say);
+}
+
+/** The `<aim-field>` children of an element. */
+function fieldsOf(el: Element): Element[] {
+  return el.children.filter((c): c is Element => isTag(c) && c.name === "aim-field");
+}
+
+/**
+ * Problems with the fields of the field `field` at `path` (`lines`, `lines.sku`): those of an
+ * object (`type="object"`) or of a list of objects (`items-type="object"`), checked as an
+ * action's fields are, each named by its path; `<aim-field>` children that another type ignores.
+ */
+function checkInnerFields(field: Element, path: string, say: AddProblem, label: string): void {
+  const type = (field.attribs.type ?? "").trim().toLowerCase();
+  const itemsType = (field.attribs["items-type"] ?? "").trim().toLowerCase();
+  const inner = fieldsOf(field);
+  const named = `${label}: <aim-field name="${path}">`;
+  if (type !== "object" && !(type === "array" && itemsType === "object")) {
+    if (inner.length) {
+      say(
+        field,
+        `${named} has <aim-field> children, which only type="object" or items-type="object" ` +
+          "reads: they are ignored",
+        "warning",
+      );
+    }
+    return;
+  }
+  if (!inner.length) {
+    const what = type === "object" ? "an object" : "a list of objects";
+    say(
+      field,
+      `${named} is ${what} without <aim-field> children: it takes only {} (give it its fields)`,
+      "warning",
+    );
+    return;
+  }
+  const names = new Set<string>();
+  for (const child of inner) {
+    const name = (child.attribs.name ?? "").trim();
+    const at = `${path}.${name}`;
+    const say2 = (message: string, severity?: CheckProblem["severity"]) =>
+      say(child, `${label}: <aim-field name="${at}"> ${message}`, severity);
+    if (names.has(name)) say2("is declared twice");
+    names.add(name);
+    if (name && SECRET_KEY.test(name)) say2(SECRET_WORDS, "warning");
+    if (child.attribs.fill !== undefined) {
+      say2(
+        "has fill=, which a field of an object ignores: only an action's own <aim-field>s " +
+          "are filled",
+        "warning",
+      );
+    }
+    checkFieldType(child, "", undefined, say2);
+    checkInnerFields(child, at, say, label);
   }
 }
 
@@ -227,7 +305,7 @@ export function checkActionBindings(
     const selector = attr(name);
     if (selector) target(name, selector, el);
   }
-  const fields = el.children.filter((c): c is Element => isTag(c) && c.name === "aim-field");
+  const fields = fieldsOf(el);
   const filled = fields.filter((f) => f.attribs.fill !== undefined);
   let last: Element | undefined;
   if (binding === "fill") {
@@ -255,12 +333,7 @@ export function checkActionBindings(
       say(field, `${named} ${message}`, severity);
     if (names.has(name)) say2("is declared twice");
     names.add(name);
-    if (name && SECRET_KEY.test(name)) {
-      say2(
-        "looks like a secret, which an agent should never be asked for; it is also kept out of logs",
-        "warning",
-      );
-    }
+    if (name && SECRET_KEY.test(name)) say2(SECRET_WORDS, "warning");
     let control: Element | undefined;
     if (form !== undefined) {
       control = findAll("input, select, textarea", form ?? doc)?.find((c) =>
@@ -280,6 +353,7 @@ export function checkActionBindings(
       say2(`is never filled: it has no fill=`, "warning");
     }
     checkFieldType(field, "", control, (message, severity) => say2(message, severity));
+    checkInnerFields(field, name, say, label);
   }
   const commit = el.attribs.commit;
   if (commit !== undefined) {

@@ -31,6 +31,16 @@ const MAX_DESCRIPTION = 2000;
 /** An action id, as bridge/wire/schemas.ts `ActionId` takes it. */
 const ACTION_ID = /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/;
 
+/** A field name, as bridge/wire/input_schema.ts `FieldName` takes it (a test holds them equal). */
+const FIELD_NAME = /^[A-Za-z_][A-Za-z0-9_.-]{0,63}$/;
+
+/**
+ * Names that would reach an object's prototype, as bridge/wire/input_schema.ts `FORBIDDEN_KEYS`
+ * lists them: refused here already, since a `__proto__` field or keyword copied into a plain
+ * object would not be copied but become its prototype, and the tool would lose it unsaid.
+ */
+export const FORBIDDEN_NAMES: readonly string[] = ["__proto__", "constructor", "prototype"];
+
 /**
  * The bridge's built-in actions (bridge/input/action_spec.ts `BUILTIN_ACTION_IDS`) and the read
  * tool: a page's tool never takes their names, in any case, whether or not this bridge lists
@@ -144,8 +154,9 @@ export type ToolMapping =
 
 /**
  * Keywords that only annotate and that aim's `input_schema` does not carry: left out (they
- * restrict nothing). `title` becomes the description where there is none; `description`,
- * `default` and `examples` are kept (the bridge makes the example from them).
+ * restrict nothing). `title` becomes the description where there is none; a `description` is
+ * kept when it is text that says something; `default` and `examples` are kept (the bridge makes
+ * the example from them).
  */
 const ANNOTATIONS = new Set([
   "title",
@@ -211,7 +222,9 @@ function schemaOf(schema: unknown, where: string, depth: number): ToolSchema | s
   if (depth > MAX_DEPTH) return `${where} nests schemas too deep`;
   const out: ToolSchema = {};
   for (let [key, value] of Object.entries(schema)) {
-    if (ANNOTATIONS.has(key)) continue;
+    // The description is set below, from its text or the title's.
+    if (ANNOTATIONS.has(key) || key === "description") continue;
+    if (FORBIDDEN_NAMES.includes(key)) return `${where} uses "${key}", which is no keyword`;
     if (
       key === "anyOf" && Array.isArray(value) && value.length &&
       value.every((v) => isObject(v) && typeof v.const === "string" && v.type !== "number")
@@ -246,6 +259,9 @@ function schemaOf(schema: unknown, where: string, depth: number): ToolSchema | s
     } else if (key === "properties" && isObject(value)) {
       const inner: Record<string, ToolSchema> = {};
       for (const [name, field] of Object.entries(value)) {
+        if (!FIELD_NAME.test(name) || FORBIDDEN_NAMES.includes(name)) {
+          return `its field name "${name.slice(0, 80)}" is not one aim takes`;
+        }
         const mapped = schemaOf(field, `field "${name.slice(0, 80)}"`, depth + 1);
         if (typeof mapped === "string") return mapped;
         inner[name] = mapped;

@@ -220,3 +220,126 @@ Deno.test("aim check warns when a number input is filled as a string, since the 
     ],
   );
 });
+
+Deno.test("aim check checks a list field's type, bounds and items as it checks any field's, and the control it fills", () => {
+  assert.deepEqual(
+    problems(
+      `<input id="text"><select id="one"><option>a</option></select>
+<select id="many" multiple><option>a</option></select><input id="box" type="checkbox" value="a">
+<input id="radio" type="radio" value="a">
+<aim-action name="a" description="A">
+  <aim-field name="tags" type="array" items-enum="a,b" min-items="1" max-items="3" unique-items></aim-field>
+  <aim-field name="nums" type="array" items-type="integer" items-minimum="x" items-max-length="2"></aim-field>
+  <aim-field name="grid" type="array" items-type="array" items-items-type="number" items-items-minimum="0"></aim-field>
+  <aim-field name="title" min-items="1" items-enum="a" unique-items></aim-field>
+</aim-action>
+<aim-action name="b" description="B">
+  <aim-field name="from_many" type="array" fill="#many"></aim-field>
+  <aim-field name="from_boxes" type="array" fill="#box"></aim-field>
+  <aim-field name="from_text" type="array" fill="#text"></aim-field>
+  <aim-field name="from_one" type="array" fill="#one"></aim-field>
+  <aim-field name="from_radio" type="array" fill="#radio"></aim-field>
+</aim-action>
+<aim-action name="c" description="C" fill="#text" input-type="array" input-items-type="boolean" input-items-pattern="x"></aim-action>
+<aim-action name="d" description="D" input-type="array" input-min-items="x"></aim-action>`,
+    ),
+    [
+      'error: action "a" is not valid: input_schema.properties.nums.items.minimum: Invalid ' +
+      "input: expected number, received NaN",
+      'error: <aim-action name="a">: <aim-field name="nums"> items-max-length does not fit ' +
+      'items-type="integer" (it is for string)',
+      'error: <aim-action name="a">: <aim-field name="nums"> items-minimum="x" is not a number',
+      'error: <aim-action name="a">: <aim-field name="title"> min-items does not fit ' +
+      'type="string" (it is for array)',
+      'error: <aim-action name="a">: <aim-field name="title"> unique-items does not fit ' +
+      'type="string" (it is for array)',
+      'error: <aim-action name="a">: <aim-field name="title"> items-enum does not fit ' +
+      'type="string" (it is for array)',
+      'error: <aim-action name="b">: <aim-field name="from_text"> type="array" does not fit its ' +
+      'control: a <input type="text"> takes one value; only a <select multiple> or checkboxes ' +
+      "take a list",
+      'error: <aim-action name="b">: <aim-field name="from_one"> type="array" does not fit its ' +
+      "control: a <select> takes one value; only a <select multiple> or checkboxes take a list",
+      'error: <aim-action name="b">: <aim-field name="from_radio"> type="array" does not fit its ' +
+      'control: a <input type="radio"> takes one value; only a <select multiple> or checkboxes ' +
+      "take a list",
+      'error: <aim-action name="c">: input-type="array" does not fit its control: a <input ' +
+      'type="text"> takes one value; only a <select multiple> or checkboxes take a list',
+      'error: <aim-action name="c">: input-items-pattern does not fit input-items-type="boolean" ' +
+      "(it is for string)",
+      // readAction's own words, as the catalog reports them.
+      'error: input-min-items="x" is not a whole number',
+    ],
+  );
+});
+
+Deno.test("aim check checks an object field's own fields, each named by its path, and says what an object ignores", () => {
+  assert.deepEqual(
+    problems(
+      `<input id="text">
+<aim-action name="plan" description="Plan an order">
+  <aim-field name="lines" type="array" items-type="object" min-items="1">
+    <aim-field name="sku" enum="tea,cake" required></aim-field>
+    <aim-field name="sku" type="integer"></aim-field>
+    <aim-field name="quantity" type="integer" minimum="one" max-length="2"></aim-field>
+    <aim-field name="api_key" fill="#text"></aim-field>
+  </aim-field>
+  <aim-field name="deliver_to" type="object">
+    <aim-field name="address" type="object">
+      <aim-field name="zip" type="boolean" pattern="[0-9]+"></aim-field>
+    </aim-field>
+    <aim-field name="empty" type="object"></aim-field>
+  </aim-field>
+  <aim-field name="note">
+    <aim-field name="lost"></aim-field>
+  </aim-field>
+</aim-action>
+<aim-action name="put" description="Put an object">
+  <aim-field name="whole" type="object" fill="#text">
+    <aim-field name="a"></aim-field>
+  </aim-field>
+</aim-action>`,
+    ),
+    [
+      'error: action "plan" is not valid: input_schema.properties.lines.items.properties.' +
+      "quantity.minimum: Invalid input: expected number, received NaN",
+      'error: <aim-action name="plan">: <aim-field name="lines.sku"> is declared twice',
+      'error: <aim-action name="plan">: <aim-field name="lines.quantity"> max-length does not ' +
+      'fit type="integer" (it is for string)',
+      'error: <aim-action name="plan">: <aim-field name="lines.quantity"> minimum="one" is not a ' +
+      "number",
+      'warning: <aim-action name="plan">: <aim-field name="lines.api_key"> looks like a secret, ' +
+      "which an agent should never be asked for; it is also kept out of logs",
+      'warning: <aim-action name="plan">: <aim-field name="lines.api_key"> has fill=, which a ' +
+      "field of an object ignores: only an action's own <aim-field>s are filled",
+      'error: <aim-action name="plan">: <aim-field name="deliver_to.address.zip"> pattern does ' +
+      'not fit type="boolean" (it is for string)',
+      'warning: <aim-action name="plan">: <aim-field name="deliver_to.empty"> is an object ' +
+      "without <aim-field> children: it takes only {} (give it its fields)",
+      'warning: <aim-action name="plan">: <aim-field name="note"> has <aim-field> children, ' +
+      'which only type="object" or items-type="object" reads: they are ignored',
+      'error: <aim-action name="put">: <aim-field name="whole"> type="object" does not fit its ' +
+      "control: a <input> takes one value; an object is filled into no control (a handler or " +
+      "an aim-invoke listener gets it)",
+    ],
+  );
+});
+
+Deno.test("aim check takes the list and object fields docs/elements.md shows, saying nothing", () => {
+  assert.deepEqual(
+    problems(`<aim-action name="plan_order" description="Plan an order of one or more lines">
+  <aim-field name="lines" type="array" items-type="object" min-items="1" required>
+    <aim-field name="sku" enum="tea,cake" required></aim-field>
+    <aim-field name="quantity" type="integer" minimum="1" required></aim-field>
+  </aim-field>
+  <aim-field name="tags" type="array" items-enum="gift,urgent" unique-items></aim-field>
+  <aim-field name="deliver_to" type="object">
+    <aim-field name="name" required></aim-field>
+    <aim-field name="time" pattern="[1-9]:[0-5][0-9] (AM|PM)"></aim-field>
+  </aim-field>
+</aim-action>
+<select id="days" multiple><option>mon</option></select>
+<aim-action name="days" description="Pick days" fill="#days" input-type="array"></aim-action>`),
+    [],
+  );
+});

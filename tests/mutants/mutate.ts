@@ -35,10 +35,11 @@ export const mutants: Mutant[] = [
   },
   {
     name: "webmcp-field-named-proto",
-    guarantee: "A WebMCP tool's field never takes a name that reaches an object's prototype.",
+    guarantee: "A WebMCP tool's field never takes a name that reaches an object's prototype: " +
+      "the page refuses the tool, saying so, where copying a __proto__ field would drop it unsaid.",
     file: "bridge/wire/webmcp_tools.ts",
-    find: 'const FORBIDDEN = new Set(["__proto__", "constructor", "prototype"]);',
-    replace: 'const FORBIDDEN = new Set(["constructor", "prototype"]);',
+    find: 'FORBIDDEN_NAMES: readonly string[] = ["__proto__", "constructor", "prototype"];',
+    replace: 'FORBIDDEN_NAMES: readonly string[] = ["constructor", "prototype"];',
     tests: ["tests/unit/webmcp_tools_rules_test.ts"],
   },
 ];

@@ -13,26 +13,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   // bridge/wire/webmcp_tools.ts
   {
     file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ArrayDeclaration",
-    in: "(top level)",
-    original: "[]",
-    replacement: '["Stryker was here"]',
-    reason: 'It lets a boolean field carry one more keyword, named "Stryker was here", which no ' +
-      "schema has; every keyword a schema does have is refused for a boolean field " +
-      "(tests/unit/webmcp_tools_rules_test.ts).",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "fieldOf",
-    original: 'typeof value !== "number"',
-    replacement: "false",
-    reason:
-      "`Number.isFinite` is false for every value that is not a number (it does not convert), " +
-      "so the condition holds for the same values without the typeof test.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
     mutator: "ObjectLiteral",
     in: "inputSchemaOfTool",
     original: '{ type: "object", properties: {} }',
@@ -40,72 +20,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: 'A schema without type or properties is read as one with `type: "object"` and no ' +
       "properties (an absent type is allowed, absent properties are none), so the default " +
       "`{}` maps to the same action.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "fits",
-    original: 'typeof value === "number"',
-    replacement: "true",
-    reason:
-      "`Number.isFinite` is false for every value that is not a number (it does not convert), " +
-      "so the conjunction is false for the same values without the typeof test.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "fits",
-    original: "field.minLength !== undefined",
-    replacement: "true",
-    reason: "Without a minLength, the comparison is with undefined, `value.length < undefined`, " +
-      "which is false: no value is refused, as without the test.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "fits",
-    original: "field.maxLength !== undefined",
-    replacement: "true",
-    reason: "Without a maxLength, the comparison is with undefined, `value.length > undefined`, " +
-      "which is false: no value is refused, as without the test.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "fits",
-    original: "field.pattern === undefined",
-    replacement: "false",
-    reason: 'Without a pattern, `new RegExp(undefined, "u")` is the empty pattern, which every ' +
-      "string matches: the answer is true, as the short cut gives.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "BlockStatement",
-    in: "fits",
-    original: "{ return false; }",
-    replacement: "{}",
-    reason:
-      "The empty catch block returns undefined, which `find` takes as false, as it takes the " +
-      "false returned.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "exampleOf",
-    original: "min === undefined",
-    replacement: "false",
-    reason: "Without a minimum the guess is `Math.ceil(undefined)`, NaN, which `fits` refuses as " +
-      "it refuses the undefined guess.",
-  },
-  {
-    file: "bridge/wire/webmcp_tools.ts",
-    mutator: "ConditionalExpression",
-    in: "exampleOf",
-    original: "max === undefined",
-    replacement: "false",
-    reason:
-      "Without a maximum the guess is `Math.floor(undefined)`, NaN, which `fits` refuses as " +
-      "it refuses the undefined guess.",
   },
   {
     file: "bridge/wire/webmcp_tools.ts",
@@ -230,155 +144,13 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   // bridge/input/validate.ts
   {
     file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "objectValidator",
-    original: 'field.type === "string"',
+    mutator: "BooleanLiteral",
+    in: "inputProblem",
+    original: "false",
     replacement: "true",
-    reason: "Only a string field may have a pattern (the wire schema's number, integer and " +
-      "boolean fields have none), so the pattern test alone picks the same fields.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "StringLiteral",
-    in: "stringValidator",
-    original: '"custom"',
-    replacement: '""',
-    reason: "An issue's code is read only where it is `unrecognized_keys` or `invalid_type` " +
-      "(inputHint); any other code, this one or an empty one, gives the issue's own message, " +
-      "which is the same.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "StringLiteral",
-    in: "objectValidator",
-    original: '"custom"',
-    replacement: '""',
-    reason: "An issue's code is read only where it is `unrecognized_keys` or `invalid_type` " +
-      "(inputHint); any other code, this one or an empty one, gives the issue's own message, " +
-      "which is the same.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ArrayDeclaration",
-    in: "objectValidator",
-    original: "[]",
-    replacement: '["Stryker was here"]',
-    near: "const required = new Set(schema.required ?? []);",
-    reason:
-      "A required name with spaces names no field (the wire schema's field names have none), " +
-      "so the set of required fields has the same members for every schema.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "objectValidator",
-    original: "patterned.length < 2",
-    replacement: "false",
-    reason: "With fewer than two patterned fields the check of them together never refuses: one " +
-      "field's own check already keeps it within the budget (its longest input is the " +
-      "budget over its cost per character), and an entry that is no field adds nothing.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "objectValidator",
-    original: 'typeof value !== "object"',
-    replacement: "false",
-    reason: "A string or a number has no own property under a field's name that is a string (a " +
-      "string's own properties are its indices and `length`, a number), so a value that " +
-      "is not an object costs nothing here, as when it returns at once.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "wrongType",
-    original: 'schema.type !== "string"',
-    replacement: "true",
-    reason:
-      "`wrongType()` is reached only for a value not of its schema's type, so a string value " +
-      "never meets a string schema here and the test is true whenever it is read.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "StringLiteral",
-    in: "wrongType",
-    original: '"string"',
-    replacement: '""',
-    near:
-      'const number = typeof value === "string" && schema.type !== "string" && value.trim() !== ""',
-    reason:
-      "`wrongType()` is reached only for a value not of its schema's type, so a string value " +
-      "never meets a string schema here and the test is true whenever it is read.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "Regex",
-    in: "inputHint",
-    original: "/^an? /",
-    replacement: "/an? /",
-    reason: "Every kind (`a string`, `a number`, `an integer`, `a boolean`) starts with its " +
-      "article, so the first match is at the start with or without the anchor.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "StringLiteral",
-    in: "inputHint",
-    original: '"."',
-    replacement: '""',
-    reason: "An issue's path has one element at most (input schemas are flat: an object of " +
-      "fields, or one field), so joining it with a dot or with nothing is the same.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "inputHint",
-    original: 'schema.type === "object"',
-    replacement: "true",
-    near:
-      'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
-    reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
-      "schema here is always an object and the other branch never runs.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "StringLiteral",
-    in: "inputHint",
-    original: '""',
-    replacement: '"Stryker was here!"',
-    near:
-      'const allowed = schema.type === "object" ? Object.keys(schema.properties).join(", ") : "";',
-    reason: "An `unrecognized_keys` issue comes only from an object schema's validator, so the " +
-      "schema here is always an object and the other branch never runs.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "LogicalOperator",
-    in: "inputHint",
-    original: 'typeof v === "object" && v !== null',
-    replacement: 'typeof v === "object" || v !== null',
-    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
-      "answered before) through one field name, or not at all, so `v` is always an object " +
-      "where the test is read.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "inputHint",
-    original: 'typeof v === "object"',
-    replacement: "true",
-    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
-      "answered before) through one field name, or not at all, so `v` is always an object " +
-      "where the test is read.",
-  },
-  {
-    file: "bridge/input/validate.ts",
-    mutator: "ConditionalExpression",
-    in: "inputHint",
-    original: "v !== null",
-    replacement: "true",
-    reason: "The path is walked from the input of an object schema (an object: other inputs are " +
-      "answered before) through one field name, or not at all, so `v` is always an object " +
-      "where the test is read.",
+    near: "ok: false,",
+    reason: "`inputHint()` reads a result's failure, tooLong and exhausted, never its ok: the " +
+      "result made for a missing input names its failure either way.",
   },
   // bridge/input/action_spec.ts
   {

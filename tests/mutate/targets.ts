@@ -51,17 +51,42 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "elements/prompt.ts": {
     tests: ["tests/unit/prompt_test.ts", "tests/unit/approve_gate_test.ts"],
   },
-  // Input checks.
+  // Input checks: the schema an action may declare, the check of an input against it (a
+  // library validator with patterns and formats on RE2), the hint of a refusal, the example.
+  "bridge/wire/input_schema.ts": {
+    tests: ["tests/unit/input_schema_test.ts", "tests/unit/typed_input_test.ts"],
+  },
   "bridge/input/action_spec.ts": {
     tests: ["tests/unit/action_spec_test.ts", "tests/unit/reserved_test.ts"],
   },
   "bridge/input/validate.ts": {
     tests: [
+      "tests/unit/validate_test.ts",
       "tests/unit/schema_check_test.ts",
       "tests/unit/input_test.ts",
       "tests/unit/typed_input_test.ts",
     ],
   },
+  "bridge/input/hint.ts": {
+    tests: [
+      "tests/unit/validate_test.ts",
+      "tests/unit/input_test.ts",
+      "tests/unit/typed_input_test.ts",
+    ],
+  },
+  "bridge/input/schema_check.ts": {
+    tests: [
+      "tests/unit/schema_check_test.ts",
+      "tests/unit/validate_test.ts",
+      "tests/unit/input_test.ts",
+    ],
+  },
+  "bridge/input/formats.ts": {
+    tests: ["tests/unit/schema_check_test.ts", "tests/unit/validate_test.ts"],
+  },
+  "bridge/input/example.ts": { tests: ["tests/unit/example_test.ts"] },
+  // The budget of the bridge's time a session's tabs may spend on checking new actions.
+  "bridge/core/schema_checks.ts": { tests: ["tests/unit/schema_checks_test.ts"] },
   // The parser and its pieces: unit tests only (a mutant that loops costs its whole limit, and
   // the security suite's bridges would add seconds to each of some 700 mutants).
   "bridge/input/pattern.ts": {
@@ -125,6 +150,28 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   },
   "bridge/upstream/websocket.ts": {
     tests: ["tests/upstream/websocket_test.ts"],
+    note: UPSTREAM_NOTE,
+  },
+  // aim beside the site's web server (the beside merge): mapped so that every upstream module
+  // has its tests; the run over them is the upstream boundary's (mutate2).
+  "bridge/upstream/beside.ts": {
+    tests: ["tests/upstream/beside_credentials_test.ts", "tests/upstream/beside_config_test.ts"],
+    note: UPSTREAM_NOTE,
+  },
+  "bridge/upstream/beside_config.ts": {
+    tests: ["tests/upstream/beside_config_test.ts"],
+    note: UPSTREAM_NOTE,
+  },
+  "bridge/upstream/beside_haproxy.ts": {
+    tests: ["tests/upstream/beside_config_test.ts"],
+    note: UPSTREAM_NOTE,
+  },
+  "bridge/upstream/beside_nginx.ts": {
+    tests: ["tests/upstream/beside_config_test.ts"],
+    note: UPSTREAM_NOTE,
+  },
+  "bridge/upstream/beside_paths.ts": {
+    tests: ["tests/upstream/beside_config_test.ts"],
     note: UPSTREAM_NOTE,
   },
   // Token and credential reading, and the front door that reads them before routing.

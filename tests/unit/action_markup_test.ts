@@ -12,11 +12,13 @@ import {
   type MarkupDocument,
   type MarkupElement,
   MarkupError,
+  type MarkupNode,
   readAction,
   type ReadActionOptions,
 } from "../../bridge/markup/action.ts";
 import { parseActionSpec } from "../../bridge/input/action_spec.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
+import { labelText } from "../../bridge/markup/element.ts";
 import { escapeAttr, escapeText } from "../helpers/markup_model.ts";
 
 // ---------------------------------------------------------------------------------------------
@@ -42,6 +44,10 @@ class Fake implements MarkupElement {
   }
   get textContent(): string {
     return this.kids.map((k) => (typeof k === "string" ? k : k.textContent)).join("");
+  }
+  readonly nodeType = 1;
+  get childNodes(): MarkupNode[] {
+    return this.kids.map((k) => typeof k === "string" ? { nodeType: 3, textContent: k } : k);
   }
   *descendants(): Generator<Fake> {
     for (const child of this.children) {
@@ -562,4 +568,61 @@ Deno.test("fill= of an items= action reads its control inside the first item, ne
     }).properties.value!.type,
     "string",
   );
+});
+
+Deno.test("a label's words are its own, never its select's options or its textarea's text, on the server and in the page", () => {
+  const select = (name: string) =>
+    h("select", { name }, [h("option", {}, ["fixed"]), h("option", { value: "w" }, ["wontfix"])]);
+  const cases: [Fake, string][] = [
+    [h("label", {}, ["Resolution ", select("a")]), "Resolution"],
+    [h("label", {}, [select("a"), " Resolution"]), "Resolution"],
+    [h("label", {}, ["Reso", h("b", {}, ["lu", select("a"), "tion"]), " now"]), "Resolution now"],
+    // The option's text is also the label's own word: only the option's goes.
+    [h("label", {}, ["fixed ", select("a"), " fix"]), "fixed fix"],
+    [h("label", {}, ["Note ", h("textarea", { name: "a" }, ["hello"])]), "Note"],
+    [h("label", {}, ["Name ", h("input", { name: "a" })]), "Name"],
+    // Found by for= as well as by wrapping.
+    [
+      h("label", { for: "r" }, [
+        "Resolution ",
+        h("select", { name: "a", id: "r" }, [
+          h("option", {}, ["fixed"]),
+        ]),
+      ]),
+      "Resolution",
+    ],
+  ];
+  for (const [label, words] of cases) {
+    assert.equal(labelText(label), words);
+    const form = h("form", { id: "f" }, [label, h("input", { name: "z" })]);
+    const { action, doc, html } = page(
+      form,
+      h("aim-action", { name: "resolve", description: "Resolve", form: "#f" }),
+    );
+    const spec = read(action, doc);
+    assert.ok(!(spec instanceof MarkupError), String(spec));
+    const properties = spec.input_schema.properties!;
+    assert.equal(properties.a!.description, words, label.html());
+    assert.deepEqual(scanPage(html, "/", "p.html").actions, [spec]);
+    // A declarative form tool's label reads the same.
+    const tool = scanPage(
+      `<!doctype html><form toolname="resolve" tooldescription="Resolve">${label.html()}</form>`,
+      "/",
+      "p.html",
+    ).actions[0]!;
+    assert.equal(tool.input_schema.properties!.a!.description, words, label.html());
+  }
+  // A tree without child nodes reads the label's text, less that of its controls.
+  const bare = {
+    tagName: "LABEL",
+    getAttribute: () => null,
+    textContent: "Resolution fixedwontfix",
+    children: [{
+      tagName: "SELECT",
+      getAttribute: () => null,
+      children: [],
+      textContent: "fixedwontfix",
+    }],
+  } as MarkupElement;
+  assert.equal(labelText(bare), "Resolution");
 });

@@ -200,14 +200,91 @@ Deno.test("an action's patterns together may compile to the bound, not more", ()
 });
 
 Deno.test("an example that does not match the schema is refused, with the validator's reason", () => {
+  // The hint of the whole input loses its "input: ", a field's keeps its name.
+  const cases: [Record<string, unknown>, string][] = [
+    [{ input_example: 3 }, "input must be a string, not a number"],
+    [{ input_schema: { type: "string", pattern: "^b$" } }, "must match the pattern ^b$"],
+    [{ input_schema: { type: "string", maxLength: 0 } }, "must be at most 0 characters long"],
+    [
+      {
+        input_schema: { type: "object", properties: { n: { type: "integer" } }, required: ["n"] },
+        input_example: { n: "2" },
+      },
+      'field "n" must be an integer, not a string: send 2, not "2"',
+    ],
+    [
+      { input_schema: { type: "object", properties: {} }, input_example: { extra: 1 } },
+      'unknown field "extra"; allowed fields: (none)',
+    ],
+    [
+      { input_schema: { type: "array", items: { enum: ["a"] } }, input_example: ["b"] },
+      'field "[0]": must be one of ["a"]',
+    ],
+  ];
+  for (const [more, reason] of cases) {
+    assert.equal(
+      refusal(declaration("typed", more)),
+      `action "typed": input_example does not match input_schema (${reason})`,
+      JSON.stringify(more),
+    );
+  }
+});
+
+Deno.test("a key named __proto__ anywhere in the schema or the example is refused, never left out unsaid", () => {
+  const schemas = [
+    '{"type":"object","properties":{"__proto__":{"type":"string"}}}',
+    '{"type":"object","properties":{"a":{"type":"array","items":{"properties":{"__proto__":{}}}}}}',
+    '{"type":"object","__proto__":{"additionalProperties":true}}',
+    '{"const":{"__proto__":1}}',
+    '{"enum":[{"a":{"__proto__":1}}]}',
+    '{"type":"object","default":{"__proto__":{}}}',
+  ];
+  for (const text of schemas) {
+    assert.equal(
+      refusal(declaration("p", { input_schema: JSON.parse(text), input_example: undefined })),
+      'action "p" is not valid: input_schema has a key named "__proto__", which is not accepted',
+      text,
+    );
+  }
+  for (const text of ['{"__proto__":"x"}', '[{"a":{"__proto__":null}}]']) {
+    assert.equal(
+      refusal(declaration("p", { input_schema: {}, input_example: JSON.parse(text) })),
+      'action "p" is not valid: input_example has a key named "__proto__", which is not accepted',
+      text,
+    );
+  }
+  // Text that only reads like such a key is no key.
+  const spec = parseActionSpec(declaration("p", {
+    input_schema: { type: "string", description: '"__proto__": 1', enum: ['"__proto__":'] },
+    input_example: '"__proto__":',
+  }));
+  assert.equal(spec.input_example, '"__proto__":');
+  // A key named like it is ordinary.
   assert.equal(
-    refusal(declaration("typed", { input_example: 3 })),
-    'action "typed": input_example does not match input_schema (Invalid input: expected string, ' +
-      "received number)",
+    parseActionSpec(declaration("p", { input_schema: {}, input_example: { __proto: 1 } })).id,
+    "p",
   );
+});
+
+Deno.test("a schema or an example that is no JSON is refused as too large, naming nothing it cannot print", () => {
+  const cyclic: Record<string, unknown> = { type: "object" };
+  cyclic.default = cyclic;
+  for (const input_schema of [cyclic, { const: 10n }]) {
+    assert.equal(
+      refusal(declaration("c", { input_schema })),
+      'action "c" is not valid: input_schema: The schema is too large: more than 16384 bytes ' +
+        "as JSON",
+    );
+  }
+  assert.match(refusal(declaration("c", { input_example: 10n })), /^action "c" is not valid: /);
+  // Of exactly 16,384 bytes, and one more.
+  const sized = (bytes: number) => ({ enum: ["v".repeat(bytes - '{"enum":[""]}'.length)] });
+  const exact = declaration("c", { input_schema: sized(16384), input_example: undefined });
+  assert.equal(parseActionSpec(exact).id, "c");
   assert.equal(
-    refusal(declaration("typed", { input_schema: { type: "string", pattern: "^b$" } })),
-    'action "typed": input_example does not match input_schema (must match the pattern ^b$)',
+    refusal(declaration("c", { input_schema: sized(16385), input_example: undefined })),
+    'action "c" is not valid: input_schema: The schema is too large: more than 16384 bytes ' +
+      "as JSON",
   );
 });
 

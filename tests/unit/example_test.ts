@@ -163,3 +163,36 @@ Deno.test("a declaration's own example must fit its schema: the bridge never rep
     /input_example does not match input_schema \(field "\[0\]" must be an integer/,
   );
 });
+
+Deno.test("the tries of one example build at most 4,000 values and 200 strings of patterns in all", () => {
+  // Each try builds 1,901 values and fails (no inner list can be unique): two tries, not eight.
+  const repeated = {
+    type: "array",
+    minItems: 100,
+    items: { type: "array", minItems: 18, uniqueItems: true, items: { enum: [1] } },
+  } as InputSchema;
+  let tries = 0;
+  assert.equal(makeExample(repeated, () => (tries++, false)), undefined);
+  assert.equal(tries, 2);
+  // 100 objects of two patterned fields: exactly 200 strings, an example; one field more, none.
+  const lines = (fields: number) => ({
+    type: "array",
+    minItems: 100,
+    items: {
+      type: "object",
+      properties: Object.fromEntries(
+        Array.from({ length: fields }, (_, i) => [`f${i}`, { type: "string", pattern: "^[a-z]$" }]),
+      ),
+      required: Array.from({ length: fields }, (_, i) => `f${i}`),
+    },
+  });
+  const two = action(lines(2)).input_example as Record<string, string>[];
+  assert.equal(two.length, 100);
+  assert.deepEqual(two[0], { f0: "a", f1: "a" });
+  assert.equal(action(lines(3)).input_example, undefined);
+  // Values that need no pattern do not count.
+  const three = lines(3);
+  const integers = { f0: { type: "integer" }, f1: { type: "integer" }, f2: { type: "integer" } };
+  const plain = action({ ...three, items: { ...three.items, properties: integers } });
+  assert.equal((plain.input_example as unknown[]).length, 100);
+});

@@ -45,20 +45,26 @@ function element(attributes: Record<string, string>) {
   };
 }
 
-/** The document: its `<aim-tool>` elements, its ready state, its listeners. */
+/** The document: its `<aim-tool>` elements, its `<form toolname>`s, its ready state, its listeners. */
 class FakeDocument extends EventTarget {
   readyState: DocumentReadyState = "complete";
   tools: ReturnType<typeof element>[] = [];
+  /** The names of the page's declarative forms (`<form toolname>`). */
+  forms: string[] = [];
   querySelectorAll(selector: string) {
     assert.equal(selector, "aim-tool");
     return this.tools;
   }
-  querySelector(_selector: string): null {
-    return null;
+  querySelector(selector: string) {
+    const name = /^form\[toolname="(.*)"\]$/.exec(selector)?.[1];
+    assert.ok(name !== undefined, selector);
+    return this.forms.includes(name) ? element({ toolname: name }) : null;
   }
 }
 const document = new FakeDocument();
 globals.document = document;
+// CSS.escape as the browser has it, for the names these tests use (letters, digits, '_').
+globals.CSS ??= { escape: (name: string) => name.replace(/[^\w-]/g, (c) => `\\${c}`) };
 
 const HINTS = Symbol.for("aim.webmcp.hints");
 const REGISTRY = Symbol.for("aim.webmcp.registry");
@@ -91,6 +97,7 @@ function reset(): void {
   delete globals[REGISTRY];
   delete globals[ERRORS];
   document.tools = [];
+  document.forms = [];
   document.readyState = "complete";
 }
 
@@ -213,7 +220,7 @@ Deno.test("mergeHints() keeps what was listed when nothing was registered, and r
 
 // --- toolMarkup and isOwnTool ----------------------------------------------------------------
 
-Deno.test("toolMarkup() reads each <aim-tool>'s consequential and hidden, and only ever adds them", () => {
+Deno.test("toolMarkup() reads each <aim-tool>'s consequential, hidden, read-only and example, and only ever adds the flags", () => {
   const root = {
     querySelectorAll: () => [
       element({ name: " pay ", consequential: "" }),
@@ -223,23 +230,37 @@ Deno.test("toolMarkup() reads each <aim-tool>'s consequential and hidden, and on
       element({ name: "buy", consequential: "yes" }),
       element({ name: "secret", hidden: "" }),
       element({ name: "secret", consequential: "false" }),
+      // hidden is a boolean attribute: present, whatever its value.
+      element({ name: "gone", hidden: "false" }),
+      element({ name: "status", "read-only": "" }),
+      element({ name: "status", "read-only": "false" }),
+      element({ name: "status2", "read-only": " False " }),
+      element({ name: "time", "input-example": '{"t":"9:30 AM"}' }),
+      element({ name: "time", "input-example": '{"t":"1:00 PM"}' }),
+      element({ name: "time" }),
       element({ name: "  " }),
       element({ consequential: "" }),
     ],
   } as unknown as ParentNode;
+  const flags = (consequential: boolean, hidden: boolean, readOnly: boolean) => ({
+    consequential,
+    hidden,
+    readOnly,
+  });
   assert.deepEqual([...toolMarkup(root)], [
-    ["pay", { consequential: true, hidden: false, readOnly: false }],
-    ["search", { consequential: false, hidden: false, readOnly: false }],
-    ["search2", { consequential: false, hidden: false, readOnly: false }],
-    ["buy", { consequential: true, hidden: false, readOnly: false }],
-    ["secret", { consequential: false, hidden: true, readOnly: false }],
+    ["pay", flags(true, false, false)],
+    ["search", flags(false, false, false)],
+    ["search2", flags(false, false, false)],
+    ["buy", flags(true, false, false)],
+    ["secret", flags(false, true, false)],
+    ["gone", flags(false, true, false)],
+    ["status", flags(false, false, true)],
+    ["status2", flags(false, false, false)],
+    // The last example given is kept; an element without one keeps it.
+    ["time", { ...flags(false, false, false), inputExample: '{"t":"1:00 PM"}' }],
   ]);
   document.tools = [element({ name: "doc", hidden: "" })];
-  assert.deepEqual([...toolMarkup()], [["doc", {
-    consequential: false,
-    hidden: true,
-    readOnly: false,
-  }]]);
+  assert.deepEqual([...toolMarkup()], [["doc", flags(false, true, false)]]);
   reset();
 });
 
@@ -286,21 +307,55 @@ Deno.test("the page's tools become actions by name, their consent from both hint
     // The owner's markup.
     search: true,
   });
+  // The schema as the tool gave it, no example: the bridge closes its objects and makes one.
   assert.deepEqual(actions.get("note")!.declaration(), {
     id: "note",
     description: "The tool note",
-    input_schema: {
-      type: "object",
-      properties: { q: { type: "string" } },
-      additionalProperties: false,
-    },
-    input_example: {},
+    input_schema: { type: "object", properties: { q: { type: "string" } } },
     consequential: false,
     read_only: true,
     protected: false,
   });
   assert.equal(actions.get("note")!.getAttribute("no-confirm"), null);
   assert.equal(client.changes, 1);
+  reset();
+});
+
+Deno.test("<aim-tool read-only> counts only where aim saw the tool's hints: registered, or a declarative form", async () => {
+  reset();
+  const context = new FakeContext();
+  const unsaid = { annotations: {} };
+  context.tools = [
+    tool("seen", unsaid),
+    tool("form", unsaid),
+    tool("unseen", unsaid),
+    tool("destroys", { annotations: { destructiveHint: true } }),
+  ];
+  // Registered through aim's API: seen and destroys; declared by a form: form.
+  globals[HINTS] = new Map([["seen", {}], ["destroys", { destructiveHint: true }]]);
+  document.forms = ["form"];
+  document.tools = ["seen", "form", "unseen", "destroys"].map((name) =>
+    element({ name, "read-only": "" })
+  );
+  let client!: FakeClient;
+  const warned = await warnings(async () => ({ client } = await read(context)));
+  const declared = Object.fromEntries(
+    [...client.tools()].map(([name, t]) => {
+      const { consequential, read_only, read_only_by } = t.declaration()!;
+      return [name, { consequential, read_only, read_only_by }];
+    }),
+  );
+  const owners = { consequential: false, read_only: true, read_only_by: "site_owner" };
+  const asks = { consequential: true, read_only: false, read_only_by: undefined };
+  assert.deepEqual(declared, { destroys: asks, form: owners, seen: owners, unseen: asks });
+  assert.deepEqual(warned, [
+    '[aim] tool "destroys": <aim-tool read-only> is ignored: the tool says it is destructive or ' +
+    "consequential (destructiveHint, consequentialHint); the person is asked " +
+    "(docs/elements.md#webmcp-tool)",
+    '[aim] tool "unseen": <aim-tool read-only> is ignored: aim did not see the tool registered, ' +
+    "so not whether it says it is destructive (load /__aim/webmcp.js first in <head>) " +
+    "(docs/elements.md#webmcp-tool)",
+  ]);
   reset();
 });
 

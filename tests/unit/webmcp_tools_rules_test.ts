@@ -1,303 +1,521 @@
 /**
  * Table-driven tests of bridge/wire/webmcp_tools.ts over every list it keeps (the keywords that
- * only annotate, those it enforces by type, the names a field may not take, the guesses of an
- * example) and every sentence it says when it refuses a tool, word for word: the page's author
- * reads them in the console, and `deno task mutate bridge/wire/webmcp_tools.ts` holds each.
+ * only annotate, the keywords that hold schemas, the names a field or a keyword may not take, the
+ * reserved tool names, every hint combination) and every sentence it says when it refuses a tool,
+ * word for word: the page's author reads them in the console, and
+ * `deno task mutate bridge/wire/webmcp_tools.ts` holds each. What the page leaves to the bridge
+ * (any other keyword, its bounds) is refused by the bridge in its own words, tested here too, so
+ * that a tool the page maps is never one the bridge takes otherwise than the tool says.
  *
  * @module
  */
 import assert from "node:assert/strict";
+import fc from "fast-check";
 import {
   actionOfTool,
+  FORBIDDEN_NAMES,
   inputSchemaOfTool,
+  isConsequentialTool,
   MAX_TOOL_BYTES,
+  RESERVED_TOOL_NAMES,
   resultOfTool,
   type ToolAction,
+  type ToolMarkup,
 } from "../../bridge/wire/webmcp_tools.ts";
+import { parseActionSpec } from "../../bridge/input/action_spec.ts";
+import { FieldName, FORBIDDEN_KEYS } from "../../bridge/wire/input_schema.ts";
 
 /** The schema of one tool with one field `a`. */
 const one = (field: unknown) => ({ type: "object", properties: { a: field } });
 
-/** The action of a tool `t` whose one required field is `field`. */
-function mapped(field: unknown): ToolAction {
-  const result = actionOfTool({
-    name: "t",
-    description: "T",
-    inputSchema: { ...one(field), required: ["a"] },
-  });
+/** The action of a tool `t` of `inputSchema`, which must be taken. */
+function mapped(inputSchema: unknown, markup: ToolMarkup = {}): ToolAction {
+  const result = actionOfTool({ name: "t", description: "T", inputSchema }, markup);
   assert.ok(result.ok, result.ok ? "" : result.problem);
   return result.action;
 }
 
-/** Why the tool `t` with the one required field `field` is refused. */
-function refused(field: unknown): string {
-  const result = actionOfTool({
-    name: "t",
-    description: "T",
-    inputSchema: { ...one(field), required: ["a"] },
-  });
-  assert.ok(!result.ok, JSON.stringify(field));
+/** Why the page refuses the tool `t` of `inputSchema`. */
+function refused(inputSchema: unknown): string {
+  const result = actionOfTool({ name: "t", description: "T", inputSchema });
+  assert.ok(!result.ok, JSON.stringify(inputSchema));
   return result.problem;
 }
 
-Deno.test("every keyword that only annotates is left out, of a field and of the whole schema", () => {
-  const keywords = [
-    "title",
-    "default",
-    "examples",
-    "$schema",
-    "$id",
-    "$comment",
-    "deprecated",
-    "readOnly",
-    "writeOnly",
-    "format",
-    "contentMediaType",
-    "contentEncoding",
-  ];
-  for (const keyword of keywords) {
-    const value = keyword === "examples" ? ["x"] : "x";
+/** What the bridge says of the tool `t` of `inputSchema`, which the page maps. */
+function bridgeRefusal(inputSchema: unknown): string {
+  const action = mapped(inputSchema);
+  try {
+    parseActionSpec(action);
+  } catch (error) {
+    return (error as Error).message;
+  }
+  assert.fail(`the bridge took ${JSON.stringify(inputSchema)}`);
+}
+
+/** Every keyword that only annotates, which the mapping leaves out wherever it is. */
+const ANNOTATIONS = [
+  "title",
+  "$schema",
+  "$id",
+  "$comment",
+  "deprecated",
+  "readOnly",
+  "writeOnly",
+  "contentMediaType",
+  "contentEncoding",
+];
+
+Deno.test("every keyword that only annotates is left out, of the whole schema and of a schema at each place one can be", () => {
+  for (const keyword of ANNOTATIONS) {
+    const a = { type: "string", [keyword]: "x" };
+    // A title stands for a missing description.
+    const out = keyword === "title" ? { type: "string", description: "x" } : { type: "string" };
     assert.deepEqual(
       inputSchemaOfTool({
         type: "object",
-        [keyword]: value,
-        properties: { a: { type: "string", [keyword]: value } },
+        [keyword]: "x",
+        properties: { a, list: { type: "array", items: a } },
+        additionalProperties: a,
+        anyOf: [a],
+        oneOf: [{ ...a }],
       }),
       {
         type: "object",
-        // A title stands for a missing description.
-        properties: {
-          a: keyword === "title" ? { type: "string", description: "x" } : { type: "string" },
-        },
-        additionalProperties: false,
+        ...(keyword === "title" && { description: "x" }),
+        properties: { a: out, list: { type: "array", items: out } },
+        additionalProperties: out,
+        anyOf: [out],
+        oneOf: [out],
       },
       keyword,
     );
   }
+  // What carries meaning for an agent or for the bridge's example is kept.
+  const kept = { type: "string", description: "d", default: "x", examples: ["y"], format: "email" };
+  assert.deepEqual(mapped(one(kept)).input_schema.properties, { a: kept });
 });
 
-Deno.test("each type keeps exactly the keywords aim enforces for it, and refuses any other", () => {
-  const enforced: Record<string, Record<string, unknown>> = {
-    string: { minLength: 1, maxLength: 5, pattern: "^a", enum: ["a"] },
-    number: { minimum: -1.5, maximum: 2.5 },
-    integer: { minimum: -1, maximum: 2 },
-    boolean: {},
-  };
-  const others = [
-    "minLength",
-    "maxLength",
-    "pattern",
-    "enum",
-    "minimum",
-    "maximum",
-    "oneOf",
-    "not",
+Deno.test("any other keyword is kept as it is, for the bridge to check: taken or refused by name", () => {
+  const kept: Record<string, unknown>[] = [
+    { type: "string", minLength: 1, maxLength: 5, pattern: "^a", enum: ["a"], const: "a" },
+    { type: ["number", "null"], minimum: -1.5, maximum: 2.5, exclusiveMinimum: -2 },
+    { type: "integer", exclusiveMaximum: 3, multipleOf: 2 },
+    { type: "array", items: { type: "boolean" }, minItems: 1, maxItems: 2, uniqueItems: true },
+    { type: "object", properties: {}, minProperties: 0, maxProperties: 1, required: [] },
+    { anyOf: [{ type: "string" }, { type: "null" }] },
   ];
-  for (const [type, keywords] of Object.entries(enforced)) {
-    for (const [keyword, value] of Object.entries(keywords)) {
-      assert.deepEqual(
-        inputSchemaOfTool(one({ type, [keyword]: value })),
-        {
-          type: "object",
-          properties: { a: { type, [keyword]: value } },
-          additionalProperties: false,
-        },
-        `${type} ${keyword}`,
-      );
-    }
-    for (const keyword of others.filter((k) => !(k in keywords))) {
-      const value = keyword === "enum" ? ["a"] : keyword === "pattern" ? "a" : 1;
-      assert.equal(
-        inputSchemaOfTool(one({ type, [keyword]: value })),
-        `field "a" uses "${keyword}", which aim cannot enforce`,
-        `${type} ${keyword}`,
-      );
-    }
+  for (const field of kept) {
+    const expected = { ...field };
+    // An empty required list says nothing, and is left out.
+    if (Array.isArray(field.required)) delete expected.required;
+    assert.deepEqual(mapped(one(field)).input_schema.properties, { a: expected });
   }
-  // `const` is a one-value enum of strings.
-  assert.deepEqual(mapped({ type: "string", const: "on" }).input_schema.properties, {
-    a: { type: "string", enum: ["on"] },
-  });
-});
-
-Deno.test("a field is refused with a sentence that says why, for each way it can be wrong", () => {
-  const cases: [unknown, string][] = [
-    [true, `field "a" has no schema`],
-    [{}, `field "a" has a type aim cannot check (null)`],
-    [{ type: "date" }, `field "a" has a type aim cannot check ("date")`],
-    [{ type: ["string", "null"] }, `field "a" has a type aim cannot check (["string","null"])`],
-    // Not a string, though it reads as "string" as a key.
-    [{ type: [["string"]] }, `field "a" has a type aim cannot check (["string"])`],
+  const refusals: [unknown, string][] = [
+    [{ not: {} }, 'input_schema.properties.a: Unrecognized key: "not"'],
+    [{ allOf: [] }, 'input_schema.properties.a: Unrecognized key: "allOf"'],
+    [{ $ref: "#" }, 'input_schema.properties.a: Unrecognized key: "$ref"'],
+    [{ nullable: true }, 'input_schema.properties.a: Unrecognized key: "nullable"'],
     [
-      { type: "object" },
-      `field "a" is an object: remote agents get flat inputs only (strings, numbers, integers, booleans)`,
+      { type: "date" },
+      "input_schema.properties.a.type: type must be one of string, number, integer, boolean, " +
+      "null, object, array, or a list of them",
     ],
     [
-      { type: ["array"] },
-      `field "a" is an array: remote agents get flat inputs only (strings, numbers, integers, booleans)`,
+      { type: "string", minLength: "1" },
+      "input_schema.properties.a.minLength: Invalid input: expected number, received string",
     ],
-    [{ type: "string", enum: "a" }, `field "a": aim takes an enum of strings only`],
-    [{ type: "string", enum: [] }, `field "a": aim takes an enum of strings only`],
-    [{ type: "string", enum: ["a", 1] }, `field "a": aim takes an enum of strings only`],
-    [{ type: "string", const: 1 }, `field "a": aim takes an enum of strings only`],
-    [{ type: "string", pattern: 1 }, `field "a": its pattern is not a string`],
-    [{ type: "string", minLength: "1" }, `field "a": its minLength is not a number`],
-    [{ type: "number", minimum: Infinity }, `field "a": its minimum is not a number`],
-    [{ type: "integer", maximum: NaN }, `field "a": its maximum is not a number`],
     [
-      { type: "string", oneOf: [{ const: "a" }] },
-      `field "a" uses "oneOf", which aim cannot enforce`,
+      { type: "number", minimum: Infinity },
+      "input_schema.properties.a.minimum: Invalid input: expected number, received Infinity",
     ],
-    [{ type: "string", multipleOf: 1 }, `field "a" uses "multipleOf", which aim cannot enforce`],
-    [{ type: "number", multipleOf: 0.5 }, `field "a" uses "multipleOf", which aim cannot enforce`],
+    [
+      { type: "string", enum: [] },
+      "input_schema.properties.a.enum: Too small: expected array to have >=1 items",
+    ],
+    [
+      { type: "string", pattern: "(" },
+      "input_schema.properties.a.pattern: pattern is not a valid regular expression",
+    ],
   ];
-  for (const [field, problem] of cases) {
-    assert.equal(inputSchemaOfTool(one(field)), problem, JSON.stringify(field));
-    assert.equal(refused(field), `tool "t": ${problem}`, JSON.stringify(field));
+  for (const [field, problem] of refusals) {
+    assert.equal(
+      bridgeRefusal(one(field)),
+      `action "t" is not valid: ${problem}`,
+      JSON.stringify(field),
+    );
   }
-});
-
-Deno.test("a select's anyOf becomes an enum only when it is of string consts on a string field", () => {
-  const consts = [{ const: "a", title: "A" }, { const: "b" }];
-  assert.deepEqual(mapped({ type: "string", anyOf: consts }).input_schema.properties, {
-    a: { type: "string", enum: ["a", "b"] },
-  });
-  assert.deepEqual(
-    mapped({ type: "string", enum: ["a", "b"], anyOf: consts }).input_schema.properties,
-    {
-      a: { type: "string", enum: ["a", "b"] },
-    },
+  // A pattern RE2 cannot run is refused by the bridge, which never runs a backtracking one.
+  assert.equal(
+    bridgeRefusal(one({ type: "string", pattern: "(a)\\1" })),
+    'action "t": input_schema.properties.a.pattern "(a)\\\\1" uses a backreference "\\1", and ' +
+      "the bridge matches patterns with RE2, in linear time, which has no backreferences",
   );
-  const cases: [unknown, string][] = [
-    [{ type: "string", enum: ["a"], anyOf: consts }, `field "a": its anyOf and its enum differ`],
-    [{ type: "number", anyOf: consts }, `field "a" uses "anyOf", which aim cannot enforce`],
-    [{ type: "string", anyOf: [] }, `field "a" uses "anyOf", which aim cannot enforce`],
-    [{ type: "string", anyOf: {} }, `field "a" uses "anyOf", which aim cannot enforce`],
-    [
-      { type: "string", anyOf: [...consts, { type: "string" }] },
-      `field "a" uses "anyOf", which aim cannot enforce`,
-    ],
-    [
-      { type: "string", anyOf: [...consts, "c"] },
-      `field "a" uses "anyOf", which aim cannot enforce`,
-    ],
-    [{ type: "string", anyOf: [{ const: 1 }] }, `field "a" uses "anyOf", which aim cannot enforce`],
-    [
-      { type: "string", anyOf: [{ const: "1", type: "number" }] },
-      `field "a" uses "anyOf", which aim cannot enforce`,
-    ],
-  ];
-  for (const [field, problem] of cases) {
-    assert.equal(inputSchemaOfTool(one(field)), problem, JSON.stringify(field));
-  }
 });
 
-Deno.test("a number's step of 1 makes it an integer; any other keyword of value 1 stays itself", () => {
-  for (const type of ["number", "integer"]) {
-    assert.deepEqual(mapped({ type, multipleOf: 1 }).input_schema.properties, {
-      a: { type: "integer" },
-    });
-    assert.deepEqual(mapped({ type, minimum: 1 }).input_schema.properties, {
-      a: { type, minimum: 1 },
-    });
-  }
-});
-
-Deno.test("the whole schema is refused with a sentence that says why, or maps without a type", () => {
+Deno.test("a schema that is no schema is refused with a sentence that says where, at each place one can be", () => {
   const cases: [unknown, string][] = [
-    [{ type: "object", properties: [] }, "its inputSchema's properties are not an object"],
-    [{ type: "object", properties: "a" }, "its inputSchema's properties are not an object"],
-    [{ type: "string" }, "its inputSchema is not an object schema"],
-    [[], "its inputSchema is not an object schema"],
+    [one(true), 'field "a" is not a schema'],
+    [one(null), 'field "a" is not a schema'],
+    [one([]), 'field "a" is not a schema'],
+    [one({ anyOf: [{}, "x"] }), 'field "a".anyOf[1] is not a schema'],
+    [one({ oneOf: [null] }), 'field "a".oneOf[0] is not a schema'],
     [
-      { type: "object", properties: {}, required: "a" },
-      "its required fields are not all among its properties",
+      one({ type: "object", properties: { b: { type: "array", items: { anyOf: [1] } } } }),
+      'field "b".items.anyOf[0] is not a schema',
     ],
     [
-      { type: "object", properties: {}, additionalProperties: {} },
-      "its inputSchema's additionalProperties is a schema, which aim cannot enforce",
+      { type: "object", additionalProperties: { anyOf: [false] } },
+      "its inputSchema.additionalProperties.anyOf[0] is not a schema",
     ],
+    [{ type: "object", anyOf: [{}, 1] }, "its inputSchema.anyOf[1] is not a schema"],
     [
-      { type: "object", properties: {}, oneOf: [] },
-      `its inputSchema uses "oneOf", which aim cannot enforce`,
+      one({ type: "object", properties: { b: { type: "object", properties: { c: 1 } } } }),
+      'field "c" is not a schema',
     ],
   ];
   for (const [schema, problem] of cases) {
     assert.equal(inputSchemaOfTool(schema), problem, JSON.stringify(schema));
+    assert.equal(refused(schema), `tool "t": ${problem}`, JSON.stringify(schema));
   }
-  const empty = { type: "object", properties: {}, additionalProperties: false };
-  assert.deepEqual(inputSchemaOfTool({ properties: {} }), empty);
-  assert.deepEqual(inputSchemaOfTool({ type: "object", description: "Things" }), empty);
-  for (const additionalProperties of [true, false]) {
-    assert.deepEqual(inputSchemaOfTool({ type: "object", additionalProperties }), empty);
+  // What items and additionalProperties hold when they are no schema (false, a list) stays, for
+  // the bridge to read or refuse.
+  assert.deepEqual(inputSchemaOfTool({ type: "object", additionalProperties: false }), {
+    type: "object",
+    properties: {},
+    additionalProperties: false,
+  });
+  for (const items of [5, [{}], "x"]) {
+    assert.deepEqual(mapped(one({ type: "array", items })).input_schema.properties, {
+      a: { type: "array", items },
+    });
+    assert.match(
+      bridgeRefusal(one({ type: "array", items })),
+      /^action "t" is not valid: input_schema\.properties\.a\.items: /,
+    );
   }
-  // Required fields are kept once each.
-  assert.deepEqual(inputSchemaOfTool({ ...one({ type: "boolean" }), required: ["a", "a"] }), {
-    ...one({ type: "boolean" }),
+});
+
+Deno.test("the whole schema is refused with a sentence that says why, or maps to an object schema", () => {
+  const cases: [unknown, string][] = [
+    [{ type: "string" }, "its inputSchema is not an object schema"],
+    [{ type: ["object"] }, "its inputSchema is not an object schema"],
+    [{ type: "array" }, "its inputSchema is not an object schema"],
+    [[], "its inputSchema is not an object schema"],
+    [5, "its inputSchema is not an object schema"],
+    [true, "its inputSchema is not an object schema"],
+    ["[1]", "its inputSchema is not an object schema"],
+    ['"x"', "its inputSchema is not an object schema"],
+    ["{not json", "its inputSchema is not JSON"],
+    ["", "its inputSchema is not JSON"],
+  ];
+  for (const [schema, problem] of cases) {
+    assert.equal(inputSchemaOfTool(schema), problem, JSON.stringify(schema));
+    assert.equal(refused(schema), `tool "t": ${problem}`, JSON.stringify(schema));
+  }
+  const empty = { type: "object", properties: {} };
+  for (const none of [undefined, null, {}, "{}", { type: "object" }, '{"type":"object"}']) {
+    assert.deepEqual(inputSchemaOfTool(none), empty, JSON.stringify(none));
+  }
+  // A schema's own properties, type and description win over the defaults.
+  assert.deepEqual(inputSchemaOfTool({ description: " Things ", properties: { a: {} } }), {
+    type: "object",
+    properties: { a: {} },
+    description: "Things",
+  });
+  // JSON text is read as the schema it holds.
+  assert.deepEqual(
+    inputSchemaOfTool(JSON.stringify(one({ type: "integer" }))),
+    one({ type: "integer" }),
+  );
+  // Required fields are kept once each, in order; an empty list is left out.
+  assert.deepEqual(inputSchemaOfTool({ ...one({}), required: ["a", "a"] }), {
+    ...one({}),
     required: ["a"],
+  });
+  assert.deepEqual(inputSchemaOfTool({ ...one({}), required: [] }), one({}));
+  // A required that is no list is the bridge's to refuse.
+  assert.equal(
+    bridgeRefusal({ ...one({}), required: "a" }),
+    'action "t" is not valid: input_schema.required: Invalid input: expected array, received string',
+  );
+  // The bridge closes the objects the tool does not open.
+  const spec = parseActionSpec(mapped({
+    type: "object",
+    properties: {
+      f: { type: "object", properties: {} },
+      o: { type: "object", additionalProperties: true },
+    },
+  }));
+  assert.deepEqual(spec.input_schema, {
+    type: "object",
+    properties: {
+      f: { type: "object", properties: {}, additionalProperties: false },
+      o: { type: "object", additionalProperties: true },
+    },
     additionalProperties: false,
   });
 });
 
-Deno.test("a schema may have 100 fields, not 101", () => {
-  const fields = (n: number) =>
-    Object.fromEntries(Array.from({ length: n }, (_, i) => [`f${i}`, { type: "boolean" }]));
-  const hundred = inputSchemaOfTool({ type: "object", properties: fields(100) });
-  assert.equal(typeof hundred, "object");
-  assert.equal(
-    inputSchemaOfTool({ type: "object", properties: fields(101) }),
-    "its inputSchema has more than 100 fields",
-  );
-});
-
-Deno.test("a field may not take a name that reaches an object's prototype, nor one no action takes", () => {
-  for (const name of ["__proto__", "constructor", "prototype"]) {
-    // JSON.parse makes "__proto__" an own key, as a page's JSON schema would.
-    const schema = JSON.parse(`{"type":"object","properties":{"${name}":{"type":"string"}}}`);
-    assert.equal(inputSchemaOfTool(schema), `its field name "${name}" is not one aim takes`);
-  }
-  const long = `-${"x".repeat(100)}`;
-  assert.equal(
-    inputSchemaOfTool({ type: "object", properties: { [long]: { type: "string" } } }),
-    `its field name "${long.slice(0, 80)}" is not one aim takes`,
-  );
-});
-
-Deno.test("a tool's name is refused in a sentence that shows at most 80 characters of it", () => {
-  const problem = (name: unknown) => {
-    const result = actionOfTool({ name, description: "x" });
-    assert.ok(!result.ok);
-    return result.problem;
+Deno.test("a schema may nest 16 levels in the page, not 17; the bridge takes 8", () => {
+  /** An object schema nested `levels` deep, the root included, through `properties.a`. */
+  const nested = (levels: number): Record<string, unknown> => {
+    let schema: Record<string, unknown> = { type: "string" };
+    for (let i = 1; i < levels; i++) schema = { type: "object", properties: { a: schema } };
+    return schema;
   };
-  const rule =
-    "its name is not an action id (a letter, then at most 63 letters, digits, '_', '.' or '-')";
-  assert.equal(problem(undefined), `tool "": ${rule}`);
-  assert.equal(problem(42), `tool "": ${rule}`);
-  assert.equal(problem("a b"), `tool "a b": ${rule}`);
-  assert.equal(problem("x".repeat(100)), `tool "${"x".repeat(80)}": ${rule}`);
+  assert.equal(typeof inputSchemaOfTool(nested(16)), "object");
+  assert.equal(inputSchemaOfTool(nested(17)), 'field "a" nests schemas too deep');
+  assert.equal(refused(nested(17)), 'tool "t": field "a" nests schemas too deep');
+  // Through items and anyOf, each a level.
+  let list: unknown = { type: "string" };
+  for (let i = 1; i < 17; i++) list = i % 2 ? { type: "array", items: list } : { anyOf: [list] };
   assert.equal(
-    actionOfTool({ name: "t", description: "T", inputSchema: { type: "array" } }).ok,
-    false,
+    inputSchemaOfTool(one(list)),
+    `field "a"${".anyOf[0].items".repeat(7)}.anyOf[0] nests schemas too deep`,
   );
-  const bad = actionOfTool({ name: "t", description: "T", inputSchema: one({ type: "date" }) });
-  assert.deepEqual(bad, {
-    ok: false,
-    problem: `tool "t": field "a" has a type aim cannot check ("date")`,
+  assert.equal(parseActionSpec(mapped(nested(8))).id, "t");
+  assert.equal(
+    bridgeRefusal(nested(9)),
+    'action "t" is not valid: input_schema: The schema is too large: it nests schemas more than ' +
+      "8 levels deep (at properties.a.properties.a.properties.a.properties.a.properties.a." +
+      "properties.a.properties.a.properties.a)",
+  );
+});
+
+Deno.test("a field may not take a name that reaches an object's prototype, nor one no action takes, at any level", () => {
+  // The page's list is the bridge's.
+  assert.deepEqual([...FORBIDDEN_NAMES].sort(), [...FORBIDDEN_KEYS].sort());
+  const long = `-${"x".repeat(100)}`;
+  const names = [...FORBIDDEN_NAMES, "a b", "1a", "", "é", "a".repeat(65), long];
+  for (const name of names) {
+    const problem = `its field name "${name.slice(0, 80)}" is not one aim takes`;
+    // JSON.parse makes "__proto__" an own key, as a page's JSON schema would.
+    const field = JSON.stringify({ [name]: { type: "string" } });
+    const top = JSON.parse(`{"type":"object","properties":${field}}`);
+    const inner = JSON.parse(
+      `{"type":"object","properties":{"f":{"type":"array","items":{"properties":${field}}}}}`,
+    );
+    for (const schema of [top, inner]) {
+      assert.equal(inputSchemaOfTool(schema), problem, name);
+      assert.equal(refused(schema), `tool "t": ${problem}`, name);
+    }
+  }
+  // The longest name and the odd characters a field name may have are taken.
+  for (const name of ["_", "a".repeat(64), "A.b-c_9", "Constructor", "__proto"]) {
+    assert.deepEqual(mapped(JSON.parse(`{"properties":{"${name}":{}}}`)).input_schema, {
+      type: "object",
+      properties: { [name]: {} },
+    });
+  }
+});
+
+Deno.test("the page takes exactly the field names the bridge takes", () => {
+  fc.assert(
+    fc.property(
+      fc.oneof(
+        fc.string({ maxLength: 70 }),
+        fc.stringMatching(/^[A-Za-z_][A-Za-z0-9_.-]{0,66}$/),
+        fc.constantFrom(...FORBIDDEN_NAMES),
+      ),
+      (name) => {
+        const schema = JSON.parse(
+          `{"type":"object","properties":${JSON.stringify({ [name]: {} })}}`,
+        );
+        const page = typeof inputSchemaOfTool(schema) === "object";
+        assert.equal(page, FieldName.safeParse(name).success, JSON.stringify(name));
+      },
+    ),
+  );
+});
+
+Deno.test('a keyword named like a prototype\'s property is refused, never copied as "__proto__" would be', () => {
+  for (const key of FORBIDDEN_NAMES) {
+    const problem = `its inputSchema uses "${key}", which is no keyword`;
+    const schema = JSON.parse(`{"type":"object","${key}":{"additionalProperties":true}}`);
+    assert.equal(inputSchemaOfTool(schema), problem, key);
+    const field = JSON.parse(`{"type":"object","properties":{"a":{"${key}":{}}}}`);
+    assert.equal(inputSchemaOfTool(field), `field "a" uses "${key}", which is no keyword`, key);
+  }
+});
+
+Deno.test("a select's anyOf becomes an enum only when it is of string consts, not said to be numbers", () => {
+  const consts = [{ const: "a", title: "A" }, { type: "string", const: "b" }];
+  const enumOf = { type: "string", enum: ["a", "b"] };
+  assert.deepEqual(mapped(one({ type: "string", anyOf: consts })).input_schema.properties, {
+    a: enumOf,
+  });
+  assert.deepEqual(
+    mapped(one({ type: "string", enum: ["a", "b"], anyOf: consts })).input_schema.properties,
+    { a: enumOf },
+  );
+  // An enum that is no list is left for the bridge, which refuses it.
+  assert.deepEqual(mapped(one({ enum: "x", anyOf: consts })).input_schema.properties, {
+    a: { enum: ["a", "b"] },
+  });
+  for (const other of [["a"], ["b", "a"], ["a", "b", "c"]]) {
+    assert.equal(
+      inputSchemaOfTool(one({ type: "string", enum: other, anyOf: consts })),
+      'field "a": its anyOf and its enum differ',
+    );
+  }
+  assert.equal(
+    inputSchemaOfTool({ type: "object", enum: [{}], anyOf: consts }),
+    "its inputSchema: its anyOf and its enum differ",
+  );
+  // Any other anyOf stays one, mapped branch by branch (a title a branch's description).
+  const kept: [unknown[], unknown[]][] = [
+    [[{ const: 1 }], [{ const: 1 }]],
+    [[{ const: "1", type: "number" }], [{ const: "1", type: "number" }]],
+    [[...consts, { type: "string" }], [
+      { const: "a", description: "A" },
+      { type: "string", const: "b" },
+      { type: "string" },
+    ]],
+    [[{ const: "a", $comment: "x" }, { type: "integer" }], [{ const: "a" }, { type: "integer" }]],
+  ];
+  for (const [anyOf, out] of kept) {
+    assert.deepEqual(mapped(one({ anyOf })).input_schema.properties, { a: { anyOf: out } });
+  }
+  // An empty anyOf is the bridge's to refuse.
+  assert.equal(
+    bridgeRefusal(one({ anyOf: [] })),
+    'action "t" is not valid: input_schema.properties.a.anyOf: Too small: expected array to ' +
+      "have >=1 items",
+  );
+  // The bridge takes the enum's values and nothing else.
+  const spec = parseActionSpec(
+    mapped({ ...one({ type: "string", anyOf: consts }), required: ["a"] }),
+  );
+  assert.deepEqual(spec.input_example, { a: "a" });
+});
+
+Deno.test("a number's step of 1 makes it an integer, in a number or integer only; any other step stays", () => {
+  for (const type of ["number", "integer"]) {
+    assert.deepEqual(mapped(one({ type, multipleOf: 1 })).input_schema.properties, {
+      a: { type: "integer" },
+    });
+    assert.deepEqual(mapped(one({ type, multipleOf: 2 })).input_schema.properties, {
+      a: { type, multipleOf: 2 },
+    });
+    assert.deepEqual(mapped(one({ type, minimum: 1 })).input_schema.properties, {
+      a: { type, minimum: 1 },
+    });
+  }
+  for (const type of ["string", ["number"], undefined]) {
+    assert.deepEqual(mapped(one({ type, multipleOf: 1 })).input_schema.properties, {
+      a: { type, multipleOf: 1 },
+    });
+  }
+});
+
+Deno.test("at most 8 examples of a schema are kept, in order", () => {
+  const examples = Array.from({ length: 12 }, (_, i) => `e${i}`);
+  for (const n of [0, 1, 8, 9, 12]) {
+    assert.deepEqual(
+      mapped(one({ type: "string", examples: examples.slice(0, n) })).input_schema.properties,
+      { a: { type: "string", examples: examples.slice(0, Math.min(n, 8)) } },
+      String(n),
+    );
+  }
+  // Not a list: the bridge's to refuse.
+  assert.deepEqual(mapped(one({ examples: "e" })).input_schema.properties, {
+    a: { examples: "e" },
   });
 });
 
-Deno.test("a description of 2,000 characters is kept whole; a longer one is cut to 2,000", () => {
+Deno.test("a description of 2,000 characters is kept whole; a longer one is cut to 2,000, the tool's and a schema's", () => {
   const exact = actionOfTool({ name: "t", description: "d".repeat(2000) });
   assert.ok(exact.ok);
   assert.equal(exact.action.description, "d".repeat(2000));
   const longer = actionOfTool({ name: "t", description: "d".repeat(2001) });
   assert.ok(longer.ok);
   assert.equal(longer.action.description, `${"d".repeat(1999)}…`);
-  const field = mapped({ type: "string", description: "e".repeat(2001) });
-  assert.equal(
-    (field.input_schema.properties as Record<string, { description: string }>).a!.description,
-    `${"e".repeat(1999)}…`,
-  );
+  const field = mapped(one({ type: "string", description: "e".repeat(2001) }));
+  assert.deepEqual(field.input_schema.properties, {
+    a: { type: "string", description: `${"e".repeat(1999)}…` },
+  });
+  const whole = mapped({ type: "object", description: "e".repeat(2000) });
+  assert.equal(whole.input_schema.description, "e".repeat(2000));
+  // The description, or else the title, trimmed; one that is no text is none.
+  const cases: [Record<string, unknown>, string | undefined][] = [
+    [{ description: " D ", title: "T" }, "D"],
+    [{ description: " ", title: " T " }, "T"],
+    [{ description: 5, title: "T" }, "T"],
+    [{ title: 5 }, undefined],
+    [{ description: "  " }, undefined],
+  ];
+  for (const [words, description] of cases) {
+    const field = (mapped(one({ type: "string", ...words })).input_schema.properties as Record<
+      string,
+      { description?: string }
+    >).a!;
+    assert.equal(field.description, description, JSON.stringify(words));
+    const tool = actionOfTool({ name: "t", ...words });
+    assert.equal(tool.ok ? tool.action.description : undefined, description);
+    if (!tool.ok) assert.equal(tool.problem, 'tool "t": it has no description');
+  }
+});
+
+Deno.test("a tool's name is refused in a sentence that shows at most 80 characters of it", () => {
+  const problem = (name: unknown) => {
+    const result = actionOfTool({ name, description: "x" });
+    assert.ok(!result.ok, String(name));
+    return result.problem;
+  };
+  const rule =
+    "its name is not an action id (a letter, then at most 63 letters, digits, '_', '.' or '-')";
+  const cases: [unknown, string][] = [
+    [undefined, ""],
+    [42, ""],
+    ["", ""],
+    ["a b", "a b"],
+    ["_a", "_a"],
+    ["1a", "1a"],
+    ["a".repeat(65), "a".repeat(65)],
+    ["x".repeat(100), "x".repeat(80)],
+  ];
+  for (const [name, shown] of cases) assert.equal(problem(name), `tool "${shown}": ${rule}`);
+  for (const name of ["a", "a".repeat(64), "A.b-c_9"]) {
+    assert.equal(actionOfTool({ name, description: "x" }).ok, true, name);
+  }
+});
+
+Deno.test("a tool never takes a name of aim's own, in any spelling, and says so", () => {
+  for (const name of RESERVED_TOOL_NAMES) {
+    const spellings = [name, name.toUpperCase(), name[0]!.toUpperCase() + name.slice(1)];
+    for (const spelling of spellings) {
+      assert.deepEqual(actionOfTool({ name: spelling, description: "x" }), {
+        ok: false,
+        problem: `tool "${spelling}": its name is aim's own (a built-in action of the bridge, ` +
+          "or the read tool)",
+      });
+    }
+    assert.equal(actionOfTool({ name: `${name}s`, description: "x" }).ok, true);
+  }
+});
+
+Deno.test("a hidden tool, an example that is no JSON and a tool too large are refused in so many words", () => {
+  const tool = { name: "t", description: "T" };
+  assert.deepEqual(actionOfTool(tool, { hidden: true }), {
+    ok: false,
+    problem: 'tool "t": hidden from remote agents by <aim-tool hidden>',
+  });
+  assert.equal(actionOfTool(tool, { hidden: false }).ok, true);
+  for (const text of ["9:30 AM", "", "{", "undefined"]) {
+    assert.deepEqual(actionOfTool(tool, { inputExample: text }), {
+      ok: false,
+      problem: 'tool "t": its <aim-tool input-example> is not JSON',
+    });
+  }
+  // The owner's example is the action's, whatever it holds: the bridge checks it.
+  for (const example of [{ a: 1 }, null, 0, false, "x", []]) {
+    assert.deepEqual(
+      mapped(undefined, { inputExample: JSON.stringify(example) }).input_example,
+      example,
+    );
+  }
+  assert.equal("input_example" in mapped(undefined), false, "none given: the bridge makes one");
 });
 
 Deno.test("an action of exactly the size limit is kept; one byte more is refused", () => {
@@ -317,56 +535,70 @@ Deno.test("an action of exactly the size limit is kept; one byte more is refused
     ok: false,
     problem: `tool "t": it is larger than ${MAX_TOOL_BYTES} bytes as an action`,
   });
-});
-
-Deno.test("each guess of a string example is tried in turn, for the pattern only it matches", () => {
-  const guesses = ["example", "a", "A", "0", "1", "a@example.com", "2026-01-01", "x1", ""];
-  for (const guess of guesses) {
-    const pattern = `^${guess.replaceAll(".", "\\.")}$`;
-    assert.deepEqual(mapped({ type: "string", pattern }).input_example, { a: guess }, pattern);
-  }
-  // Past the guesses: as many x as the field needs.
-  assert.deepEqual(mapped({ type: "string", pattern: "^x{4}$", minLength: 4 }).input_example, {
-    a: "xxxx",
-  });
-  // The pattern is read with the u flag, as JSON Schema asks: \u{61} is "a".
-  assert.deepEqual(mapped({ type: "string", pattern: "^\\u{61}$" }).input_example, { a: "a" });
-  // A pattern no RegExp reads fits nothing.
+  // The owner's example counts.
+  const example = JSON.stringify("e".repeat(room));
   assert.equal(
-    refused({ type: "string", pattern: "(" }),
-    `tool "t": no example fits its field "a": give it "examples" in its inputSchema`,
+    actionOfTool({ name: "t", description: "T", inputSchema: one({ type: "string" }) }, {
+      inputExample: example,
+    }).ok,
+    false,
   );
 });
 
-Deno.test("the tool's own example or default is used only when it fits the field", () => {
-  const cases: [Record<string, unknown>, unknown][] = [
-    [{ type: "number", default: 2.5 }, 2.5],
-    [{ type: "number", default: Infinity }, 0],
-    [{ type: "number", default: "7" }, 0],
-    [{ type: "integer", default: 2.5 }, 0],
-    [{ type: "integer", minimum: 5, default: 1 }, 5],
-    [{ type: "integer", minimum: 0.5, maximum: 2.5 }, 1],
-    [{ type: "integer", maximum: -3, default: 1 }, -3],
-    [{ type: "integer", minimum: 1, maximum: 9, examples: [3, 12] }, 3],
-    [{ type: "integer", minimum: 1, maximum: 9, examples: [12, 4] }, 4],
-    [{ type: "boolean", default: "true" }, false],
-    [{ type: "boolean", default: true }, true],
-    [{ type: "string", default: 5 }, "example"],
-    [{ type: "string", maxLength: 3, default: "abc" }, "abc"],
-    [{ type: "string", maxLength: 3, default: "abcd" }, "a"],
-    [{ type: "string", minLength: 2, default: "b" }, "example"],
-    [{ type: "string", enum: ["p", "q"], default: "z" }, "p"],
-    [{ type: "string", enum: ["p", "q"], default: "q" }, "q"],
-    [{ type: "string", pattern: "^b+$", default: "a" }, null],
-  ];
-  // null: nothing fits, and the tool is refused.
-  for (const [field, example] of cases) {
-    if (example === null) {
-      assert.match(refused(field), /no example fits/, JSON.stringify(field));
-      continue;
+/** Every value a hint may have: only `true` says yes. */
+const HINT_VALUES = [true, false, "true", 1, undefined];
+
+Deno.test("every combination of hints and markup: consequential unless something says it only reads and nothing says otherwise", () => {
+  for (const readOnlyHint of HINT_VALUES) {
+    for (const destructiveHint of HINT_VALUES) {
+      for (const consequentialHint of HINT_VALUES) {
+        for (const owner of [undefined, false, true]) {
+          for (const marked of [undefined, false, true]) {
+            const annotations = { readOnlyHint, destructiveHint, consequentialHint };
+            const markup: ToolMarkup = {
+              ...(owner !== undefined && { readOnly: owner }),
+              ...(marked !== undefined && { consequential: marked }),
+            };
+            const says = destructiveHint === true || consequentialHint === true;
+            const reads = readOnlyHint === true || owner === true;
+            const consequential = !reads || says || marked === true;
+            const where = JSON.stringify([annotations, markup]);
+            assert.equal(isConsequentialTool(annotations, markup), consequential, where);
+            const result = actionOfTool({ name: "t", description: "T", annotations }, markup);
+            assert.ok(result.ok, where);
+            assert.equal(result.action.consequential, consequential, where);
+            assert.equal(result.action.read_only, !consequential, where);
+            assert.equal(
+              result.action.read_only_by,
+              !consequential && readOnlyHint !== true ? "site_owner" : undefined,
+              where,
+            );
+            const overruled = owner === true && (says || marked === true);
+            assert.equal(
+              result.warning,
+              !overruled ? undefined : 'tool "t": <aim-tool read-only> is ignored: ' +
+                (marked === true
+                  ? "it is also marked consequential"
+                  : "the tool says it is destructive or consequential (destructiveHint, " +
+                    "consequentialHint)") +
+                "; the person is asked",
+              where,
+            );
+          }
+        }
+      }
     }
-    assert.deepEqual(mapped(field).input_example, { a: example }, JSON.stringify(field));
   }
+  // Annotations that are no object say nothing: consequential, unless the owner says it reads.
+  for (const annotations of [undefined, null, "readOnlyHint", [true], 1]) {
+    assert.equal(isConsequentialTool(annotations), true);
+    assert.equal(isConsequentialTool(annotations, { readOnly: true }), false);
+    const owners = actionOfTool({ name: "t", description: "T", annotations }, { readOnly: true });
+    assert.ok(owners.ok);
+    assert.equal(owners.action.read_only_by, "site_owner");
+  }
+  // The action is never protected: a page's tool is not the site's sign-in.
+  assert.equal(mapped(undefined).protected, false);
 });
 
 Deno.test("a run's failure says the text of its parts, joined by spaces and cut at 2,000 characters", () => {
@@ -388,6 +620,10 @@ Deno.test("a run's failure says the text of its parts, joined by spaces and cut 
   // Not an error: isError must be true, with a list of content.
   assert.deepEqual(resultOfTool({ isError: true, content: "x" }), { isError: true, content: "x" });
   assert.deepEqual(resultOfTool({ isError: 1, content: [] }), { isError: 1, content: [] });
+  assert.deepEqual(resultOfTool([{ isError: true, content: [] }]), [{
+    isError: true,
+    content: [],
+  }]);
 });
 
 Deno.test("a run's answer that is not text is itself, whatever its text would read as", () => {
@@ -395,6 +631,9 @@ Deno.test("a run's answer that is not text is itself, whatever its text would re
   assert.deepEqual(resultOfTool(["1"]), ["1"]);
   assert.equal(resultOfTool(5), 5);
   assert.equal(resultOfTool(null), null);
+  assert.equal(resultOfTool(undefined), null);
   assert.equal(resultOfTool("[1"), "[1");
   assert.deepEqual(resultOfTool("[1]"), [1]);
+  assert.equal(resultOfTool('"x"'), "x");
+  assert.equal(resultOfTool(""), "");
 });

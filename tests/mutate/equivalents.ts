@@ -8,6 +8,7 @@
  */
 import type { Equivalent } from "./equivalent.ts";
 import { HTTP_EQUIVALENTS } from "./equivalents/http.ts";
+import { UPSTREAM_EQUIVALENTS } from "./equivalents/upstream.ts";
 
 /** Every mutant accepted as equivalent. */
 export const EQUIVALENTS: readonly Equivalent[] = [
@@ -543,4 +544,5 @@ export const EQUIVALENTS: readonly Equivalent[] = [
       "answer is below 0, so the tools come in the same order.",
   },
   ...HTTP_EQUIVALENTS,
+  ...UPSTREAM_EQUIVALENTS,
 ];

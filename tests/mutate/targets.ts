@@ -85,6 +85,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   // The upstream boundary.
   "bridge/upstream/headers.ts": {
     tests: [
+      "tests/upstream/header_filter_test.ts",
       "tests/upstream/headers_test.ts",
       "tests/upstream/hop_by_hop_test.ts",
       "tests/upstream/forwarding_test.ts",

@@ -92,13 +92,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     ],
     note: UPSTREAM_NOTE,
   },
+  // The verdicts, without a bridge (tests/upstream/spellings_test.ts sends the same table
+  // through a real aim, at several times the cost per mutant).
   "bridge/upstream/routes.ts": {
-    tests: [
-      "tests/upstream/paths_test.ts",
-      "tests/upstream/spellings_test.ts",
-      "tests/upstream/headers_test.ts",
-    ],
-    note: UPSTREAM_NOTE,
+    tests: ["tests/upstream/paths_test.ts", "tests/upstream/headers_test.ts"],
   },
   "bridge/upstream/catalog.ts": {
     tests: [

@@ -97,4 +97,88 @@ export const UPSTREAM_EQUIVALENTS: readonly Equivalent[] = [
     replacement: "cookie",
     reason: WHOLE_COOKIE,
   },
+  // bridge/upstream/routes.ts
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "CallExpression",
+    in: "aimPaths",
+    original: "seen.add(path);",
+    replacement: ";",
+    reason: "A route listed twice (hono lists one per method) then adds its alternative twice " +
+      "to the patterns, which match the same paths.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "StringLiteral",
+    in: "decodeAscii",
+    original: '"%"',
+    replacement: '""',
+    reason: "A short cut: a path without `%` has nothing to decode, so the first round changes " +
+      "nothing and the loop ends on `next === path`.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "ConditionalExpression",
+    in: "decodeAscii",
+    original: "next === path",
+    replacement: "false",
+    reason: "A short cut: once a round decodes nothing, the rounds left decode nothing either " +
+      "(the same text, the same replacement), and the path returned is the same.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "EqualityOperator",
+    in: "resolve",
+    original: "nul >= 0",
+    replacement: "nul > 0",
+    reason: "Every path read here begins with `/` (the front door and the catch-all route cut " +
+      "it at the first slash after the authority, and decoding leaves that slash), so a NUL " +
+      "is never at index 0.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "ConditionalExpression",
+    in: "resolve",
+    original: 'segment !== "."',
+    replacement: "true",
+    reason: "`.` with its trailing dots dropped is the empty segment, which is skipped as `.` " +
+      "is: the reading is the same.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "StringLiteral",
+    in: "resolve",
+    original: '"."',
+    replacement: '""',
+    near: 'if (segment !== "." && segment !== "..") segment = segment.replace(/[. ]+$/, "");',
+    reason: "`.` with its trailing dots dropped is the empty segment, which is skipped as `.` " +
+      "is, and the empty segment is unchanged by the replacement: the reading is the same.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "ConditionalExpression",
+    in: "judge",
+    original: 'plain && !raw.includes("%")',
+    replacement: "false",
+    reason: "A short cut: a plain path has no `;` and, without `%`, decodes to itself, so all " +
+      "its readings are the one reading taken instead.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "StringLiteral",
+    in: "judge",
+    original: '"%"',
+    replacement: '""',
+    reason: "A short cut: with it every path takes all its readings, and a plain path without " +
+      "`%` has no other reading than the one taken instead.",
+  },
+  {
+    file: "bridge/upstream/routes.ts",
+    mutator: "BooleanLiteral",
+    in: "judge",
+    original: "false",
+    replacement: "true",
+    reason: "It cuts `;` parameters from a plain path, which has none (a `;` makes a path not " +
+      "plain): the reading is the same.",
+  },
 ];

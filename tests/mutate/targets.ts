@@ -127,8 +127,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     note: CREDENTIAL_NOTE,
   },
   "bridge/http/front_door.ts": {
-    tests: ["tests/security/front_door_test.ts", "tests/upstream/spellings_test.ts"],
-    note: CREDENTIAL_NOTE,
+    tests: ["tests/unit/front_door_test.ts", "tests/security/front_door_test.ts"],
   },
   "bridge/http/request.ts": {
     tests: ["tests/security/credential_test.ts", "tests/unit/auth_test.ts"],

@@ -79,6 +79,10 @@ Deno.test("the app's paths are forwarded with the origin, the client and the pee
   assert.deepEqual(app.asked, ["/page"]);
   const from = { origin: "http://shop.example", client: "192.0.2.7", peer: "192.0.2.7" };
   assert.deepEqual(app.forwarded, [{ url: "http://shop.example/page?x=1", from }]);
+  // Without a trusted proxy, X-Forwarded-For is the client's to write: the client is the peer.
+  await handle(get("http://shop.example/page", { "X-Forwarded-For": "203.0.113.1" }), INFO);
+  assert.equal(app.forwarded.at(-1)!.from.client, "192.0.2.7");
+  app.forwarded.pop();
   // Without the socket's peer (a test's request), the addresses are unknown.
   await handle(get("http://shop.example/other"));
   assert.deepEqual(app.forwarded[1]!.from, {
@@ -125,6 +129,13 @@ Deno.test("a spelling of aim's routes is refused 400 with aim's headers, never f
   assert.deepEqual(entries.map(({ method, path, status }) => ({ method, path, status })), [
     { method: "GET", path: "/__aim;x/tab", status: 400 },
   ]);
+  // Refused the same without a log.
+  const quiet = door({ app: app.door, fastReads: false });
+  await expectError(
+    (await quiet(get("http://shop.example/__aim;x/tab"), INFO))!,
+    400,
+    "bad_request",
+  );
   assert.equal(
     ambiguousPath("/p").message,
     "The path /p spells one of aim's routes in a way servers read differently (an escape, a " +
@@ -166,11 +177,19 @@ Deno.test("a remembered Host verdict holds only for the same scheme, authority a
   };
   const handle = door({ app: app.door, fastReads: false });
   const host = { Host: "shop.example" };
-  await ok(handle, get("http://shop.example/a"));
   // The same Host header, another authority in the request line: checked again, refused,
-  // whether it is as long as the one remembered or begins with it.
-  assert.equal(handle(get("http://evil.example/a", host), INFO), undefined);
-  assert.equal(handle(get("http://shop.example.evil/a", host), INFO), undefined);
+  // whether it is as long as the one remembered, begins with it or ends with it.
+  const others = [
+    "http://evil.example/a",
+    "http://shop.example.evil/a",
+    "http://evil.example/http://shop.example",
+  ];
+  for (const url of others) {
+    await ok(handle, get("http://shop.example/a"));
+    assert.equal(handle(get(url, host), INFO), undefined, url);
+  }
+  app.forwarded.splice(0);
+  await ok(handle, get("http://shop.example/a"));
   // Another scheme: its own verdict, and its own origin.
   await ok(handle, get("https://shop.example/a", host));
   // Behind a trusted proxy: another X-Forwarded-Host, then another X-Forwarded-Proto.
@@ -195,13 +214,15 @@ Deno.test("a verdict remembered for a request without Host is never one for a Ho
   const handle = door({ app: app.door, fastReads: false });
   // HTTP/2 has no Host header: the authority is the URL's.
   await (await handle(new Request("http://shop.example/a"), INFO))!.body?.cancel();
-  assert.equal(app.forwarded.length, 1);
+  // And one Host's verdict is never another's.
+  await (await handle(get("http://shop.example/a"), INFO))!.body?.cancel();
+  assert.equal(app.forwarded.length, 2);
   // Hosts that are no host names, and one the bridge does not answer to, with the same URL.
   for (const host of ["a b", "Stryker was here!", "x/y", "evil.example"]) {
     const request = new Request("http://shop.example/a", { headers: { Host: host } });
     assert.equal(handle(request, INFO), undefined, host);
   }
-  assert.equal(app.forwarded.length, 1);
+  assert.equal(app.forwarded.length, 2);
 });
 
 Deno.test("without a trusted proxy, forwarded headers change nothing of a remembered verdict", async () => {
@@ -238,6 +259,9 @@ Deno.test("an app that fails is answered as the router answers: the proxy's AimE
     "x-aim-instance": "aim-2",
   });
   assert.deepEqual(errors, [bug]);
+  // Without onError, a bug is answered all the same.
+  const unlogged = door({ app: app.door, fastReads: false });
+  await expectError((await unlogged(get("http://shop.example/bug"), INFO))!, 500, "server_error");
   // Without an instance, no instance header.
   const single = door({ app: app.door, fastReads: false });
   const res = (await single(get("http://shop.example/gateway"), INFO))!;

@@ -6,6 +6,11 @@
  */
 import type { Equivalent } from "../equivalent.ts";
 
+const HOT_PATH_CHECKS = "A short cut before the Host check: the hot path " +
+  "(bridge/http/fast_reads.ts) itself answers nothing but a GET without a query of a path " +
+  "ending in .json or .toon, so the request is left to the router all the same (the Host " +
+  "check in between only remembers a verdict).";
+
 /** The accepted equivalents of bridge/http/. */
 export const HTTP_EQUIVALENTS: readonly Equivalent[] = [
   // bridge/http/credentials.ts
@@ -109,6 +114,54 @@ export const HTTP_EQUIVALENTS: readonly Equivalent[] = [
     original: "pathStart < 0",
     replacement: "pathStart <= 0",
     reason: "The path's slash follows `scheme://authority`, so it is never at index 0.",
+  },
+  {
+    file: "bridge/http/front_door.ts",
+    mutator: "ConditionalExpression",
+    in: "frontDoor",
+    original: "query >= 0",
+    replacement: "false",
+    reason: HOT_PATH_CHECKS,
+  },
+  {
+    file: "bridge/http/front_door.ts",
+    mutator: "EqualityOperator",
+    in: "frontDoor",
+    original: "query >= 0",
+    replacement: "query > 0",
+    reason: HOT_PATH_CHECKS,
+  },
+  {
+    file: "bridge/http/front_door.ts",
+    mutator: "ConditionalExpression",
+    in: "frontDoor",
+    original: 'request.method !== "GET"',
+    replacement: "false",
+    reason: HOT_PATH_CHECKS,
+  },
+  {
+    file: "bridge/http/front_door.ts",
+    mutator: "ConditionalExpression",
+    in: "frontDoor",
+    original: '!path.endsWith(".json") && !path.endsWith(".toon")',
+    replacement: "false",
+    reason: HOT_PATH_CHECKS,
+  },
+  {
+    file: "bridge/http/front_door.ts",
+    mutator: "StringLiteral",
+    in: "frontDoor",
+    original: '".json"',
+    replacement: '""',
+    reason: HOT_PATH_CHECKS,
+  },
+  {
+    file: "bridge/http/front_door.ts",
+    mutator: "StringLiteral",
+    in: "frontDoor",
+    original: '".toon"',
+    replacement: '""',
+    reason: HOT_PATH_CHECKS,
   },
   {
     file: "bridge/http/front_door.ts",

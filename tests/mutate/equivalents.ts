@@ -7,6 +7,8 @@
  * @module
  */
 import type { Equivalent } from "./equivalent.ts";
+import { HTTP_EQUIVALENTS } from "./equivalents/http.ts";
+import { UPSTREAM_EQUIVALENTS } from "./equivalents/upstream.ts";
 
 /** Every mutant accepted as equivalent. */
 export const EQUIVALENTS: readonly Equivalent[] = [
@@ -313,4 +315,6 @@ export const EQUIVALENTS: readonly Equivalent[] = [
       "b's; V8's sort (binary insertion and TimSort's merges alike) acts only on whether the " +
       "answer is below 0, so the tools come in the same order.",
   },
+  ...HTTP_EQUIVALENTS,
+  ...UPSTREAM_EQUIVALENTS,
 ];

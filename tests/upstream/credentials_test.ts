@@ -9,6 +9,7 @@
 import assert from "node:assert/strict";
 import {
   AimCredentials,
+  aimCredentials,
   type IssuedSecrets,
   MAX_CANDIDATES,
   secretCandidates,
@@ -53,28 +54,48 @@ Deno.test("withoutSecrets() removes each member carrying a secret and keeps the 
     ["aim-tab-v1, aim-credential." + t, "aim-tab-v1"],
     ["bearer, " + t, "bearer"],
     ["Basic  dXNlcjpwYXNz ,x", "Basic  dXNlcjpwYXNz ,x"],
+    // An escaped quote inside quotes does not end them; the comma after the closing one does.
+    [`x="a\\"", Bearer ${t}`, 'x="a\\""'],
+    [`x="a\\", Bearer ${t}", y`, "y"],
+    // Empty members left by the removal go too.
+    [`Basic dXNlcjpwYXNz, , Bearer ${t}`, "Basic dXNlcjpwYXNz"],
+    [`,Basic dXNlcjpwYXNz,,Bearer ${t},`, "Basic dXNlcjpwYXNz"],
     ["", ""],
   ];
   for (const [value, kept] of table) assert.equal(withoutSecrets(value, secrets), kept, value);
   assert.equal(withoutSecrets(`Bearer ${t}`, new Set()), `Bearer ${t}`);
 });
 
+/** Where a shared store keeps a secret's hash: a session's token, or one of its two aliases. */
+type StoredAs = "token" | "credential" | "tabKey";
+
 /** A session store of known hashes, local or shared, counting what the shared one is asked. */
-function fakeStore(options: { held?: string[]; shared?: string[]; down?: boolean } = {}) {
+function fakeStore(
+  options: {
+    held?: string[];
+    shared?: string[];
+    sharedAs?: Partial<Record<StoredAs, string[]>>;
+    down?: boolean;
+  } = {},
+) {
   const held = new Set((options.held ?? []).map(hashToken));
-  const stored = new Set((options.shared ?? []).map(hashToken));
+  const stored = (as: StoredAs) =>
+    new Set([...options.shared ?? [], ...options.sharedAs?.[as] ?? []].map(hashToken));
   const asked: string[] = [];
-  const answer = (hash: string) => {
+  const answer = (as: StoredAs | undefined, hash: string) => {
     asked.push(hash);
     if (options.down) return Promise.reject(new AimError("store_unavailable", "down"));
-    return Promise.resolve(stored.has(hash) ? "t" : null);
+    return Promise.resolve(as && stored(as).has(hash) ? "t" : null);
   };
   const store = {
     holds: (hash: string) => held.has(hash),
     share: {
-      shared: options.shared !== undefined || options.down === true,
-      load: (hash: string) => answer(hash),
-      alias: (_kind: string, hash: string) => answer(hash),
+      shared: options.shared !== undefined || options.sharedAs !== undefined ||
+        options.down === true,
+      load: (hash: string) => answer("token", hash),
+      // The store's own two alias kinds, spelled as share.ts types them; any other is none.
+      alias: (kind: string, hash: string) =>
+        answer(kind === "credential" || kind === "tabKey" ? kind : undefined, hash),
     },
   } as unknown as IssuedSecrets;
   return { store, asked };
@@ -108,6 +129,35 @@ Deno.test("AimCredentials asks a shared store once per value and remembers its v
   assert.equal(first, 6, "a token, a tab credential and a tab key, for each value");
   assert.deepEqual(await credentials.issued([apps, theirs]), new Set([theirs]));
   assert.equal(asked.length, first, "remembered");
+});
+
+Deno.test("AimCredentials finds a secret another instance holds as a token, a tab credential or a tab key, each alone", async () => {
+  for (const as of ["token", "credential", "tabKey"] as const) {
+    const theirs = newToken();
+    const apps = newToken();
+    const { store } = fakeStore({ sharedAs: { [as]: [theirs] } });
+    const found = await new AimCredentials(store).issued([theirs, apps]);
+    assert.deepEqual(found, new Set([theirs]), as);
+  }
+});
+
+Deno.test("AimCredentials looks up as many as MAX_CANDIDATES candidates, and only past it takes them all as aim's", async () => {
+  const many = Array.from({ length: MAX_CANDIDATES }, () => newToken());
+  assert.deepEqual(new AimCredentials(fakeStore().store).issued(many), new Set());
+  const { store, asked } = fakeStore({ shared: [] });
+  assert.deepEqual(await new AimCredentials(store).issued(many), new Set());
+  assert.equal(asked.length, 3 * MAX_CANDIDATES, "each candidate asked, and nothing else");
+  const headers = new Headers({
+    Authorization: many.slice(0, MAX_CANDIDATES / 2).map((t) => `Bearer ${t}`).join(", "),
+    "Sec-WebSocket-Protocol": many.slice(MAX_CANDIDATES / 2).join(", "),
+  });
+  assert.deepEqual(new AimCredentials(fakeStore().store).issuedIn(headers), new Set());
+});
+
+Deno.test("aimCredentials() gives one AimCredentials per session store, so its verdicts serve every route", () => {
+  const { store } = fakeStore();
+  assert.equal(aimCredentials(store), aimCredentials(store));
+  assert.notEqual(aimCredentials(store), aimCredentials(fakeStore().store));
 });
 
 Deno.test("AimCredentials fails closed: a store that cannot answer rejects, and too many candidates are all aim's", async () => {

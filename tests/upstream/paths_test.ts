@@ -77,3 +77,93 @@ Deno.test("a route registered with capitals is aim's in any case, routed only as
   }
   assert.equal(pathVerdict(paths, "/Admin/Reports"), "app");
 });
+
+Deno.test("a percent-escape makes a spelling other than plain exactly when it spells a character servers decode differently", () => {
+  // Letters, digits, `-._~`, `/`, `\`, `;`, `%` and the control characters: every byte, both cases.
+  const decodedDifferently = (byte: number) =>
+    byte < 0x20 || byte === 0x7f || /[A-Za-z0-9\-._~/\\;%]/.test(String.fromCharCode(byte));
+  const wrong: string[] = [];
+  for (let byte = 0; byte < 256; byte++) {
+    const hex = byte.toString(16).padStart(2, "0");
+    for (const escape of [`%${hex.toUpperCase()}`, `%${hex.toLowerCase()}`]) {
+      const plain = byte > 0x7f || !decodedDifferently(byte);
+      if (isPlainPath(`/a${escape}b`) !== plain) wrong.push(`${escape}: expected ${plain}`);
+    }
+  }
+  assert.deepEqual(wrong, []);
+  // No escape at all: as plain as the text around it.
+  for (const path of ["/a%1g", "/a%g1", "/a%", "/a%0", "/a%%"]) assert.ok(isPlainPath(path), path);
+});
+
+Deno.test("a dot segment makes a spelling other than plain, between slashes or at the end", () => {
+  const table: [string, boolean][] = [
+    ["/a/./b", false],
+    ["/a/../b", false],
+    ["/a/.", false],
+    ["/a/..", false],
+    ["/./a", false],
+    ["/a.b", true],
+    ["/a/.b", true],
+    ["/a/..b", true],
+    ["/a/...", true],
+    ["/a.", true],
+  ];
+  for (const [path, plain] of table) assert.equal(isPlainPath(path), plain, path);
+  // aim's routes spelled with them are refused, not routed.
+  const paths = aimPaths(ROUTES);
+  for (const path of ["/__aim/./session", "/__aim/.", "/__aim/x/../tab"]) {
+    assert.equal(pathVerdict(paths, path), "ambiguous", path);
+  }
+  // `/__aim/..` is the root for every server that resolves it: the app's, as sent.
+  assert.equal(pathVerdict(paths, "/__aim/.."), "app");
+  // Escapes that servers all read alike keep one of aim's routes plain: routed by aim.
+  for (
+    const path of ["/__aim/a%20b", "/__aim/a%3Fb", "/__aim/%40x", "/__aim/%5Bx%5D", "/__aim/%7B"]
+  ) {
+    assert.equal(pathVerdict(paths, path), "aim", path);
+  }
+});
+
+Deno.test("a path is percent-decoded four times at most: a fifth encoding is read no further", () => {
+  const encoded = (times: number) => {
+    let path = "/__aim/tab".replace(/_/g, "%5F");
+    for (let i = 1; i < times; i++) path = path.replaceAll("%", "%25");
+    return path;
+  };
+  for (let times = 1; times <= 4; times++) {
+    assert.ok(pathReadings(encoded(times)).includes("/__aim/tab"), `${times} times`);
+    assert.equal(pathVerdict(aimPaths(ROUTES), encoded(times)), "ambiguous", `${times} times`);
+  }
+  assert.ok(!pathReadings(encoded(5)).includes("/__aim/tab"));
+  assert.deepEqual(pathReadings(encoded(5)), ["/%252525255f%252525255faim/tab", "/%5f%5faim/tab"]);
+});
+
+Deno.test("a route's wildcard matches any rest of the path; a parameter one segment", () => {
+  const paths = aimPaths([{ path: "/files/*" }, { path: "/users/:id" }, { path: "/files/*" }]);
+  const table: [string, string][] = [
+    ["/files/a", "aim"],
+    ["/files/a/b.txt", "aim"],
+    ["/files/*", "aim"],
+    ["/users/7", "aim"],
+    ["/users/7/", "aim"],
+    ["/users/7/posts", "app"],
+    ["/users", "app"],
+    ["/filesx", "app"],
+  ];
+  for (const [path, verdict] of table) assert.equal(pathVerdict(paths, path), verdict, path);
+  // A catch-all, as hono lists middleware and the proxy's route, names no path of aim's.
+  const catchAll = aimPaths([{ path: "*" }, { path: "/*" }, { path: "/__aim/tab" }]);
+  for (const path of ["/", "/page", "/a/b", "/x.json"]) {
+    assert.notEqual(pathVerdict(catchAll, path), "aim", path);
+    assert.notEqual(pathVerdict(catchAll, path), "ambiguous", path);
+  }
+});
+
+Deno.test("pathVerdict() remembers each path's verdict and answers from it", () => {
+  const paths = aimPaths(ROUTES);
+  assert.equal(pathVerdict(paths, "/page"), "app");
+  assert.equal(paths.verdicts.get("/page"), "app");
+  // What is remembered is what is answered: the path is not judged again.
+  paths.verdicts.set("/other", "ambiguous");
+  assert.equal(pathVerdict(paths, "/other"), "ambiguous");
+});

@@ -39,18 +39,35 @@ export function packageOf(specifier: string): string | undefined {
   return undefined;
 }
 
-/** The import graph of the project's own files reachable from `roots`, paths relative to `cwd`. */
-export async function readGraph(roots: readonly string[], cwd: string): Promise<Graph> {
+/** How {@linkcode readGraph} resolves the roots' imports. */
+export interface ReadGraphOptions {
+  /**
+   * The lockfile `deno info` checks the packages against, not frozen (the tests' imports are
+   * locked in `deno.test.lock`); `deno.json`'s when not given.
+   */
+  lock?: string;
+}
+
+/**
+ * The import graph of the project's own files reachable from `roots` (paths, or URLs such as a
+ * `data:` module that imports several files), paths relative to `cwd`.
+ */
+export async function readGraph(
+  roots: readonly string[],
+  cwd: string,
+  options: ReadGraphOptions = {},
+): Promise<Graph> {
   const here = new URL(`file://${cwd.endsWith("/") ? cwd : `${cwd}/`}`).href;
   const graph: Graph = new Map();
+  const lock = options.lock === undefined ? [] : [`--lock=${options.lock}`, "--frozen=false"];
   for (const root of roots) {
     const out = await new Deno.Command(Deno.execPath(), {
-      args: ["info", "--json", root],
+      args: ["info", "--json", ...lock, root],
       cwd,
       stdout: "piped",
       stderr: "inherit",
     }).output();
-    if (!out.success) throw new Error(`deno info failed for ${root}`);
+    if (!out.success) throw new Error(`deno info failed for ${root.slice(0, 200)}`);
     const info = JSON.parse(new TextDecoder().decode(out.stdout)) as { modules: InfoModule[] };
     for (const module of info.modules) {
       if (!module.specifier.startsWith(here)) continue;

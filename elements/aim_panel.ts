@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { css, html, LitElement, nothing, type TemplateResult } from "lit";
+import { css, type CSSResult, html, LitElement, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import { type Activity, client, manifestPath } from "./client.ts";
 import { ClientController, type PendingConfirmation } from "./client_controller.ts";
@@ -153,7 +153,7 @@ ${live ? html`<button class="disconnect" @click=${() => client.disconnect()}>Dis
   }
 
   // deno-fmt-ignore
-  static override styles = css`
+  static override styles: CSSResult = css`
 :host{display:block;max-width:28rem;font:14px system-ui}
 section{background:#fff;border:1px solid;border-radius:6px;padding:8px}
 header,.row{display:flex;gap:8px;align-items:center}

@@ -158,8 +158,8 @@ export class AimClient extends EventTarget {
     null;
   /** Called when the bridge no longer waits for an invocation: a prompt for it must go. */
   oncancel: ((id: string) => void) | null = null;
-  readonly actions = new Set<ActionSource>();
-  readonly states = new Set<StateSource>();
+  readonly actions: Set<ActionSource> = new Set();
+  readonly states: Set<StateSource> = new Set();
   #socket: WebSocket | null = null;
   #heartbeat: Timer;
   #retry: Timer;

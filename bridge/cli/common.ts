@@ -31,11 +31,15 @@ export class CliError extends Error {
   }
 }
 
-/** Where a command writes. */
+/** Where a command reads and writes: the process's own streams, or a test's. */
 export interface CliIO {
+  /** Writes to standard output. */
   stdout: (text: string) => void;
+  /** Writes to standard error. */
   stderr: (text: string) => void;
+  /** Reads the whole of standard input. */
   stdin: () => Promise<string>;
+  /** Reads an environment variable. */
   env: (name: string) => string | undefined;
 }
 

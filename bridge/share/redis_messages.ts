@@ -9,8 +9,8 @@
 import { z } from "zod";
 import { AimError } from "../errors/aim_error.ts";
 import { ActionSpec, InvokeResult } from "../wire/schemas.ts";
-import { FailedOutcome, ForwardedCall, Identity, KeptOutcome } from "./share.ts";
-import type { SessionRecord } from "./share.ts";
+import { FailedOutcome, ForwardedCall, KeptOutcome } from "./share.ts";
+import type { Identity, SessionRecord } from "./share.ts";
 
 /** A reply to a forwarded call, or a note that it waits for the person. */
 export const Reply: z.ZodUnion<
@@ -101,9 +101,15 @@ export function parseMessage<T>(schema: z.ZodType<T>, text: string): T | undefin
   return parsed.success ? parsed.data : undefined;
 }
 
+/** An {@linkcode Identity} as a session record keeps it. */
+const StoredIdentity: z.ZodType<Identity> = z.object({
+  username: z.string(),
+  name: z.string().exactOptional(),
+});
+
 /** The fields of a session record held as JSON in its hash. */
 const RecordJson = {
-  identity: Identity.nullable(),
+  identity: StoredIdentity.nullable(),
   state: z.record(z.string(), z.json()),
   actions: z.array(ActionSpec),
 };

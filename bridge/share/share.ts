@@ -15,11 +15,12 @@ import { InvokeResult } from "../wire/schemas.ts";
 export const NOT_SENT = "not_sent";
 
 /** Who signed in on a session, set by the server only. */
-export const Identity: z.ZodObject<
-  { username: z.ZodString; name: z.ZodExactOptional<z.ZodString> },
-  z.core.$strip
-> = z.object({ username: z.string(), name: z.string().exactOptional() });
-export type Identity = z.infer<typeof Identity>;
+export interface Identity {
+  /** The name the user signed in with. */
+  username: string;
+  /** The user's name as the page shows it (`state.user.name`), when the user store has one. */
+  name?: string;
+}
 
 /**
  * A session as every instance sees it. Secrets are kept only as hashes: the token's (the key),
@@ -322,5 +323,6 @@ export interface SessionShare
   readonly shared: boolean;
   /** Resolves once the store can be used. */
   ready(): Promise<void>;
+  /** Closes the store's connections; the sessions it shares live on in it. */
   close(): Promise<void>;
 }

@@ -13,13 +13,28 @@ export interface WebServerConfigOptions {
   upstream: URL;
   /** aim's origin: `aim serve --upstream <upstream>` listening there. */
   aim: URL;
-  /** What the web server listens on: a port, or an address and a port. @default {"80"} */
+  /**
+   * What the web server listens on: a port, or an address and a port.
+   *
+   * @default {"80"}
+   */
   listen?: string | undefined;
-  /** The site's host names (nginx `server_name`, aim's `--allowed-host`). @default {[]} */
+  /**
+   * The site's host names (nginx `server_name`, aim's `--allowed-host`).
+   *
+   * @default {[]}
+   */
   serverNames?: readonly string[] | undefined;
   /** The patterns of aim's requests, from the routes aim registered (beside_paths.ts). */
   patterns: BesidePatterns;
 }
+
+/** The defaults of {@linkcode WebServerConfigOptions}, as its `@default` tags say. */
+export const BESIDE_DEFAULTS: { readonly listen: string; readonly serverNames: readonly string[] } =
+  {
+    listen: "80",
+    serverNames: [],
+  };
 
 /** The `error` code of the web server's answer for aim's routes while aim is down. */
 export const AIM_DOWN_CODE = "aim_unavailable";
@@ -47,7 +62,7 @@ export function aimCommand(options: WebServerConfigOptions): string {
     `--port ${options.aim.port || (options.aim.protocol === "https:" ? "443" : "80")}`,
     "--trust-proxy",
     // aim allows host names one by one: a wildcard of nginx's is no name of aim's.
-    ...(options.serverNames ?? []).filter((name) => !name.startsWith("*"))
+    ...(options.serverNames ?? BESIDE_DEFAULTS.serverNames).filter((name) => !name.startsWith("*"))
       .map((name) => `--allowed-host ${name}`),
   ].join(" ");
 }

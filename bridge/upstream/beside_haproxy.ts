@@ -16,6 +16,7 @@ import {
   AIM_DOWN_BODY,
   AIM_DOWN_RETRY_AFTER,
   aimCommand,
+  BESIDE_DEFAULTS,
   hostPort,
   type WebServerConfigOptions,
 } from "./beside_config.ts";
@@ -68,7 +69,7 @@ defaults
   timeout tunnel 1h
 
 frontend site
-  bind ${bindAddress(options.listen ?? "80")}
+  bind ${bindAddress(options.listen ?? BESIDE_DEFAULTS.listen)}
   # One of aim's routes in any spelling a server may read as one, read on the path decoded once,
   # or a page's manifest (.json: aim answers it, or forwards the app's own JSON); and a path
   # url_dec cannot decode.

@@ -21,6 +21,7 @@ import {
   AIM_DOWN_BODY,
   AIM_DOWN_RETRY_AFTER,
   aimCommand,
+  BESIDE_DEFAULTS,
   hostPort,
   type WebServerConfigOptions,
 } from "./beside_config.ts";
@@ -96,7 +97,7 @@ function toAim(options: WebServerConfigOptions, first: boolean): string {
 /** The nginx configuration: a file for nginx's `http` block (`/etc/nginx/conf.d/aim.conf`). */
 export function nginxConfig(options: WebServerConfigOptions): string {
   const { patterns } = options;
-  const listen = options.listen ?? "80";
+  const listen = options.listen ?? BESIDE_DEFAULTS.listen;
   const names = options.serverNames?.length ? options.serverNames.join(" ") : "_";
   return `# aim beside nginx, written by \`aim proxy-config nginx\` (docs/upstream.md, "Production:
 # aim beside your web server"). People's pages go straight to the app; aim's routes, manifests

@@ -196,6 +196,7 @@ export const TabMessage: z.ZodDiscriminatedUnion<
   SettledMessage,
   RunMessage,
 ]);
+/** A message a tab may send: what {@linkcode TabMessage} parses. */
 export type TabMessage = z.infer<typeof TabMessage>;
 
 /** Lease status: granted to this tab, waiting for another to let go, or expired. */
@@ -253,6 +254,7 @@ export const SessionMessage: z.ZodObject<
    */
   settle: z.string().optional(),
 });
+/** The `session` message: what {@linkcode SessionMessage} parses. */
 export type SessionMessage = z.infer<typeof SessionMessage>;
 
 /**
@@ -340,6 +342,7 @@ export const ActivityMessage: z.ZodObject<
 export const EndReason: z.ZodEnum<
   { expired: "expired"; disconnected: "disconnected"; shutdown: "shutdown" }
 > = z.enum(["disconnected", "expired", "shutdown"]);
+/** Why a session ended: what {@linkcode EndReason} parses. */
 export type EndReason = z.infer<typeof EndReason>;
 
 /** The session ended; the bridge closes the channel after this. */
@@ -388,4 +391,5 @@ export const BridgeMessage: z.ZodDiscriminatedUnion<
   EndedMessage,
   PageMessage,
 ]);
+/** A message the bridge may send: what {@linkcode BridgeMessage} parses. */
 export type BridgeMessage = z.infer<typeof BridgeMessage>;

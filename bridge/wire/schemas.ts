@@ -13,6 +13,7 @@ export type { JsonValue };
 
 /** Protocol name and version every manifest carries. */
 export const PROTOCOL = "AIP";
+/** The version of the protocol every manifest and site map carries. */
 export const PROTOCOL_VERSION = "0.1";
 
 /** An action id: what an agent passes as `actionId`. */
@@ -29,6 +30,7 @@ export type FieldValue = string | number | boolean;
 
 /** An input value: any JSON value its action's `input_schema` accepts. */
 export const InputValue: z.ZodType<JsonValue> = z.json();
+/** An input value: any JSON value. */
 export type InputValue = JsonValue;
 
 /** One action as a manifest lists it (seed 000). */
@@ -53,6 +55,7 @@ export const ManifestAction: z.ZodObject<
   input_example: InputValue.optional(),
   consequential: z.boolean(),
 });
+/** One action as a manifest lists it: what {@linkcode ManifestAction} parses. */
 export type ManifestAction = z.infer<typeof ManifestAction>;
 
 /** An action as the bridge knows it: the manifest fields plus `protected`. */
@@ -78,6 +81,7 @@ export const ActionSpec: z.ZodObject<
    */
   read_only_by: z.literal("site_owner").optional(),
 });
+/** An action as the bridge knows it: what {@linkcode ActionSpec} parses. */
 export type ActionSpec = z.infer<typeof ActionSpec>;
 
 /** `state_scope` of a manifest. */
@@ -127,6 +131,7 @@ export const Manifest: z.ZodObject<
   state: z.record(z.string(), z.json()),
   actions: z.array(ManifestAction),
 });
+/** A page's manifest: what {@linkcode Manifest} parses. */
 export type Manifest = z.infer<typeof Manifest>;
 
 /** One page of the site map. */
@@ -169,6 +174,7 @@ export const Sitemap: z.ZodObject<
   mcp_url: z.url(),
   pages: z.array(SitemapPage),
 });
+/** The site map: what {@linkcode Sitemap} parses. */
 export type Sitemap = z.infer<typeof Sitemap>;
 
 /** The body of `POST /__aim/invoke`. */
@@ -179,6 +185,7 @@ export const InvokeRequest: z.ZodObject<
   actionId: z.string().min(1).max(200),
   input: z.json().optional(),
 });
+/** The body of `POST /__aim/invoke`: what {@linkcode InvokeRequest} parses. */
 export type InvokeRequest = z.infer<typeof InvokeRequest>;
 
 /** A successful invocation. */
@@ -212,6 +219,7 @@ export const InvokeResult: z.ZodObject<
    */
   settled: z.boolean().optional(),
 });
+/** A successful invocation: what {@linkcode InvokeResult} parses. */
 export type InvokeResult = z.infer<typeof InvokeResult>;
 
 /** The body of `POST /__aim/session`. */
@@ -249,6 +257,7 @@ export const SessionGrant: z.ZodObject<
   /** True when the page's own session was resumed. */
   resumed: z.boolean(),
 });
+/** The answer of `POST /__aim/session`: what {@linkcode SessionGrant} parses. */
 export type SessionGrant = z.infer<typeof SessionGrant>;
 
 /** Every error body. */

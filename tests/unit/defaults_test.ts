@@ -14,7 +14,7 @@ import { STREAM_DEFAULTS } from "../../bridge/core/streams.ts";
 import { SESSION_STORE_DEFAULTS } from "../../bridge/core/sessions.ts";
 import { TAB_CHANNEL_DEFAULTS } from "../../bridge/core/tab_connection.ts";
 import { TAB_MESSAGE_DEFAULTS } from "../../bridge/core/tab_messages.ts";
-import { ATTEMPT_DEFAULTS } from "../../bridge/core/login.ts";
+import { ATTEMPT_DEFAULTS, SCRYPT_DEFAULTS } from "../../bridge/core/login.ts";
 import { LOGIN_DEFAULTS, SERVER_ACTION_DEFAULTS } from "../../bridge/core/server_actions.ts";
 import { AUDIT_DEFAULTS } from "../../bridge/audit/log.ts";
 import { MCP_DEFAULTS } from "../../bridge/mcp/routes.ts";
@@ -32,6 +32,7 @@ import { DEMO_DEFAULTS } from "../../demo/app.ts";
 import { AIM_CREDENTIALS_DEFAULTS } from "../../bridge/http/credentials.ts";
 import { RELAY_DEFAULTS } from "../../bridge/upstream/websocket.ts";
 import { FRONT_DOOR_DEFAULTS } from "../../bridge/http/front_door.ts";
+import { BESIDE_DEFAULTS } from "../../bridge/upstream/beside_config.ts";
 import { AGENT_INVOKE_DEFAULTS } from "../../bridge/core/invocation_watch.ts";
 import { METRICS_FETCH_DEFAULTS, METRICS_LISTEN_DEFAULTS } from "../../bridge/metrics/endpoint.ts";
 
@@ -50,6 +51,7 @@ const DEFAULTS_OF: Record<string, Readonly<Record<string, unknown>>> = {
   TabChannelOptions: TAB_CHANNEL_DEFAULTS,
   TabMessageContext: TAB_MESSAGE_DEFAULTS,
   AttemptLimiterOptions: ATTEMPT_DEFAULTS,
+  ScryptOptions: SCRYPT_DEFAULTS,
   BuiltinActionsOptions: LOGIN_DEFAULTS,
   ServerAction: SERVER_ACTION_DEFAULTS,
   AuditLogOptions: AUDIT_DEFAULTS,
@@ -69,6 +71,7 @@ const DEFAULTS_OF: Record<string, Readonly<Record<string, unknown>>> = {
   AimCredentialsOptions: AIM_CREDENTIALS_DEFAULTS,
   RelayOptions: RELAY_DEFAULTS,
   FrontDoorOptions: FRONT_DOOR_DEFAULTS,
+  WebServerConfigOptions: BESIDE_DEFAULTS,
   AgentInvokeOptions: AGENT_INVOKE_DEFAULTS,
   MetricsListenOptions: METRICS_LISTEN_DEFAULTS,
   MetricsFetchOptions: METRICS_FETCH_DEFAULTS,

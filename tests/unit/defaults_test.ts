@@ -11,7 +11,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS, DEFAULTS } from "../../bridge/core/limits.ts";
 import { CORE_DEFAULTS } from "../../bridge/core/bridge.ts";
 import { STREAM_DEFAULTS } from "../../bridge/core/streams.ts";
-import { SESSION_STORE_DEFAULTS } from "../../bridge/core/sessions.ts";
+import { SESSION_STORE_DEFAULTS } from "../../bridge/core/session_store_options.ts";
 import { TAB_CHANNEL_DEFAULTS } from "../../bridge/core/tab_connection.ts";
 import { TAB_MESSAGE_DEFAULTS } from "../../bridge/core/tab_messages.ts";
 import { ATTEMPT_DEFAULTS, SCRYPT_DEFAULTS } from "../../bridge/core/login.ts";

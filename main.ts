@@ -6,6 +6,8 @@
  */
 import { CliError, type CliIO, Exit, processIO } from "./bridge/cli/common.ts";
 
+export type { CliIO };
+
 /** The version of aim. */
 export const VERSION = "0.1.0";
 

@@ -30,6 +30,7 @@ export type ActionHandler = (input: InputValue, context: { waitUntil: WaitUntil 
 
 /** The detail of an `aim-invoke` event. */
 export interface InvokeDetail {
+  /** The action's id (the element's `name`). */
   actionId: string;
   /** The agent's input, already checked against the action's `input_schema`. */
   input: InputValue;
@@ -44,24 +45,35 @@ export interface InvokeDetail {
  * docs/elements.md.
  */
 export class AimAction extends Declaration implements ActionSource {
+  /** Lit's reactive properties: `disabled`, reflected to its attribute. */
   static override properties = { disabled: { type: Boolean, reflect: true } };
   /** A disabled (or `hidden`) action is not registered. */
   declare disabled: boolean;
   /** Runs the action; wins over the event and the declarative bindings. */
   declare handler: ActionHandler | undefined;
-  protected readonly set = client.actions;
+  /**
+   * The client's set of actions, which the element joins while connected.
+   *
+   * @internal
+   */
+  protected readonly set: Set<ActionSource> = client.actions;
   /**
    * An `items=` action lists the keys present now: it registers again when they change, in the
    * document or in the shadow roots its selectors cross.
    */
   #items = new Watch(() => this.changed());
 
+  /** Leaves the client's actions and stops watching its items. */
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.#items.set([]);
   }
 
-  /** The declaration read from the markup; null when hidden, disabled or invalid. */
+  /**
+   * The declaration read from the markup; null when hidden, disabled or invalid.
+   *
+   * @internal The client's.
+   */
   declaration(): Registered | null {
     if (this.hidden || this.disabled) return null;
     const key = this.getAttribute("key-attribute");
@@ -122,7 +134,11 @@ export class AimAction extends Declaration implements ActionSource {
     return (await this.#binding()).runBinding(this, input, ...this.#resolvers());
   }
 
-  /** What the binding will act on with `input` (the person's prompt outlines it), if known. */
+  /**
+   * What the binding will act on with `input` (the person's prompt outlines it), if known.
+   *
+   * @internal The prompt's.
+   */
   async target(input: InputValue): Promise<Target | undefined> {
     return (await this.#binding()).targetOf(this, input, ...this.#resolvers());
   }

@@ -4,7 +4,7 @@
  *
  * @module
  */
-import { css, html, LitElement, nothing, type TemplateResult } from "lit";
+import { css, type CSSResult, html, LitElement, nothing, type TemplateResult } from "lit";
 import { repeat } from "lit/directives/repeat.js";
 import { type Activity, client, manifestPath } from "./client.ts";
 import { ClientController, type PendingConfirmation } from "./client_controller.ts";
@@ -25,6 +25,7 @@ function sh(text: string): string {
  * document; a {@linkcode ClientController} wires it to the page's client.
  */
 export class AimPanel extends LitElement {
+  /** Lit's reactive properties: `confirm`, and `status` reflected to its attribute. */
   static override properties = {
     confirm: {},
     status: { reflect: true },
@@ -51,6 +52,7 @@ export class AimPanel extends LitElement {
     return time;
   }
 
+  /** Takes the client's status before each render. */
   protected override willUpdate(): void {
     this.status = client.status;
   }
@@ -131,6 +133,7 @@ ${shown.more ? html`<p id="cut">${cutNote(shown.more)}</p>` : nothing}
 </details>`;
   }
 
+  /** The panel: its status, a prompt waiting for the person, and the session once connected. */
   // deno-fmt-ignore
   protected override render(): TemplateResult {
     const { status } = client;
@@ -152,8 +155,9 @@ ${live ? html`<button class="disconnect" @click=${() => client.disconnect()}>Dis
 </section>`;
   }
 
+  /** The panel's own styles, in its shadow root. */
   // deno-fmt-ignore
-  static override styles = css`
+  static override styles: CSSResult = css`
 :host{display:block;max-width:28rem;font:14px system-ui}
 section{background:#fff;border:1px solid;border-radius:6px;padding:8px}
 header,.row{display:flex;gap:8px;align-items:center}

@@ -36,18 +36,26 @@ let loading: Promise<unknown> | undefined;
  * attributes and what the manifest says for each are in docs/elements.md.
  */
 export class AimState extends Declaration implements StateSource {
+  /** Lit's reactive properties: `value`. */
   static override properties = { value: {} };
   /** The published value (a new object each time, not mutated); wins over the other sources. */
   declare value: unknown;
-  protected readonly set = client.states;
+  /**
+   * The client's set of states, which the element joins while connected.
+   *
+   * @internal
+   */
+  protected readonly set: Set<StateSource> = client.states;
   /** The source (or the document, for it to appear) and the shadow roots its reading crossed. */
   #watch = new Watch(() => this.changed(), true);
 
+  /** Leaves the client's states and stops watching its source. */
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.#watch.set([]);
   }
 
+  /** A new `value`: the state is read again. */
   protected override updated(): void {
     this.changed();
   }

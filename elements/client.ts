@@ -22,19 +22,57 @@ import { store, stored } from "./session_storage.ts";
 export type Status = "connecting" | "waiting" | "connected" | "disconnected" | "ended";
 
 /**
- * Why a session ended: the bridge's `ended` reasons, `gone` when a restarted bridge no longer
- * knows it, `unavailable` when the bridge refused this page.
+ * Why a session ended: the bridge's `ended` reasons (the `disconnect` action, idle expiry, the
+ * bridge stopping), `gone` when a restarted bridge no longer knows it, `unavailable` when the
+ * bridge refused this page. The same as the wire's (tests/unit/elements_types_test.ts).
  */
-export type EndReason =
-  | Extract<BridgeMessage, { type: "ended" }>["reason"]
-  | "gone"
-  | "unavailable";
+export type EndReason = "disconnected" | "expired" | "shutdown" | "gone" | "unavailable";
 
-/** One thing the agent did, as the bridge reports it. */
-export type Activity = Extract<BridgeMessage, { type: "activity" }>;
+/**
+ * One thing an agent did, as the bridge reports it (the `aim-activity` event's detail): the
+ * tab channel's `activity` message (tests/unit/elements_types_test.ts keeps them the same).
+ */
+export interface Activity {
+  /** The message's type. */
+  type: "activity";
+  /** When it was answered (ISO 8601). */
+  at: string;
+  /** The action run. */
+  actionId: string;
+  /** The HTTP status the agent was answered with. */
+  status: number;
+  /** `ok`, or the error code the agent was answered with. */
+  outcome: string;
+  /** How long it took, in milliseconds. */
+  durationMs: number;
+  /** `"webmcp"` for an agent in the browser (the elements fire those themselves). */
+  via?: "webmcp" | undefined;
+}
 
-/** The session, as the bridge tells the tab that holds it. */
-export type SessionInfo = Omit<Extract<BridgeMessage, { type: "session" }>, "settle">;
+/**
+ * The session, as the bridge tells the tab that holds it: the tab channel's `session` message
+ * less `settle` (tests/unit/elements_types_test.ts keeps them the same).
+ */
+export interface SessionInfo {
+  /** The message's type. */
+  type: "session";
+  /** The session's public id. */
+  id: string;
+  /** The page the session is on, as the bridge names it. */
+  page: string;
+  /** When the session expires unless used (ISO 8601). */
+  expiresAt: string;
+  /** Whether someone signed in. */
+  authenticated: boolean;
+  /** Who signed in, or null. */
+  user: { username: string; name?: string | undefined } | null;
+  /** Sent as `X-Aim-Tab` to the page's own API (see `requireSession`); never show it. */
+  tabKey: string;
+  /** The largest state snapshot the bridge keeps whole; the tab cuts what is over it. */
+  maxStateBytes: number;
+  /** How long the bridge waits for the page to finish reacting to an action, ms. */
+  settleMs?: number | undefined;
+}
 
 export type { WaitUntil };
 
@@ -48,9 +86,15 @@ export type { ConfirmRequest };
 
 /** An `<aim-action>` as the client sees it. */
 export interface ActionSource extends Element {
+  /** The action's id. */
   name: string;
-  /** The declaration to register, or null when the element is not available now. */
+  /**
+   * The declaration to register, or null when the element is not available now.
+   *
+   * @internal The client's.
+   */
   declaration(): Declaration | null;
+  /** Runs the action with a validated input; the work it starts goes to `waitUntil`. */
   run(input: InputValue, waitUntil?: WaitUntil): Promise<unknown>;
   /** What the action will act on with `input`, which the person's prompt shows; see `Target`. */
   target?(input: InputValue): Promise<Target | undefined>;
@@ -62,13 +106,17 @@ export interface ActionSource extends Element {
  * to them in words, for the prompt ("press “Approve” on the row req-3").
  */
 export interface Target {
+  /** The elements to outline, the first scrolled into view. */
   elements: Element[];
+  /** What the action does to them, in words. */
   words: string;
 }
 
 /** An `<aim-state>` as the client sees it: `undefined` publishes nothing. */
 export interface StateSource extends Element {
+  /** The state's key. */
   name: string;
+  /** The value to publish now; undefined publishes nothing. */
   read(): unknown;
 }
 
@@ -131,13 +179,16 @@ const ENDED: Record<string, string> = {
  * ({@linkcode AimClient.takeOver}).
  */
 export class AimClient extends EventTarget {
+  /** Where the client is: opening the session, waiting for another tab, connected… */
   status: Status = "connecting";
+  /** Why the session ended, once it did (`status` is then `ended`). */
   endReason: EndReason | null = null;
   /** A sentence about the status, for people; a countdown to `until` may follow it. */
   detail = "";
+  /** The session's token, for the person to give an agent ("" until the bridge gave one). */
   token = "";
   /** The page as the bridge names it (its manifest is at `manifestPath(page)`). */
-  page = location.pathname;
+  page: string = location.pathname;
   /** When the next reconnect is tried (disconnected); 0 when none is due. */
   until = 0;
   /**
@@ -145,7 +196,11 @@ export class AimClient extends EventTarget {
    * someone signed in (`aim-session`). Null until this tab first held it, and once it ended.
    */
   session: SessionInfo | null = null;
-  /** The page's declarations now (a `change` event says when they change). */
+  /**
+   * The page's declarations now (a `change` event says when they change).
+   *
+   * @internal The client's and the panel's.
+   */
   declarations: Declaration[] = [];
   /**
    * Asks the person before a consequential action runs: true, or a promise of true, is their
@@ -158,8 +213,18 @@ export class AimClient extends EventTarget {
     null;
   /** Called when the bridge no longer waits for an invocation: a prompt for it must go. */
   oncancel: ((id: string) => void) | null = null;
-  readonly actions = new Set<ActionSource>();
-  readonly states = new Set<StateSource>();
+  /**
+   * The `<aim-action>` elements connected now.
+   *
+   * @internal The elements join it.
+   */
+  readonly actions: Set<ActionSource> = new Set();
+  /**
+   * The `<aim-state>` elements connected now.
+   *
+   * @internal The elements join it.
+   */
+  readonly states: Set<StateSource> = new Set();
   #socket: WebSocket | null = null;
   #heartbeat: Timer;
   #retry: Timer;
@@ -497,6 +562,8 @@ export class AimClient extends EventTarget {
   /**
    * Tells the bridge that an agent in the browser ran one of the page's actions, when this tab
    * holds a session: the bridge records it in the session's audit log (`/__aim/activity`).
+   *
+   * @internal elements/webmcp.ts calls it.
    */
   reportRun(report: RunReport): void {
     this.#send({ type: "run", ...report });

@@ -68,9 +68,15 @@ export class Watch {
 
 /** A declaration element: `set` is the client's set it joins while connected. */
 export abstract class Declaration extends ReactiveElement {
+  /** Lit's reactive properties: `name`, reflected to its attribute. */
   static override properties: PropertyDeclarations = { name: { reflect: true } };
   /** The action id or the state key. */
   declare name: string;
+  /**
+   * The client's set (of actions or of states) the element joins while connected.
+   *
+   * @internal
+   */
   protected abstract readonly set: Set<Element>;
   #self = new MutationObserver(() => this.changed());
 
@@ -82,11 +88,12 @@ export abstract class Declaration extends ReactiveElement {
     client.changed(this.set === client.actions);
   }
 
-  // Light DOM, nothing rendered: the element is a declaration.
+  /** The element itself (light DOM): nothing is rendered, the element is a declaration. */
   protected override createRenderRoot(): HTMLElement {
     return this;
   }
 
+  /** Joins the client's set and watches its own attributes and children. */
   override connectedCallback(): void {
     super.connectedCallback();
     this.#self.observe(this, EVERYTHING);
@@ -94,6 +101,7 @@ export abstract class Declaration extends ReactiveElement {
     this.changed();
   }
 
+  /** Leaves the client's set and stops watching itself. */
   override disconnectedCallback(): void {
     super.disconnectedCallback();
     this.#self.disconnect();

@@ -158,14 +158,14 @@ export class NavigationWatch {
    * A click, after the page's own listeners (the window's bubbling ones come last): unless they
    * prevented it, a link's leaves the page, a submit button's presses its form.
    */
-  onClick = (e: Event) => {
+  onClick = (e: Event): void => {
     this.#pressed ||= isSubmitButton(e.target as Element);
     const link = !e.defaultPrevented && linkOf(e);
     if (link) this.#leave(link.href, e);
   };
 
   /** A submission the page did not prevent loads the form's action (unless another target). */
-  onSubmit = (e: Event) => {
+  onSubmit = (e: Event): void => {
     this.#submitted = true;
     if (e.defaultPrevented) return;
     const form = e.target as HTMLFormElement;
@@ -174,7 +174,7 @@ export class NavigationWatch {
   };
 
   /** The Navigation API's `navigate`: a script's navigation, or a route of a single-page app. */
-  onNavigate = (event: Event) => {
+  onNavigate = (event: Event): void => {
     const e = event as NavigateEvent;
     // A route of a single-page app: the page stays (`end` sees where it went).
     if (e.destination.sameDocument || !e.cancelable) return;
@@ -183,7 +183,7 @@ export class NavigationWatch {
   };
 
   /** A field the browser's validation refused: its message is the agent's, not a bubble. */
-  onInvalid = (e: Event) => {
+  onInvalid = (e: Event): void => {
     const control = e.target as HTMLInputElement;
     this.invalid ||= `"${control.name || control.id}": ${words(control.validationMessage)}`;
     // The agent reads the message; the person is not shown the browser's bubble for it.

@@ -27,7 +27,20 @@ import type { AimPanel } from "./aim_panel.ts";
 export { AimAction, AimState, client };
 export type { AimPanel };
 export type { ActionHandler, InvokeDetail } from "./aim_action.ts";
-export type { Activity, AimClient, ConfirmRequest, EndReason, Status } from "./client.ts";
+export type {
+  ActionSource,
+  Activity,
+  AimClient,
+  ConfirmRequest,
+  EndReason,
+  SessionInfo,
+  StateSource,
+  Status,
+  Target,
+  WaitUntil,
+} from "./client.ts";
+export type { Declaration } from "./declaration.ts";
+export type { InputValue } from "../bridge/wire/schemas.ts";
 
 let panel: Promise<void> | undefined;
 

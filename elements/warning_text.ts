@@ -14,10 +14,22 @@ export const MAX_WARNINGS = 100;
 type Sentence = (parts: readonly unknown[]) => string;
 
 /**
- * The sentence of each kind of warning: its code, named as its section in docs/elements.md
- * ("Author warnings").
+ * Every kind of warning: its code, named as its section in docs/elements.md ("Author warnings").
  */
-export const SENTENCES = {
+export type WarningCode =
+  | "action-markup"
+  | "state-markup"
+  | "state-not-json"
+  | "state-too-large"
+  | "password-field"
+  | "action-rejected"
+  | "channel-closed"
+  | "chunk-not-loaded"
+  | "wait-until-failed"
+  | "webmcp-tool";
+
+/** The sentence of each kind of warning, by its {@linkcode WarningCode}. */
+export const SENTENCES: { readonly [code in WarningCode]: Sentence } = {
   "action-markup": ([name, problem]) => `<aim-action name="${name}">: ${problem}`,
   "state-markup": ([name, problem]) => `<aim-state name="${name}">: ${problem}`,
   "state-not-json": ([name]) => `<aim-state name="${name}"> is not JSON`,
@@ -29,10 +41,7 @@ export const SENTENCES = {
   "chunk-not-loaded": ([what, error]) => `the ${what} did not load: ${error}`,
   "wait-until-failed": ([error]) => `waitUntil: ${error}`,
   "webmcp-tool": ([problem]) => `${problem}`,
-} as const satisfies Record<string, Sentence>;
-
-/** Every kind of warning: a code of {@linkcode SENTENCES}. */
-export type WarningCode = keyof typeof SENTENCES;
+};
 
 const given = new Set<string>();
 

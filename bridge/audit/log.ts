@@ -12,14 +12,23 @@ import { BoundedMap } from "../utils/bounded_map.ts";
 
 /** One entry as a session reads it back. */
 export interface AuditEntry {
+  /** When it was answered (ISO 8601). */
   at: string;
+  /** The session's public id (never its token). */
   session: string;
+  /** Who was signed in on the session, or null. */
   username: string | null;
+  /** The page the session was on. */
   page: string;
+  /** The action invoked. */
   actionId: string;
+  /** The input, with keys that look like secrets removed. */
   input: unknown;
+  /** The HTTP status the invocation was answered with. */
   status: number;
+  /** `ok`, or the error code it was answered with. */
   outcome: string;
+  /** How long it took, in milliseconds. */
   durationMs: number;
   /**
    * Who ran it: `"bridge"` for an agent's invocation through the bridge (HTTP, MCP, ACP),
@@ -342,6 +351,7 @@ export class AuditLog implements Disposable {
     this.#db.close();
   }
 
+  /** Closes the log (`using`). */
   [Symbol.dispose](): void {
     this.close();
   }

@@ -31,11 +31,15 @@ export class CliError extends Error {
   }
 }
 
-/** Where a command writes. */
+/** Where a command reads and writes: the process's own streams, or a test's. */
 export interface CliIO {
+  /** Writes to standard output. */
   stdout: (text: string) => void;
+  /** Writes to standard error. */
   stderr: (text: string) => void;
+  /** Reads the whole of standard input. */
   stdin: () => Promise<string>;
+  /** Reads an environment variable. */
   env: (name: string) => string | undefined;
 }
 
@@ -91,12 +95,25 @@ export function flagProblem(error: unknown): string {
   return message.split("\n")[0]!;
 }
 
+/** What {@linkcode parseFlags} gives `parseArgs`: a command's flags and `--help`. */
+export interface FlagsConfig<T extends NonNullable<ParseArgsConfig["options"]>> {
+  args: string[];
+  options: T & { help: { type: "boolean"; short: "h" } };
+  allowPositionals: true;
+  strict: true;
+}
+
+/** A command's flags as `parseArgs` parsed them: `values` and `positionals`. */
+export type ParsedFlags<T extends NonNullable<ParseArgsConfig["options"]>> = ReturnType<
+  typeof parseArgs<FlagsConfig<T>>
+>;
+
 /** Parses a command's flags; an unknown flag or a missing value is a usage error. */
 export function parseFlags<T extends NonNullable<ParseArgsConfig["options"]>>(
   args: string[],
   options: T,
   usage: string,
-) {
+): ParsedFlags<T> {
   try {
     return parseArgs({
       args: joinDashValues(args, options),

@@ -31,7 +31,8 @@ import { DEFAULT_LIMITS, DEFAULTS, type Limits } from "./limits.ts";
 import { buildManifest, buildSitemap, sessionState } from "./manifests.ts";
 import { builtinActions, type ServerAction } from "./server_actions.ts";
 import type { Session } from "./session.ts";
-import { SESSION_STORE_DEFAULTS, SessionStore } from "./sessions.ts";
+import { SessionStore } from "./sessions.ts";
+import { SESSION_STORE_DEFAULTS } from "./session_store_options.ts";
 import { LocalShare } from "../share/local.ts";
 import type { SessionShare } from "../share/share.ts";
 import { STREAM_DEFAULTS, type StreamLimits, StreamSlots } from "./streams.ts";
@@ -61,7 +62,11 @@ export type {
 export interface BridgeCoreOptions {
   /** The site's folder; or give `catalog`. */
   root?: string | undefined;
-  /** Where pages are read from, in place of a folder (an app in front of which aim stands). */
+  /**
+   * Where pages are read from, in place of a folder (an app in front of which aim stands).
+   *
+   * @internal `createBridge` makes it of its `upstream` option.
+   */
   catalog?: PageCatalog | undefined;
   /**
    * Query parameters that are part of a page's identity (`["id"]`: `/edit.php?id=1` and
@@ -163,6 +168,8 @@ export interface BridgeCoreOptions {
   /**
    * Where sessions are shared with other instances (docs/scaling.md); without it, this process
    * holds them all.
+   *
+   * @internal `createBridge` makes it of its `redis` option.
    */
   share?: SessionShare | undefined;
   /** The clock; without it, `Date.now`. */
@@ -200,11 +207,13 @@ export const CORE_DEFAULTS: {
 
 /** The result of opening a session. */
 export interface OpenedSession {
+  /** The session. */
   session: Session;
   /** The agent's token: a new one, or the one the page resumed with. */
   token: string;
   /** The tab credential of a new session; undefined when the page resumed its own. */
   credential?: string;
+  /** True when the page's own session was resumed, false when a new one was opened. */
   reused: boolean;
 }
 
@@ -221,11 +230,27 @@ export interface OpenSessionOptions {
 
 /** The protocol core of one bridge. */
 export class BridgeCore {
+  /**
+   * Every session this process holds, and how they are shared.
+   *
+   * @internal The core's and the routes' own.
+   */
   readonly sessions: SessionStore;
+  /**
+   * Where the pages are read from: the site's folder, or the app in front of which aim stands.
+   *
+   * @internal The core's and the routes' own.
+   */
   readonly catalog: PageCatalog;
   /** Query parameters that are part of a page's identity. */
   readonly pageQuery: readonly string[];
+  /** The size and count limits in force ({@linkcode DEFAULT_LIMITS} and the options'). */
   readonly limits: Limits;
+  /**
+   * The server actions, and the actions each session's tab registered.
+   *
+   * @internal The core's own.
+   */
   readonly actions: ActionRegistry;
   readonly #invocations: Invocations;
   readonly #tabs: TabMessages;
@@ -233,10 +258,24 @@ export class BridgeCore {
   readonly #watch: WatchInvocation | undefined;
   readonly #tabTimeoutMs: number;
   readonly #confirmTimeoutMs: number;
+  /**
+   * Where sessions are shared with other instances (this process alone by default).
+   *
+   * @internal The core's own.
+   */
   readonly share: SessionShare;
-  /** The event streams and long polls open, per client address and in all. */
+  /**
+   * The event streams and long polls open, per client address and in all.
+   *
+   * @internal The routes' own.
+   */
   readonly streams: StreamSlots;
 
+  /**
+   * The core of a bridge over `options.root` (or `options.catalog`).
+   *
+   * @throws {TypeError} when neither is given, or `pageQuery` is no list of parameter names.
+   */
   constructor(options: BridgeCoreOptions) {
     const now = options.now ?? Date.now;
     const share = this.share = options.share ?? new LocalShare();
@@ -437,6 +476,8 @@ export class BridgeCore {
   /**
    * The session message a tab receives on grant and on login changes; `settle` asks the tab
    * to answer `settled` of that id once it has reacted.
+   *
+   * @internal The tab channel's.
    */
   sessionMessage(session: Session, settle?: string): SessionMessage {
     return sessionMessage(session, this.limits, {
@@ -450,7 +491,11 @@ export class BridgeCore {
     return sessionState(session);
   }
 
-  /** The actions registered for a session now. */
+  /**
+   * The actions registered for a session now.
+   *
+   * @internal The protocol routes' (http/, mcp/, a2a/, acp/); the wire types are `schemas`'.
+   */
   sessionActions(session: Session): ActionSpec[] {
     return this.actions.forSession(session);
   }
@@ -459,12 +504,17 @@ export class BridgeCore {
    * The manifest of the page at `path` for `session` (or the public one).
    *
    * @throws {AimError} 404 `not_found`, 409 `page_mismatch`.
+   * @internal The protocol routes' (http/, mcp/, a2a/, acp/); the wire types are `schemas`'.
    */
   manifest(path: string, session: Session | null, origin: string): Promise<Manifest> {
     return buildManifest(this, path, session, origin);
   }
 
-  /** The site map: every agent-enabled page. */
+  /**
+   * The site map: every agent-enabled page.
+   *
+   * @internal The protocol routes' (http/, mcp/, a2a/, acp/); the wire types are `schemas`'.
+   */
   sitemap(origin: string): Promise<Sitemap> {
     return buildSitemap(this, origin);
   }
@@ -474,6 +524,7 @@ export class BridgeCore {
    * answer and never runs the action twice.
    *
    * @throws {AimError} every failure of an invocation (docs/protocol.md).
+   * @internal The protocol routes' (http/, mcp/, a2a/, acp/); the wire types are `schemas`'.
    */
   invoke(
     session: Session,
@@ -522,12 +573,20 @@ export class BridgeCore {
     return await this.#invocations.invoke(session, body, options);
   }
 
-  /** A tab opened the channel with this session's credential. */
+  /**
+   * A tab opened the channel with this session's credential.
+   *
+   * @internal The tab channel's route calls it.
+   */
   connectTab(session: Session, port: TabPort): TabConnection {
     return this.#tabs.connect(session, port);
   }
 
-  /** Handles one channel message; a malformed or oversized one closes that channel only. */
+  /**
+   * Handles one channel message; a malformed or oversized one closes that channel only.
+   *
+   * @internal The tab channel's route calls it.
+   */
   tabMessage(session: Session, tab: TabConnection, data: unknown, state: ChannelState): void {
     this.#tabs.handle(session, tab, data, state);
   }

@@ -25,10 +25,15 @@ import { normalizePage } from "../site/paths.ts";
 
 /** One finished invocation, for an audit trail. */
 export interface InvocationRecord {
+  /** When it was answered. */
   at: Date;
+  /** The session's public id (never its token). */
   sessionId: string;
+  /** The page the session was on. */
   page: string;
+  /** Who was signed in on the session, or null. */
   username: string | null;
+  /** The action invoked. */
   actionId: string;
   /** The input with keys that look like secrets removed. */
   input: unknown;
@@ -37,8 +42,11 @@ export interface InvocationRecord {
    * how many refused calls it writes one by one.
    */
   client?: string;
+  /** The HTTP status the invocation was answered with. */
   status: number;
+  /** `ok`, or the error code it was answered with. */
   outcome: string;
+  /** How long it took, in milliseconds. */
   durationMs: number;
   /**
    * `"webmcp"` for a run by an agent in the browser, through the page's WebMCP tools, that

@@ -15,18 +15,38 @@ export interface UserStore {
 
 /** One user of {@linkcode createUserStore}. */
 export interface UserRecord {
+  /** The name the user signs in with. */
   username: string;
   /** A hash made by {@linkcode hashPassword}; never the password. */
   passwordHash: string;
+  /** The user's name as the page shows it (`state.user.name`). */
   name?: string | undefined;
 }
 
-/** scrypt cost parameters. */
+/** scrypt cost parameters of {@linkcode hashPassword}; the hash records them. */
 export interface ScryptOptions {
+  /**
+   * CPU and memory cost, a power of two.
+   *
+   * @default {16384}
+   */
   N?: number;
+  /**
+   * Block size.
+   *
+   * @default {8}
+   */
   r?: number;
+  /**
+   * Parallelization.
+   *
+   * @default {1}
+   */
   p?: number;
 }
+
+/** The defaults of {@linkcode ScryptOptions}, as its `@default` tags say. */
+export const SCRYPT_DEFAULTS: Readonly<Required<ScryptOptions>> = { N: 16384, r: 8, p: 1 };
 
 const KEY_LENGTH = 32;
 
@@ -63,7 +83,7 @@ function unb64(text: string): Uint8Array {
 
 /** Hashes a password as `scrypt$N$r$p$salt$key` (base64). */
 export async function hashPassword(password: string, options: ScryptOptions = {}): Promise<string> {
-  const { N = 16384, r = 8, p = 1 } = options;
+  const { N = SCRYPT_DEFAULTS.N, r = SCRYPT_DEFAULTS.r, p = SCRYPT_DEFAULTS.p } = options;
   const salt = crypto.getRandomValues(new Uint8Array(16));
   const key = await derive(password, salt, N, r, p);
   return `scrypt$${N}$${r}$${p}$${b64(salt)}$${b64(key)}`;
@@ -150,7 +170,11 @@ export interface AttemptLimiterOptions {
   maxKeys?: number;
   /** The clock; without it, `Date.now`. */
   now?: () => number;
-  /** With a shared store, failures count across every instance. */
+  /**
+   * With a shared store, failures count across every instance.
+   *
+   * @internal The bridge passes its own store.
+   */
   share?: SessionShare | undefined;
 }
 
@@ -173,16 +197,22 @@ export const ATTEMPT_DEFAULTS: Readonly<Required<Omit<AttemptLimiterOptions, "sh
  * per session, never per account alone, so that nobody can make someone else wait.
  */
 export class AttemptLimiter {
+  /** Failures a key may have before it waits. */
   readonly max: number;
+  /** Quiet time after which a key's failures are forgotten, ms. */
   readonly windowMs: number;
+  /** The first wait, ms. */
   readonly baseDelayMs: number;
+  /** The longest wait, ms. */
   readonly maxDelayMs: number;
+  /** Keys remembered at most. */
   readonly maxKeys: number;
   #now: () => number;
   #share: SessionShare | undefined;
   /** By key, in the order of their last failure (oldest first). */
   #failures = new Map<string, { count: number; last: number }>();
 
+  /** A limiter with the limits of `options`, the defaults for those left out. */
   constructor(options: AttemptLimiterOptions = {}) {
     this.max = options.max ?? ATTEMPT_DEFAULTS.max;
     this.windowMs = options.windowMs ?? ATTEMPT_DEFAULTS.windowMs;

@@ -33,11 +33,15 @@ export type ActionAvailability = "always" | "signed_in" | "signed_out";
 
 /** An action that an app embedding the bridge runs in TypeScript. */
 export interface ServerAction {
+  /** The action's id, as agents name it (`actionId`); no page may declare one of the same id. */
   id: string;
+  /** What it does, for the agent. */
   description: string;
+  /** The JSON Schema its input must match; the bridge checks every input against it. */
   input_schema: InputSchema;
   /** An input the schema accepts; without one, the bridge makes one from the schema. */
   input_example?: InputValue;
+  /** Marked `consequential` in the manifest; it runs on the bridge, with no prompt in the page. */
   consequential?: boolean;
   /** Needs a signed-in session; listed only when signed in. */
   protected?: boolean;

@@ -22,13 +22,23 @@ export interface IdempotentEntry {
 export class Session {
   /** A public id, safe to log; never the token. */
   readonly id: string = crypto.randomUUID();
+  /** The hash of the agent's token: the session's key; the token itself is never kept. */
   readonly tokenHash: string;
+  /** When it was opened (ms since the epoch). */
   readonly createdAt: number;
+  /**
+   * The tab channel: the lease, the connected tabs and the invocations relayed to them.
+   *
+   * @internal The core's own.
+   */
   readonly tab: TabChannel<Session>;
   /** The address of the client that opened it (see `--trust-proxy`). */
   readonly client: string;
+  /** The page the session is on (its identity: path and declared query parameters). */
   page: string;
+  /** When it expires unless used (ms since the epoch). */
   expiresAt: number;
+  /** Who signed in on it (a server action's `signIn`), or null. */
   identity: Identity | null = null;
   /**
    * The hash of the tab credential: what lets a browser tab open the channel and hold the
@@ -48,6 +58,7 @@ export class Session {
   tabBound = false;
   /** True once an agent used the token (anything but the page's own opening request). */
   used = false;
+  /** Invocations under way. */
   inFlight = 0;
   /** Requests held open waiting for a change: event streams and long polls. */
   waiting = 0;
@@ -56,6 +67,7 @@ export class Session {
    * actions, who holds the lease, the identity, the page.
    */
   version = 1;
+  /** Why it ended, once it did; null while it lives. */
   ended: EndReason | null = null;
   /**
    * True once this process stops serving the session while it lives on in the shared store (the
@@ -138,11 +150,20 @@ export class Session {
     });
   }
 
-  /** Answers kept by `Idempotency-Key`; made on first use, as most sessions never need one. */
+  /**
+   * Answers kept by `Idempotency-Key`; made on first use, as most sessions never need one.
+   *
+   * @internal The core's own.
+   */
   get idempotency(): Map<string, IdempotentEntry> {
     return this.#idempotency ??= new Map();
   }
 
+  /**
+   * A session as its store makes it.
+   *
+   * @internal Sessions are opened by `BridgeCore.openSession`.
+   */
   constructor(init: {
     id?: string;
     tokenHash: string;

@@ -41,6 +41,12 @@ export {
   TAB_KEY_HEADER,
 } from "./token.ts";
 
+/**
+ * Adds an embedding app's own routes to the bridge's hono app, before the manifests and static
+ * files; they guard themselves with {@linkcode requireSession}, given `core`.
+ */
+export type AppRoutes = (app: Hono<AppEnv>, core: BridgeCore) => void;
+
 /** Options of {@linkcode createApp}. */
 export interface AppOptions extends OriginOptions {
   /** Called once per answered request. */
@@ -52,7 +58,7 @@ export interface AppOptions extends OriginOptions {
   /** Called for errors that are not protocol errors (bugs), without request data. */
   onError?: ((error: unknown) => void) | undefined;
   /** Adds an embedding app's own routes, before the manifests and static files. */
-  routes?: ((app: Hono<AppEnv>, core: BridgeCore) => void) | undefined;
+  routes?: AppRoutes | undefined;
   /**
    * Route groups of the bridge's other protocols (ACP, MCP), mounted at the root after the
    * app's own routes and before the manifests and static files, so that no site file shadows

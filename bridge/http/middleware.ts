@@ -18,9 +18,13 @@ import {
 
 /** One answered request, for the log: never a token, cookie, body or query string. */
 export interface RequestLogEntry {
+  /** The request's method. */
   method: string;
+  /** The request's path, without its query string. */
   path: string;
+  /** The status it was answered with. */
   status: number;
+  /** How long the handlers took to make the response, in milliseconds (to a tenth). */
   ms: number;
 }
 

@@ -40,7 +40,9 @@ interface Encoded {
 
 /** Milliseconds of computing: added to a bucket per second, and the most it holds. */
 export interface ComputeRate {
+  /** Milliseconds of computing earned per second. */
   msPerSecond: number;
+  /** Milliseconds that may be spent at once (what the budget holds at most). */
   burstMs: number;
 }
 

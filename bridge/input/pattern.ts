@@ -126,8 +126,8 @@ function complement(ranges: [number, number][]): [number, number][] {
 }
 
 /** ECMAScript's `\s` as the body of an RE2 class (RE2's own `\s` lacks \v and Unicode spaces). */
-export const SPACE = rangesBody(SPACE_RANGES);
-export const NOT_SPACE = rangesBody(complement(SPACE_RANGES));
+export const SPACE: string = rangesBody(SPACE_RANGES);
+export const NOT_SPACE: string = rangesBody(complement(SPACE_RANGES));
 /** ECMAScript's `.` without the `s` flag. */
 export const DOT = `[^${hex(0x0a)}${hex(0x0d)}${hex(0x2028)}${hex(0x2029)}]`;
 /** A class that matches nothing: ECMAScript's `[]`. */
@@ -219,7 +219,10 @@ export function literal(cp: number): string {
   return /[A-Za-z0-9_]/.test(String.fromCodePoint(cp)) ? String.fromCodePoint(cp) : hex(cp);
 }
 
-export const SIMPLE_ESCAPES = new Map([["f", 0x0c], ["n", 0x0a], ["r", 0x0d], ["t", 0x09], [
+export const SIMPLE_ESCAPES: Map<string, number> = new Map([["f", 0x0c], ["n", 0x0a], ["r", 0x0d], [
+  "t",
+  0x09,
+], [
   "v",
   0x0b,
 ]]);

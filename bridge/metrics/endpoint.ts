@@ -104,6 +104,7 @@ export function parseMetricsAddress(text: string): MetricsListenOptions | string
 
 /** The metrics' listener could not listen (its port taken, an address not this machine's). */
 export class MetricsListenError extends Error {
+  /** The error of listening on `hostname`:`port`, for the reason `cause` gives. */
   constructor(hostname: string, port: number, cause: unknown) {
     const shown = hostname.includes(":") ? `[${hostname}]` : hostname;
     const reason = cause instanceof Deno.errors.AddrInUse

@@ -88,7 +88,7 @@ function labelsOf<K extends string>(name: K, values: readonly string[]): Map<str
 /** The metrics of one bridge, in a registry of their own. */
 export class BridgeMetrics {
   /** The prom-client registry holding every metric of this bridge. */
-  readonly registry: Registry = new Registry();
+  readonly #registry: Registry = new Registry();
   /** Answers `GET /__aim/metrics` (and 404, 405 otherwise): serve it on a listener of its own. */
   readonly fetch: (request: Request) => Promise<Response>;
   readonly #upstream: boolean;
@@ -106,9 +106,10 @@ export class BridgeMetrics {
   #core: BridgeCore | undefined;
   #untrace: (() => void) | undefined;
 
+  /** The metrics of a bridge, with the options' families and bounds. */
   constructor(options: BridgeMetricsOptions = {}) {
     this.#upstream = options.upstream ?? false;
-    const registers = [this.registry];
+    const registers = [this.#registry];
     // Counted in an array per request (an increment), handed to prom-client when scraped.
     const counts = this.#requestCounts;
     const countLabels = ROUTE_FAMILIES.flatMap((family) =>
@@ -175,7 +176,7 @@ export class BridgeMetrics {
     this.#upstreamFailures.inc({ code: "gateway_timeout" }, 0);
     this.#gauges(registers);
     if (options.redis) this.#untrace = traceRedis(registers);
-    this.fetch = metricsFetch(this.registry, options);
+    this.fetch = metricsFetch(this.#registry, options);
   }
 
   /** Counts one answered request: the access log's hook (`log` of the bridge). */

@@ -75,6 +75,7 @@ export interface RunRegistryOptions extends Partial<RunLimits> {
    * plus a tenth, at most 30 s (6 minutes with the core's defaults).
    */
   deadlineMs?: number | undefined;
+  /** The clock; without it, `Date.now`. */
   now?: (() => number) | undefined;
 }
 

@@ -7,13 +7,13 @@
  */
 import { BridgeCore, type BridgeCoreOptions } from "../core/bridge.ts";
 import {
-  type AppOptions,
+  type AppRoutes,
   createApp,
   PublicManifests,
   type RequestLogEntry,
   SessionManifests,
 } from "../http/app.ts";
-import type { SessionManifestsOptions } from "../http/session_manifests.ts";
+import type { ChangeBudget } from "../http/session_manifests.ts";
 import { frontDoor } from "../http/front_door.ts";
 import { aimCredentials } from "../http/credentials.ts";
 import { type AuditEntry, auditEntry, AuditLog } from "../audit/log.ts";
@@ -61,15 +61,15 @@ export interface BridgeOptions extends BridgeCoreOptions {
    */
   fastReads?: boolean | undefined;
   /** Adds an embedding app's own routes (use {@linkcode requireSession} in them). */
-  routes?: AppOptions["routes"];
+  routes?: AppRoutes | undefined;
   /**
    * Milliseconds of computing change documents (not found cached) per second, per session and per
    * client address; past them a read asking for one gets the whole manifest (docs/security.md,
    * "Change documents").
    */
-  changeBudget?: SessionManifestsOptions["changeBudget"];
+  changeBudget?: Partial<ChangeBudget> | undefined;
   /** Fields added to `GET /__aim/health` (`serve` adds whether it listens). */
-  health?: AppOptions["health"];
+  health?: (() => Record<string, unknown>) | undefined;
   /** Limits of the ACP run store (docs/security.md, "ACP runs"). */
   acpRuns?: RunStoreOptions;
   /** Limits of the MCP endpoint `/__aim/mcp` (docs/mcp.md). */
@@ -114,13 +114,17 @@ function allowedHosts(options: BridgeOptions): readonly string[] | null {
 
 /** A bridge: its protocol core and its request handler. */
 export interface Bridge {
+  /** The protocol core: sessions, manifests, invocations. */
   readonly core: BridgeCore;
+  /** Where invocations are recorded (`options.audit`, or a log in memory). */
   readonly audit: AuditLog;
+  /** Answers one request: hand it to `Deno.serve` or call it from another server. */
   fetch(request: Request, info?: Deno.ServeHandlerInfo): Response | Promise<Response>;
   /** Every route the bridge answers, as hono registered it (middleware included). */
   readonly routes: readonly { method: string; path: string }[];
   /** The metrics, when asked for: `metrics.fetch` answers `GET /__aim/metrics`. */
   readonly metrics: BridgeMetrics | undefined;
+  /** Stops the core, the metrics, the MCP streams and the proxy, and closes the audit log. */
   close(): void;
 }
 

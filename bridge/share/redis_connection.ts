@@ -7,13 +7,22 @@
  * @module
  */
 import type { EventEmitter } from "node:events";
-import { createClient } from "@redis/client";
+import {
+  createClient,
+  type RedisClientType,
+  type RedisFunctions,
+  type RedisModules,
+  type RespVersions,
+  type TypeMapping,
+} from "@redis/client";
 import { AimError } from "../errors/aim_error.ts";
 import { SCRIPTS } from "./redis_scripts.ts";
 import { BEAT_MS } from "./redis_routing.ts";
 
 /** A client that knows aim's scripts (`client.createSession(…)`, …). */
-function newClient(options: Omit<Parameters<typeof createClient>[0] & object, "scripts">) {
+function newClient(
+  options: Omit<Parameters<typeof createClient>[0] & object, "scripts">,
+): RedisClientType<RedisModules, RedisFunctions, typeof SCRIPTS, RespVersions, TypeMapping> {
   return createClient({ ...options, scripts: SCRIPTS });
 }
 

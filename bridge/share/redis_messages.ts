@@ -9,11 +9,38 @@
 import { z } from "zod";
 import { AimError } from "../errors/aim_error.ts";
 import { ActionSpec, InvokeResult } from "../wire/schemas.ts";
-import { FailedOutcome, ForwardedCall, Identity, KeptOutcome } from "./share.ts";
-import type { SessionRecord } from "./share.ts";
+import { FailedOutcome, ForwardedCall, KeptOutcome } from "./share.ts";
+import type { Identity, SessionRecord } from "./share.ts";
 
 /** A reply to a forwarded call, or a note that it waits for the person. */
-export const Reply = z.union([
+export const Reply: z.ZodUnion<
+  readonly [
+    z.ZodObject<
+      { id: z.ZodString; type: z.ZodLiteral<"awaiting">; message: z.ZodString },
+      z.core.$strip
+    >,
+    z.ZodObject<
+      {
+        id: z.ZodString;
+        type: z.ZodLiteral<"answer">;
+        ok: z.ZodLiteral<true>;
+        result: typeof InvokeResult;
+      },
+      z.core.$strip
+    >,
+    z.ZodObject<
+      {
+        ok: z.ZodLiteral<false>;
+        status: z.ZodInt;
+        body: z.ZodRecord<z.ZodString, z.ZodUnknown>;
+        headers: z.ZodRecord<z.ZodString, z.ZodString>;
+        id: z.ZodString;
+        type: z.ZodLiteral<"answer">;
+      },
+      z.core.$strip
+    >,
+  ]
+> = z.union([
   z.object({ id: z.string(), type: z.literal("awaiting"), message: z.string() }),
   z.object({
     id: z.string(),
@@ -26,7 +53,16 @@ export const Reply = z.union([
 export type Reply = z.infer<typeof Reply>;
 
 /** What comes on an instance's call channel: a topic's message, a cancel, or a call. */
-export const CallMessage = z.union([
+export const CallMessage: z.ZodUnion<
+  readonly [
+    z.ZodObject<{ topic: z.ZodString; message: z.ZodUnknown }, z.core.$strip>,
+    z.ZodObject<{ id: z.ZodString; from: z.ZodString; cancel: z.ZodLiteral<true> }, z.core.$strip>,
+    z.ZodObject<
+      { id: z.ZodString; from: z.ZodString; tokenHash: z.ZodString; call: typeof ForwardedCall },
+      z.core.$strip
+    >,
+  ]
+> = z.union([
   z.object({ topic: z.string(), message: z.unknown() }),
   z.object({ id: z.string(), from: z.string(), cancel: z.literal(true) }),
   z.object({ id: z.string(), from: z.string(), tokenHash: z.string(), call: ForwardedCall }),
@@ -34,7 +70,15 @@ export const CallMessage = z.union([
 export type CallMessage = z.infer<typeof CallMessage>;
 
 /** An `Idempotency-Key`'s claim: whose call it is, and its outcome once known. */
-export const KeptClaim = z.object({
+export const KeptClaim: z.ZodObject<
+  {
+    fingerprint: z.ZodString;
+    owner: z.ZodString;
+    outcome: z.ZodOptional<typeof KeptOutcome>;
+    lost: z.ZodOptional<z.ZodLiteral<true>>;
+  },
+  z.core.$strip
+> = z.object({
   fingerprint: z.string(),
   owner: z.string(),
   outcome: KeptOutcome.optional(),
@@ -57,9 +101,15 @@ export function parseMessage<T>(schema: z.ZodType<T>, text: string): T | undefin
   return parsed.success ? parsed.data : undefined;
 }
 
+/** An {@linkcode Identity} as a session record keeps it. */
+const StoredIdentity: z.ZodType<Identity> = z.object({
+  username: z.string(),
+  name: z.string().exactOptional(),
+});
+
 /** The fields of a session record held as JSON in its hash. */
 const RecordJson = {
-  identity: Identity.nullable(),
+  identity: StoredIdentity.nullable(),
   state: z.record(z.string(), z.json()),
   actions: z.array(ActionSpec),
 };

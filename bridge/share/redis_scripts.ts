@@ -142,8 +142,33 @@ export interface ScriptCall {
   arguments: string[];
 }
 
+/**
+ * One of aim's scripts as the client is given it: its Lua text and SHA-1, how a call becomes a
+ * command, and its reply (what the Lua code returns, checked by the caller).
+ */
+export interface AimScript {
+  SCRIPT: string;
+  SHA1: string;
+  parseCommand(parser: CommandParser, call: ScriptCall): void;
+  transformReply: (reply: unknown) => unknown;
+}
+
+/** The name the client is given each script under (`client.createSession(…)`). */
+export type ScriptName =
+  | "createSession"
+  | "updateSession"
+  | "loadSession"
+  | "acquireLease"
+  | "renewLease"
+  | "releaseLease"
+  | "failAttempt"
+  | "claimAttempts"
+  | "claimKey"
+  | "settleKey"
+  | "forgiveAttempt";
+
 /** A script called with its keys and its arguments, answering what the Lua code returns. */
-function script(text: string) {
+function script(text: string): AimScript {
   return defineScript({
     SCRIPT: text,
     parseCommand(parser: CommandParser, call: ScriptCall) {
@@ -160,7 +185,7 @@ function script(text: string) {
  * caller's turn, with nothing awaited first: the commands of one instance reach Redis in the order
  * it made them, so a write made before an answer is read by the next request, on any instance.
  */
-export const SCRIPTS = {
+export const SCRIPTS: Readonly<Record<ScriptName, AimScript>> = {
   createSession: script(CREATE),
   updateSession: script(UPDATE),
   loadSession: script(LOAD),

@@ -15,8 +15,12 @@ import { InvokeResult } from "../wire/schemas.ts";
 export const NOT_SENT = "not_sent";
 
 /** Who signed in on a session, set by the server only. */
-export const Identity = z.object({ username: z.string(), name: z.string().exactOptional() });
-export type Identity = z.infer<typeof Identity>;
+export interface Identity {
+  /** The name the user signed in with. */
+  username: string;
+  /** The user's name as the page shows it (`state.user.name`), when the user store has one. */
+  name?: string;
+}
 
 /**
  * A session as every instance sees it. Secrets are kept only as hashes: the token's (the key),
@@ -47,7 +51,15 @@ export interface SessionRecord {
 }
 
 /** What one instance tells the others about a session. */
-export const SessionSignal = z.discriminatedUnion("type", [
+export const SessionSignal: z.ZodDiscriminatedUnion<
+  [
+    z.ZodObject<{ type: z.ZodLiteral<"changed">; version: z.ZodNumber }, z.core.$strip>,
+    z.ZodObject<{ type: z.ZodLiteral<"ended">; reason: typeof EndReason }, z.core.$strip>,
+    z.ZodObject<{ type: z.ZodLiteral<"released"> }, z.core.$strip>,
+    z.ZodObject<{ type: z.ZodLiteral<"credential">; credential: z.ZodString }, z.core.$strip>,
+  ],
+  "type"
+> = z.discriminatedUnion("type", [
   z.object({ type: z.literal("changed"), version: z.number() }),
   z.object({ type: z.literal("ended"), reason: EndReason }),
   z.object({ type: z.literal("released") }),
@@ -56,7 +68,16 @@ export const SessionSignal = z.discriminatedUnion("type", [
 export type SessionSignal = z.infer<typeof SessionSignal>;
 
 /** An invocation sent to the instance that holds the session's tab. */
-export const ForwardedCall = z.object({
+export const ForwardedCall: z.ZodObject<
+  {
+    body: z.ZodUnknown;
+    client: z.ZodOptional<z.ZodString>;
+    idempotencyKey: z.ZodOptional<z.ZodString>;
+    ifMatch: z.ZodOptional<z.ZodNumber>;
+    timeoutMs: z.ZodOptional<z.ZodNumber>;
+  },
+  z.core.$strip
+> = z.object({
   body: z.unknown(),
   client: z.string().optional(),
   idempotencyKey: z.string().optional(),
@@ -83,7 +104,15 @@ export interface ForwardOptions {
 }
 
 /** An invocation that failed, as another instance or a retry is told: its status, body, headers. */
-export const FailedOutcome = z.object({
+export const FailedOutcome: z.ZodObject<
+  {
+    ok: z.ZodLiteral<false>;
+    status: z.ZodInt;
+    body: z.ZodRecord<z.ZodString, z.ZodUnknown>;
+    headers: z.ZodRecord<z.ZodString, z.ZodString>;
+  },
+  z.core.$strip
+> = z.object({
   ok: z.literal(false),
   status: z.int().min(400).max(599),
   body: z.record(z.string(), z.unknown()),
@@ -91,7 +120,13 @@ export const FailedOutcome = z.object({
 });
 
 /** The first outcome of an `Idempotency-Key`, as kept for retries. */
-export const KeptOutcome = z.discriminatedUnion("ok", [
+export const KeptOutcome: z.ZodDiscriminatedUnion<
+  [
+    z.ZodObject<{ ok: z.ZodLiteral<true>; result: typeof InvokeResult }, z.core.$strip>,
+    typeof FailedOutcome,
+  ],
+  "ok"
+> = z.discriminatedUnion("ok", [
   z.object({ ok: z.literal(true), result: InvokeResult }),
   FailedOutcome,
 ]);
@@ -288,5 +323,6 @@ export interface SessionShare
   readonly shared: boolean;
   /** Resolves once the store can be used. */
   ready(): Promise<void>;
+  /** Closes the store's connections; the sessions it shares live on in it. */
   close(): Promise<void>;
 }

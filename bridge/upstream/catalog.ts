@@ -145,6 +145,7 @@ function delay(ms: number): { done: Promise<void>; stop: () => void } {
 
 /** The public catalog of an app, read as an anonymous visitor. */
 export class UpstreamCatalog implements PageCatalog {
+  /** The app's origin (and base path) the catalog reads. */
   readonly upstream: URL;
   readonly root: undefined = undefined;
   readonly #scans: BoundedMap<string, Scan>;
@@ -171,6 +172,7 @@ export class UpstreamCatalog implements PageCatalog {
   readonly #idleWaiters: (() => void)[] = [];
   #sitemapRead: Promise<string[]> | null = null;
 
+  /** The catalog of the app at `upstream`, read within the options' bounds. */
   constructor(upstream: string | URL, options: UpstreamCatalogOptions = {}) {
     this.upstream = new URL(upstream);
     this.#options = {
@@ -419,6 +421,7 @@ export class UpstreamCatalog implements PageCatalog {
     }
   }
 
+  /** Withdraws every read under way and queued. */
   close(): void {
     this.#queue.clear();
     this.#closing.abort();

@@ -107,6 +107,7 @@ const NO_SECRETS: ReadonlySet<string> = new Set();
 
 /** A proxy to one app. */
 export class UpstreamProxy implements Disposable {
+  /** The app's origin (and base path) requests are forwarded to. */
   readonly upstream: URL;
   readonly #client: Deno.HttpClient;
   readonly #options: ProxyOptions;
@@ -114,6 +115,11 @@ export class UpstreamProxy implements Disposable {
   /** The app's origin and base path, without a trailing slash. */
   readonly #base: string;
 
+  /**
+   * A proxy to the app at `upstream`, an http(s) URL.
+   *
+   * @throws {TypeError} when `upstream` is not an http(s) URL.
+   */
   constructor(upstream: string | URL, options: ProxyOptions = {}) {
     this.upstream = new URL(upstream);
     if (this.upstream.protocol !== "http:" && this.upstream.protocol !== "https:") {
@@ -308,7 +314,11 @@ export class UpstreamProxy implements Disposable {
     return upgraded.response;
   }
 
-  /** The front door's view of this proxy (bridge/http/front_door.ts) over aim's paths. */
+  /**
+   * The front door's view of this proxy (bridge/http/front_door.ts) over aim's paths.
+   *
+   * @internal The bridge's front door calls it.
+   */
   door(paths: () => AimPaths): AppDoor {
     return {
       verdict: (path) => pathVerdict(paths(), path),
@@ -316,10 +326,12 @@ export class UpstreamProxy implements Disposable {
     };
   }
 
+  /** Closes the connections kept to the app. */
   close(): void {
     this.#client.close();
   }
 
+  /** Closes the proxy (`using`). */
   [Symbol.dispose](): void {
     this.close();
   }

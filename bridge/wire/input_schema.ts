@@ -85,32 +85,59 @@ export const SCHEMA_LIMITS: {
 
 /** One schema of an `input_schema`, the root or any schema inside it. */
 export interface InputSchema {
+  /** The JSON type (or types) a value must have. */
   type?: JsonTypeName | JsonTypeName[];
+  /** What the value is, for the agent. */
   description?: string;
+  /** A short name for the value. */
   title?: string;
+  /** The value the action assumes when none is given; only informs (the bridge sets none). */
   default?: JsonValue;
+  /** Values that the schema accepts, for the agent. */
   examples?: JsonValue[];
+  /** The values allowed, and no other. */
   enum?: JsonValue[];
+  /** The one value allowed. */
   const?: JsonValue;
+  /** A string's least length, in code points. */
   minLength?: number;
+  /** A string's greatest length, in code points. */
   maxLength?: number;
+  /** A regular expression a string must match (ECMAScript syntax; run on RE2). */
   pattern?: string;
+  /** A string's format: `email`, `uuid`, `date-time`, `uri`… are checked, others inform. */
   format?: string;
+  /** The least number allowed. */
   minimum?: number;
+  /** The greatest number allowed. */
   maximum?: number;
+  /** A number the value must be greater than. */
   exclusiveMinimum?: number;
+  /** A number the value must be less than. */
   exclusiveMaximum?: number;
+  /** A number the value must be a multiple of. */
   multipleOf?: number;
+  /** An object's fields, by name, each with its schema. */
   properties?: Record<string, InputSchema>;
+  /** The fields an object must have. */
   required?: string[];
+  /** Whether an object may have fields it does not list (none, once it lists `properties`). */
   additionalProperties?: boolean | InputSchema;
+  /** The fewest fields an object may have. */
   minProperties?: number;
+  /** The most fields an object may have. */
   maxProperties?: number;
+  /** The schema of every item of an array. */
   items?: InputSchema;
+  /** The fewest items an array may have. */
   minItems?: number;
+  /** The most items an array may have. */
   maxItems?: number;
+  /** Whether an array's items must all differ. */
   uniqueItems?: boolean;
+  /** Schemas of which the value must match at least one. */
   anyOf?: InputSchema[];
+  /** Schemas of which the value must match exactly one. */
   oneOf?: InputSchema[];
 }
 

@@ -5,7 +5,7 @@
  * @module
  */
 import { z } from "zod";
-import { ERROR_CODES } from "./errors.ts";
+import { ERROR_CODES, type ErrorCode } from "./errors.ts";
 import { FieldName, FORBIDDEN_KEYS, InputSchema, type JsonValue } from "./input_schema.ts";
 
 export { FieldName, FORBIDDEN_KEYS, InputSchema };
@@ -13,10 +13,11 @@ export type { JsonValue };
 
 /** Protocol name and version every manifest carries. */
 export const PROTOCOL = "AIP";
+/** The version of the protocol every manifest and site map carries. */
 export const PROTOCOL_VERSION = "0.1";
 
 /** An action id: what an agent passes as `actionId`. */
-export const ActionId = z.string().regex(
+export const ActionId: z.ZodString = z.string().regex(
   /^[A-Za-z][A-Za-z0-9_.-]{0,63}$/,
   "An action id starts with a letter and has at most 64 letters, digits, '_', '.' or '-'",
 );
@@ -29,10 +30,20 @@ export type FieldValue = string | number | boolean;
 
 /** An input value: any JSON value its action's `input_schema` accepts. */
 export const InputValue: z.ZodType<JsonValue> = z.json();
+/** An input value: any JSON value. */
 export type InputValue = JsonValue;
 
 /** One action as a manifest lists it (seed 000). */
-export const ManifestAction = z.strictObject({
+export const ManifestAction: z.ZodObject<
+  {
+    id: z.ZodString;
+    description: z.ZodString;
+    input_schema: typeof InputSchema;
+    input_example: z.ZodOptional<typeof InputValue>;
+    consequential: z.ZodBoolean;
+  },
+  z.core.$strict
+> = z.strictObject({
   id: ActionId,
   description: z.string().min(1).max(2000),
   input_schema: InputSchema,
@@ -44,10 +55,23 @@ export const ManifestAction = z.strictObject({
   input_example: InputValue.optional(),
   consequential: z.boolean(),
 });
+/** One action as a manifest lists it: what {@linkcode ManifestAction} parses. */
 export type ManifestAction = z.infer<typeof ManifestAction>;
 
 /** An action as the bridge knows it: the manifest fields plus `protected`. */
-export const ActionSpec = ManifestAction.extend({
+export const ActionSpec: z.ZodObject<
+  {
+    id: z.ZodString;
+    description: z.ZodString;
+    input_schema: typeof InputSchema;
+    input_example: z.ZodOptional<typeof InputValue>;
+    consequential: z.ZodBoolean;
+    protected: z.ZodBoolean;
+    read_only: z.ZodDefault<z.ZodBoolean>;
+    read_only_by: z.ZodOptional<z.ZodLiteral<"site_owner">>;
+  },
+  z.core.$strict
+> = ManifestAction.extend({
   protected: z.boolean(),
   /** Declared with `read-only` in markup: the action changes nothing (MCP `readOnlyHint`). */
   read_only: z.boolean().default(false),
@@ -57,13 +81,36 @@ export const ActionSpec = ManifestAction.extend({
    */
   read_only_by: z.literal("site_owner").optional(),
 });
+/** An action as the bridge knows it: what {@linkcode ActionSpec} parses. */
 export type ActionSpec = z.infer<typeof ActionSpec>;
 
 /** `state_scope` of a manifest. */
-export const StateScope = z.enum(["public_schema_only", "session"]);
+export const StateScope: z.ZodEnum<
+  { public_schema_only: "public_schema_only"; session: "session" }
+> = z.enum(["public_schema_only", "session"]);
 
 /** The Agent Interface Manifest served at `<page>.json` and `<page>.toon`. */
-export const Manifest = z.strictObject({
+export const Manifest: z.ZodObject<
+  {
+    protocol: z.ZodLiteral<"AIP">;
+    version: z.ZodString;
+    page: z.ZodString;
+    sitemap: z.ZodURL;
+    state_scope: typeof StateScope;
+    browser_connected: z.ZodBoolean;
+    invoke_url: z.ZodURL;
+    invoke_method: z.ZodLiteral<"POST">;
+    invoke_example: z.ZodObject<
+      { actionId: z.ZodString; input: z.ZodOptional<typeof InputValue> },
+      z.core.$strict
+    >;
+    mcp_url: z.ZodOptional<z.ZodURL>;
+    state_version: z.ZodOptional<z.ZodInt>;
+    state: z.ZodRecord<z.ZodString, z.ZodJSONSchema>;
+    actions: z.ZodArray<typeof ManifestAction>;
+  },
+  z.core.$strict
+> = z.strictObject({
   protocol: z.literal(PROTOCOL),
   version: z.string(),
   page: z.string().startsWith("/"),
@@ -84,10 +131,21 @@ export const Manifest = z.strictObject({
   state: z.record(z.string(), z.json()),
   actions: z.array(ManifestAction),
 });
+/** A page's manifest: what {@linkcode Manifest} parses. */
 export type Manifest = z.infer<typeof Manifest>;
 
 /** One page of the site map. */
-export const SitemapPage = z.strictObject({
+export const SitemapPage: z.ZodObject<
+  {
+    path: z.ZodString;
+    title: z.ZodString;
+    description: z.ZodString;
+    manifest_json: z.ZodURL;
+    manifest_toon: z.ZodURL;
+    actions: z.ZodArray<z.ZodString>;
+  },
+  z.core.$strict
+> = z.strictObject({
   path: z.string().startsWith("/"),
   title: z.string(),
   description: z.string(),
@@ -97,7 +155,17 @@ export const SitemapPage = z.strictObject({
 });
 
 /** The site map served at `/sitemap.json` and `/sitemap.toon`. */
-export const Sitemap = z.strictObject({
+export const Sitemap: z.ZodObject<
+  {
+    protocol: z.ZodLiteral<"AIP">;
+    version: z.ZodString;
+    invoke_url: z.ZodURL;
+    session_url: z.ZodURL;
+    mcp_url: z.ZodURL;
+    pages: z.ZodArray<typeof SitemapPage>;
+  },
+  z.core.$strict
+> = z.strictObject({
   protocol: z.literal(PROTOCOL),
   version: z.string(),
   invoke_url: z.url(),
@@ -106,17 +174,33 @@ export const Sitemap = z.strictObject({
   mcp_url: z.url(),
   pages: z.array(SitemapPage),
 });
+/** The site map: what {@linkcode Sitemap} parses. */
 export type Sitemap = z.infer<typeof Sitemap>;
 
 /** The body of `POST /__aim/invoke`. */
-export const InvokeRequest = z.strictObject({
+export const InvokeRequest: z.ZodObject<
+  { actionId: z.ZodString; input: z.ZodOptional<z.ZodJSONSchema> },
+  z.core.$strict
+> = z.strictObject({
   actionId: z.string().min(1).max(200),
   input: z.json().optional(),
 });
+/** The body of `POST /__aim/invoke`: what {@linkcode InvokeRequest} parses. */
 export type InvokeRequest = z.infer<typeof InvokeRequest>;
 
 /** A successful invocation. */
-export const InvokeResult = z.strictObject({
+export const InvokeResult: z.ZodObject<
+  {
+    ok: z.ZodLiteral<true>;
+    actionId: z.ZodString;
+    result: z.ZodJSONSchema;
+    state: z.ZodOptional<z.ZodRecord<z.ZodString, z.ZodJSONSchema>>;
+    changes: z.ZodOptional<z.ZodJSONSchema>;
+    state_version: z.ZodOptional<z.ZodInt>;
+    settled: z.ZodOptional<z.ZodBoolean>;
+  },
+  z.core.$strict
+> = z.strictObject({
   ok: z.literal(true),
   actionId: ActionId,
   result: z.json(),
@@ -135,10 +219,14 @@ export const InvokeResult = z.strictObject({
    */
   settled: z.boolean().optional(),
 });
+/** A successful invocation: what {@linkcode InvokeResult} parses. */
 export type InvokeResult = z.infer<typeof InvokeResult>;
 
 /** The body of `POST /__aim/session`. */
-export const SessionRequest = z.strictObject({
+export const SessionRequest: z.ZodObject<
+  { page: z.ZodString; resume: z.ZodOptional<z.ZodString> },
+  z.core.$strict
+> = z.strictObject({
   page: z.string().min(1).max(2048).startsWith("/"),
   /**
    * The page's own session to resume after a reload: the tab credential it was given when it
@@ -148,7 +236,16 @@ export const SessionRequest = z.strictObject({
 });
 
 /** The answer of `POST /__aim/session`. */
-export const SessionGrant = z.strictObject({
+export const SessionGrant: z.ZodObject<
+  {
+    sessionToken: z.ZodString;
+    expiresAt: z.ZodISODateTime;
+    page: z.ZodString;
+    tabCredential: z.ZodOptional<z.ZodString>;
+    resumed: z.ZodBoolean;
+  },
+  z.core.$strict
+> = z.strictObject({
   sessionToken: z.string(),
   expiresAt: z.iso.datetime(),
   page: z.string(),
@@ -160,10 +257,14 @@ export const SessionGrant = z.strictObject({
   /** True when the page's own session was resumed. */
   resumed: z.boolean(),
 });
+/** The answer of `POST /__aim/session`: what {@linkcode SessionGrant} parses. */
 export type SessionGrant = z.infer<typeof SessionGrant>;
 
 /** Every error body. */
-export const ErrorBody = z.looseObject({
+export const ErrorBody: z.ZodObject<
+  { error: z.ZodEnum<z.core.util.ToEnum<ErrorCode>>; message: z.ZodString },
+  z.core.$loose
+> = z.looseObject({
   error: z.enum(ERROR_CODES),
   message: z.string(),
 });

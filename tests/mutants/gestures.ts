@@ -134,7 +134,7 @@ export const mutants: Mutant[] = [
     name: "leaving-state-tab-not-shared",
     guarantee: "The instance holding a tab that reported its state says so in the shared store, " +
       "so that another instance waiting for that next page sees it come.",
-    file: "bridge/core/sessions.ts",
+    file: "bridge/core/shared_copies.ts",
     find: "      ...(holder?.reported ? { stateTab: holder.id } : {}),\n",
     replace: "",
     tests: [CLUSTER],

@@ -45,9 +45,9 @@ export const mutants: Mutant[] = [
     name: "token-cache-ended-session",
     guarantee:
       "A token whose session ended is refused though its session was found before: no 304 on the fast read path, no invocation.",
-    file: "bridge/core/sessions.ts",
-    find: "if (this.#byHash.get(known.tokenHash) === known) return this.#live(known);",
-    replace: "return this.#live(known);",
+    file: "bridge/core/session_index.ts",
+    find: "if (this.#byHash.get(known.tokenHash) === known) return known;",
+    replace: "return known;",
     tests: ["tests/protocol/fast_reads_test.ts", "tests/security/session_end_test.ts"],
   },
   {
@@ -177,7 +177,7 @@ export const mutants: Mutant[] = [
     name: "stale-copy-writes-identity",
     guarantee:
       "An instance whose copy has not read a sign-in never writes the session back signed out.",
-    file: "bridge/core/sessions.ts",
+    file: "bridge/core/shared_copies.ts",
     find: "      page: session.page,\n      state: session.tab.lastState,",
     replace:
       "      page: session.page,\n      identity: session.identity,\n      state: session.tab.lastState,",

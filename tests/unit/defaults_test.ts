@@ -11,10 +11,10 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS, DEFAULTS } from "../../bridge/core/limits.ts";
 import { CORE_DEFAULTS } from "../../bridge/core/bridge.ts";
 import { STREAM_DEFAULTS } from "../../bridge/core/streams.ts";
-import { SESSION_STORE_DEFAULTS } from "../../bridge/core/sessions.ts";
+import { SESSION_STORE_DEFAULTS } from "../../bridge/core/session_store_options.ts";
 import { TAB_CHANNEL_DEFAULTS } from "../../bridge/core/tab_connection.ts";
 import { TAB_MESSAGE_DEFAULTS } from "../../bridge/core/tab_messages.ts";
-import { ATTEMPT_DEFAULTS } from "../../bridge/core/login.ts";
+import { ATTEMPT_DEFAULTS, SCRYPT_DEFAULTS } from "../../bridge/core/login.ts";
 import { LOGIN_DEFAULTS, SERVER_ACTION_DEFAULTS } from "../../bridge/core/server_actions.ts";
 import { AUDIT_DEFAULTS } from "../../bridge/audit/log.ts";
 import { MCP_DEFAULTS } from "../../bridge/mcp/routes.ts";
@@ -51,6 +51,7 @@ const DEFAULTS_OF: Record<string, Readonly<Record<string, unknown>>> = {
   TabChannelOptions: TAB_CHANNEL_DEFAULTS,
   TabMessageContext: TAB_MESSAGE_DEFAULTS,
   AttemptLimiterOptions: ATTEMPT_DEFAULTS,
+  ScryptOptions: SCRYPT_DEFAULTS,
   BuiltinActionsOptions: LOGIN_DEFAULTS,
   ServerAction: SERVER_ACTION_DEFAULTS,
   AuditLogOptions: AUDIT_DEFAULTS,

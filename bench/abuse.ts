@@ -22,7 +22,9 @@
  * Clients are told apart by `X-Forwarded-For`: the flooder is 203.0.113.7, the other session
  * 198.51.100.2. Options: `--seconds N` (per attack, at most 20; default 10), `--rest N` (seconds
  * at rest before each; default 5), `--concurrency N` (the flood's requests at once, default 64),
- * `--only mint,login,…`. Exits 1 when an attack missed the goal.
+ * `--only mint,login,…`, `--profile DIR` (a CPU profile of the bridge under each attack,
+ * `DIR/<attack>.cpuprofile`, and its heaviest functions printed: bench/abuse_profile.ts). Exits 1
+ * when an attack missed the goal.
  *
  * @module
  */
@@ -31,7 +33,8 @@ import { fileURLToPath } from "node:url";
 import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
 import { startAbuseApp } from "./abuse_app.ts";
 import { PAGE } from "./abuse_attacks.ts";
-import type { WorkerCommand } from "./abuse_worker.ts";
+import type { AttackCommand } from "./abuse_worker.ts";
+import { heaviest, InspectorProfiler } from "./abuse_profile.ts";
 
 const OTHER = { "X-Forwarded-For": "198.51.100.2" };
 /** Another session's call that takes longer than this failed. */
@@ -45,31 +48,58 @@ const { values } = parseArgs({
     rest: { type: "string", default: "5" },
     concurrency: { type: "string", default: "64" },
     only: { type: "string", default: "mint,login,runs,navigate,state,catalog,websocket" },
+    profile: { type: "string" },
   },
 });
 const SECONDS = Math.min(20, Math.max(1, Number(values.seconds)));
 const REST = Math.min(20, Math.max(1, Number(values.rest)));
 const CONCURRENCY = Math.max(1, Number(values.concurrency));
 const ONLY = new Set(values.only.split(","));
+/** Where each attack's CPU profile of the bridge goes (`--profile DIR`); none without it. */
+const PROFILE = values.profile;
+
+/**
+ * Spawns `command` in a session of its own where `setsid` is there (Linux): with the scheduler's
+ * autogroups on, the threads of one session share one fair share of the CPU, so that the bridge,
+ * the attack and the other session each get their own, as on three machines, and the attack's
+ * own CPU (its clients) never counts as the bridge's time. `setsid` execs the command itself: the
+ * child's pid is the command's.
+ */
+function ownSession(command: string, options: Deno.CommandOptions): Deno.ChildProcess {
+  const setsid = ["/usr/bin/setsid", "/bin/setsid"].find((path) => {
+    try {
+      return Deno.statSync(path).isFile;
+    } catch {
+      return false;
+    }
+  });
+  return (setsid
+    ? new Deno.Command(setsid, { ...options, args: [command, ...options.args ?? []] })
+    : new Deno.Command(command, options)).spawn();
+}
 
 /** A bridge as a child process on a free loopback port. */
 interface Child {
   url: string;
   pid: number;
+  /** The bridge's profiler, with `--profile`. */
+  profiler: InspectorProfiler | undefined;
   stop(): Promise<void>;
 }
 
 /** `aim serve ARGS --port 0 --trust-proxy --quiet`, in a temporary data folder. */
 async function startBridge(args: string[]): Promise<Child> {
   const data = await Deno.makeTempDir({ prefix: "aim-abuse-" });
+  const inspectPort = PROFILE ? freePort() : 0;
   const main = fileURLToPath(new URL("../main.ts", import.meta.url));
-  const child = new Deno.Command(Deno.execPath(), {
+  const child = ownSession(Deno.execPath(), {
     args: [
       "run",
       "-A",
       "--quiet",
       // As aim runs when installed (deno task install, compile, start).
       "--v8-flags=--max-semi-space-size=1,--optimize-for-size",
+      ...(PROFILE ? [`--inspect=127.0.0.1:${inspectPort}`] : []),
       main,
       "serve",
       ...args,
@@ -84,7 +114,7 @@ async function startBridge(args: string[]): Promise<Child> {
     stdout: "piped",
     stderr: "piped",
     env: { NO_COLOR: "1" },
-  }).spawn();
+  });
   let stderr = "";
   const stderrDone = (async () => {
     for await (const chunk of child.stderr.pipeThrough(new TextDecoderStream())) {
@@ -108,10 +138,13 @@ async function startBridge(args: string[]): Promise<Child> {
   if (hostname !== "127.0.0.1" && hostname !== "[::1]" && hostname !== "localhost") {
     throw new Error(`the bridge must listen on loopback only, not ${hostname}`);
   }
+  const profiler = PROFILE ? await InspectorProfiler.attach(inspectPort) : undefined;
   return {
     url,
     pid: child.pid,
+    profiler,
     stop: async () => {
+      profiler?.close();
       try {
         child.kill("SIGTERM");
       } catch { /* already gone */ }
@@ -129,6 +162,13 @@ async function startBridge(args: string[]): Promise<Child> {
   };
 }
 
+/** A loopback port nobody listens on now. */
+function freePort(): number {
+  const listener = Deno.listen({ hostname: "127.0.0.1", port: 0 });
+  listener.close();
+  return (listener.addr as Deno.NetAddr).port;
+}
+
 /** A process's resident memory now and at its peak, MiB (Linux; 0 elsewhere). */
 function memory(pid: number): { rss: number; peak: number } {
   try {
@@ -138,6 +178,39 @@ function memory(pid: number): { rss: number; peak: number } {
   } catch {
     return { rss: 0, peak: 0 };
   }
+}
+
+/** Where a process's time went, ns: its main thread's running and waiting for a core, all its threads' CPU. */
+interface Times {
+  ran: number;
+  waited: number;
+  cpu: number;
+  at: number;
+}
+
+/** {@linkcode Times} of a process now (Linux; zeros elsewhere). */
+function times(pid: number): Times {
+  const at = performance.now() * 1e6;
+  try {
+    const [ran = 0, waited = 0] = Deno.readTextFileSync(`/proc/${pid}/task/${pid}/schedstat`)
+      .split(" ").map(Number);
+    // utime and stime, fields 14 and 15, in clock ticks (100 a second on Linux).
+    const stat = Deno.readTextFileSync(`/proc/${pid}/stat`).split(") ")[1]!.split(" ");
+    const cpu = (Number(stat[11]) + Number(stat[12])) * 1e7;
+    return { ran, waited, cpu, at };
+  } catch {
+    return { ran: 0, waited: 0, cpu: 0, at };
+  }
+}
+
+/** What `after - before` says of the bridge, as `thread ran 62%, waited 30%; 1.3 cores`. */
+function busy(before: Times, after: Times): string {
+  const wall = after.at - before.at;
+  const share = (ns: number) => `${Math.round(100 * ns / wall)}%`;
+  return `aim's thread ran ${share(after.ran - before.ran)}, waited for a core ` +
+    `${share(after.waited - before.waited)}; all its threads ${
+      ((after.cpu - before.cpu) / wall).toFixed(2)
+    } cores`;
 }
 
 /** Another session: a tab of its own that answers its action at once. */
@@ -217,24 +290,36 @@ interface Row {
 
 /**
  * Runs the attack `name` for SECONDS after REST at rest, while `other` invokes. The attack runs in
- * a worker (bench/abuse_worker.ts): its own event loop, so that only the bridge's time counts.
+ * a process of its own (bench/abuse_worker.ts), so that only the bridge's time counts.
  */
-async function phase(name: string, origin: string, other: OtherSession): Promise<Row> {
+async function phase(name: string, bridge: Child, other: OtherSession): Promise<Row> {
+  const origin = bridge.url;
+  const restStart = times(bridge.pid);
   const rest = await other.measure(REST);
-  const worker = new Worker(new URL("./abuse_worker.ts", import.meta.url), { type: "module" });
-  const done = new Promise<string>((resolve) => {
-    worker.onmessage = (event: MessageEvent<{ summary: string }>) => resolve(event.data.summary);
-    worker.onerror = (event) => {
-      event.preventDefault();
-      resolve(`the attack failed: ${event.message}`);
-    };
+  const restEnd = times(bridge.pid);
+  // The attack runs in a process (and a session) of its own: bench/abuse_worker.ts.
+  const attack = ownSession(Deno.execPath(), {
+    args: [
+      "run",
+      "-A",
+      "--quiet",
+      fileURLToPath(new URL("./abuse_worker.ts", import.meta.url)),
+      JSON.stringify({ name, origin, concurrency: CONCURRENCY } satisfies AttackCommand),
+    ],
+    stdin: "piped",
+    stdout: "piped",
+    stderr: "inherit",
   });
-  const start: WorkerCommand = { type: "start", name, origin, concurrency: CONCURRENCY };
-  worker.postMessage(start);
+  const said = new Response(attack.stdout).text();
+  await bridge.profiler?.start();
+  const underStart = times(bridge.pid);
   const under = await other.measure(SECONDS);
-  worker.postMessage({ type: "stop" } satisfies WorkerCommand);
-  const sent = await done;
-  worker.terminate();
+  const underEnd = times(bridge.pid);
+  const profile = await bridge.profiler?.stop();
+  // Closing its input tells the attack to stop; it then prints what it sent.
+  await attack.stdin.close();
+  await attack.status;
+  const sent = (await said).trim() || "the attack said nothing";
   const row: Row = {
     attack: name,
     rest: p95(rest),
@@ -244,6 +329,13 @@ async function phase(name: string, origin: string, other: OtherSession): Promise
     sent,
   };
   report(row);
+  console.log(`${"".padEnd(10)} at rest: ${busy(restStart, restEnd)}`);
+  console.log(`${"".padEnd(10)} under attack: ${busy(underStart, underEnd)}`);
+  if (profile && PROFILE) {
+    await Deno.mkdir(PROFILE, { recursive: true });
+    await Deno.writeTextFile(`${PROFILE}/${name}.cpuprofile`, JSON.stringify(profile));
+    for (const line of heaviest(profile)) console.log(`${"".padEnd(10)} ${line}`);
+  }
   return row;
 }
 
@@ -284,7 +376,7 @@ if (DEMO.some((name) => ONLY.has(name))) {
   const bridge = await startBridge(["--demo"]);
   const other = await OtherSession.open(bridge.url, PAGE);
   try {
-    for (const name of DEMO) if (ONLY.has(name)) rows.push(await phase(name, bridge.url, other));
+    for (const name of DEMO) if (ONLY.has(name)) rows.push(await phase(name, bridge, other));
   } finally {
     await other.close();
     await bridge.stop();
@@ -295,10 +387,10 @@ if (ONLY.has("catalog") || ONLY.has("websocket")) {
   const bridge = await startBridge(["--upstream", app.url]);
   const other = await OtherSession.open(bridge.url, "/page");
   try {
-    if (ONLY.has("catalog")) rows.push(await phase("catalog", bridge.url, other));
+    if (ONLY.has("catalog")) rows.push(await phase("catalog", bridge, other));
     if (ONLY.has("websocket")) {
       const before = memory(bridge.pid);
-      rows.push(await phase("websocket", bridge.url, other));
+      rows.push(await phase("websocket", bridge, other));
       const after = memory(bridge.pid);
       console.log(
         `${"".padEnd(10)} aim's resident memory: ${before.rss.toFixed(0)} MiB before, ` +

@@ -1,31 +1,37 @@
 /**
- * Runs one attack of bench/abuse_attacks.ts in a worker of its own, so that what the attack
- * costs the benchmark's own event loop never counts in the other session's times. Messages in:
- * `{type: "start", name, origin, concurrency}`, then `{type: "stop"}`; out: `{summary}` once
- * the attack has ended.
+ * Runs one attack of bench/abuse_attacks.ts in a process of its own, started by `bench/abuse.ts`
+ * (in a scheduler session of its own), so that what the attack costs never counts in the other
+ * session's times or the bridge's: `deno run -A bench/abuse_worker.ts '{"name", "origin",
+ * "concurrency"}'`. The attack runs until standard input closes, then what it sent is printed on
+ * standard output.
  *
  * @module
  */
 import { ATTACKS } from "./abuse_attacks.ts";
 
-/** What the benchmark tells the worker. */
-export type WorkerCommand =
-  | { type: "start"; name: string; origin: string; concurrency: number }
-  | { type: "stop" };
+/** What the benchmark tells the attack. */
+export interface AttackCommand {
+  name: string;
+  origin: string;
+  concurrency: number;
+}
 
-const controller = new AbortController();
-const scope = self as unknown as {
-  onmessage: ((event: MessageEvent<WorkerCommand>) => void) | null;
-  postMessage(message: { summary: string }): void;
-};
-scope.onmessage = async ({ data }) => {
-  if (data.type === "stop") return controller.abort();
-  const attack = ATTACKS[data.name]!({ concurrency: data.concurrency });
+if (import.meta.main) {
+  const command = JSON.parse(Deno.args[0] ?? "{}") as AttackCommand;
+  const controller = new AbortController();
+  // Standard input closing is the signal to stop.
+  (async () => {
+    for await (const _ of Deno.stdin.readable) { /* nothing is sent; only the end counts */ }
+    controller.abort();
+  })();
   let summary: string;
   try {
-    summary = await attack(data.origin, controller.signal);
+    const attack = ATTACKS[command.name];
+    if (!attack) throw new Error(`no attack named ${command.name}`);
+    summary = await attack({ concurrency: command.concurrency })(command.origin, controller.signal);
   } catch (error) {
     summary = `the attack failed: ${error instanceof Error ? error.message : error}`;
   }
-  scope.postMessage({ summary });
-};
+  console.log(summary);
+  Deno.exit(0);
+}

@@ -12,10 +12,55 @@ export const TRUNCATED_KEY = "_truncated";
 /** Room kept for the marker itself (less under a small limit). */
 const MARKER_ROOM = 2048;
 
-function bytes(value: unknown): number {
+/**
+ * At least how many characters `value`'s JSON has, counted until the count passes `room`: each
+ * string's characters and quotes, each key of a plain object and its quotes and colon, each
+ * bracket. Plain data only (what a parsed message holds): anything `JSON.stringify` could write
+ * shorter than its fields (a `toJSON`, a class instance, a function) counts nothing.
+ */
+function leastLength(value: unknown, room: number): number {
+  let count = 0;
+  const pending: unknown[] = [value];
+  while (pending.length && count <= room) {
+    const next = pending.pop();
+    if (typeof next === "string") count += next.length + 2;
+    else if (typeof next === "number" || typeof next === "boolean" || next === null) count += 1;
+    else if (Array.isArray(next)) {
+      count += 2;
+      for (const item of next) pending.push(item);
+    } else if (typeof next === "object" && isPlain(next)) {
+      count += 2;
+      for (const [key, item] of Object.entries(next)) {
+        if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
+        count += key.length + 3;
+        pending.push(item);
+      }
+    }
+  }
+  return count;
+}
+
+/** Whether `value` is an object literal's kind, written field by field by `JSON.stringify`. */
+function isPlain(value: object): boolean {
+  const proto = Object.getPrototypeOf(value);
+  return (proto === Object.prototype || proto === null) &&
+    typeof (value as { toJSON?: unknown }).toJSON !== "function";
+}
+
+/**
+ * The UTF-8 bytes of `value`'s JSON, counted exactly only when that can matter against `room`: a
+ * value that has more characters than `room` has more bytes too (a UTF-16 unit takes 1 to 3), so
+ * a megabyte over it is told by a walk that stops as soon as it passes `room`, before any JSON is
+ * written; then the text's length, before its bytes are counted.
+ */
+function bytes(value: unknown, room = Infinity): number {
+  if (room !== Infinity) {
+    const least = leastLength(value, room);
+    if (least > room) return least;
+  }
   const text = JSON.stringify(value) ?? "null";
-  // A UTF-16 unit takes at most 3 UTF-8 bytes; count exactly only when it could matter. The
-  // range is all of ASCII, control characters included.
+  if (text.length > room) return text.length;
+  // The range is all of ASCII, control characters included.
   // deno-lint-ignore no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? text.length : new TextEncoder().encode(text).length;
 }
@@ -33,14 +78,16 @@ export interface FittedState {
  * `_truncated` says which keys were cut and how (`"kept 20 of 246 items"`, `"left out"`).
  */
 export function fitState(state: Record<string, unknown>, maxBytes: number): FittedState {
-  if (bytes(state) <= maxBytes) return { state, truncated: false };
+  if (bytes(state, maxBytes) <= maxBytes) return { state, truncated: false };
   const budget = Math.max(0, maxBytes - Math.min(MARKER_ROOM, Math.floor(maxBytes / 4)));
   const out: Record<string, unknown> = {};
   const cut: Record<string, string> = {};
   let used = 2;
   for (const [key, value] of Object.entries(state)) {
     if (key === TRUNCATED_KEY) continue;
-    const size = bytes(key) + 1 + bytes(value) + 1;
+    const keyBytes = bytes(key) + 1;
+    // The room the value has: what is left, less its key, colon and comma.
+    const size = keyBytes + bytes(value, budget - used - keyBytes - 1) + 1;
     if (used + size <= budget) {
       out[key] = value;
       used += size;
@@ -50,7 +97,7 @@ export function fitState(state: Record<string, unknown>, maxBytes: number): Fitt
       const kept: unknown[] = [];
       let listUsed = used + bytes(key) + 3;
       for (const item of value) {
-        const itemSize = bytes(item) + 1;
+        const itemSize = bytes(item, budget - listUsed - 1) + 1;
         if (listUsed + itemSize > budget) break;
         kept.push(item);
         listUsed += itemSize;

@@ -140,7 +140,45 @@ Deno.test("parseUntrustedJson() never throws and refuses exactly what nests too 
 Deno.test("jsonDepth() ignores brackets inside strings and escaped quotes", () => {
   assert.equal(jsonDepth('["[[[", "\\"[[["]'), 1);
   assert.equal(jsonDepth('{"a":[{"b":"}}}]"}]}'), 3);
+  assert.equal(jsonDepth('["\\\\", ["\\\\\\"]"]]'), 2);
   assert.equal(jsonDepth("1"), 0);
+});
+
+/** jsonDepth as it was, a step per character: the model the string-skipping one must match. */
+function depthModel(text: string, limit = Infinity): number {
+  let depth = 0;
+  let deepest = 0;
+  let inString = false;
+  for (let i = 0; i < text.length; i++) {
+    const c = text[i];
+    if (inString) {
+      if (c === "\\") i++;
+      else if (c === '"') inString = false;
+    } else if (c === '"') inString = true;
+    else if (c === "[" || c === "{") {
+      deepest = Math.max(deepest, ++depth);
+      if (deepest > limit) return deepest;
+    } else if (c === "]" || c === "}") depth--;
+  }
+  return deepest;
+}
+
+Deno.test("jsonDepth() counts as a walk of every character does, for any text of quotes, backslashes and brackets", () => {
+  const text = fc.array(fc.constantFrom('"', "\\", "[", "]", "{", "}", "x", ","), { maxLength: 60 })
+    .map((chars) => chars.join(""));
+  fc.assert(
+    fc.property(text, fc.integer({ min: 0, max: 6 }), (text, limit) => {
+      assert.equal(jsonDepth(text), depthModel(text), text);
+      assert.equal(jsonDepth(text, limit), depthModel(text, limit), text);
+    }),
+    { numRuns: 2000 },
+  );
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 6 }), (value) => {
+      const text = JSON.stringify(value);
+      assert.equal(jsonDepth(text), depthModel(text));
+    }),
+  );
 });
 
 Deno.test("parseUntrustedJson() refuses a __proto__ key at any depth, spelled plainly or with escapes", () => {

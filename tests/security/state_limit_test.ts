@@ -61,3 +61,118 @@ Deno.test("fitState() keeps a state within its limit, in order, and marks exactl
     ),
   );
 });
+
+/**
+ * fitState as it was, each value's bytes counted exactly: the model the one that stops counting
+ * past the room must match.
+ */
+function fitModel(state: Record<string, unknown>, maxBytes: number) {
+  if (bytes(state) <= maxBytes) return { state, truncated: false };
+  const budget = Math.max(0, maxBytes - Math.min(2048, Math.floor(maxBytes / 4)));
+  const out: Record<string, unknown> = {};
+  const cut: Record<string, string> = {};
+  let used = 2;
+  for (const [key, value] of Object.entries(state)) {
+    if (key === TRUNCATED_KEY) continue;
+    const size = bytes(key) + 1 + bytes(value) + 1;
+    if (used + size <= budget) {
+      out[key] = value;
+      used += size;
+      continue;
+    }
+    if (Array.isArray(value)) {
+      const kept: unknown[] = [];
+      let listUsed = used + bytes(key) + 3;
+      for (const item of value) {
+        const itemSize = bytes(item) + 1;
+        if (listUsed + itemSize > budget) break;
+        kept.push(item);
+        listUsed += itemSize;
+      }
+      out[key] = kept;
+      used = listUsed;
+      cut[key] = `kept ${kept.length} of ${value.length} items`;
+    } else cut[key] = "left out";
+  }
+  const named = Object.entries(cut);
+  const keys = Object.fromEntries(
+    named.slice(0, 20).map(([k, v]) => [k.length > 64 ? k.slice(0, 64) + "…" : k, v]),
+  );
+  if (named.length > 20) keys["…"] = `${named.length - 20} more keys left out`;
+  out[TRUNCATED_KEY] = { limit_bytes: maxBytes, keys };
+  return { state: out, truncated: true };
+}
+
+Deno.test("fitState() cuts exactly as counting every value's bytes would, long strings and lists, any characters", () => {
+  // Values long against the limit, in characters of one, two and three UTF-8 bytes and escapes.
+  const long = fc.oneof(
+    fc.string({ unit: fc.constantFrom("a", "é", "€", '"', "\n"), minLength: 0, maxLength: 3000 }),
+    fc.integer({ min: 0, max: 6000 }).map((n) => "x".repeat(n)),
+  );
+  const value = fc.oneof(
+    fc.jsonValue({ maxDepth: 3 }),
+    long,
+    fc.array(long, { maxLength: 6 }),
+    fc.dictionary(fc.string({ maxLength: 4 }), long, { maxKeys: 4 }),
+  );
+  fc.assert(
+    fc.property(
+      fc.dictionary(fc.string({ maxLength: 8 }), value, { maxKeys: 10 }),
+      fc.integer({ min: 64, max: 12_000 }),
+      (state, limit) => {
+        delete state[TRUNCATED_KEY];
+        assert.deepEqual(fitState(state, limit), fitModel(state, limit));
+      },
+    ),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("fitState() cuts exactly as counting every value's bytes would, at the edge of the room", () => {
+  // One value whose size is within a few bytes of what the room leaves it: a string, a list of
+  // one, a string beside fields JSON leaves out (undefined, a function).
+  const edge = fc.integer({ min: 256, max: 8192 }).chain((limit) => {
+    const budget = limit - Math.min(2048, Math.floor(limit / 4));
+    return fc.record({
+      limit: fc.constant(limit),
+      key: fc.string({ minLength: 1, maxLength: 6 }),
+      chars: fc.integer({ min: -4, max: 4 }).map((d) => Math.max(0, budget - 12 + d)),
+      unit: fc.constantFrom("a", "é", "\n"),
+      shape: fc.constantFrom("string", "list", "object"),
+      before: fc.constantFrom(0, 1, 2),
+    });
+  });
+  fc.assert(
+    fc.property(edge, ({ limit, key, chars, unit, shape, before }) => {
+      if (key === TRUNCATED_KEY) return;
+      const text = unit.repeat(unit === "a" ? chars : Math.floor(chars / 2));
+      const value = shape === "string"
+        ? text
+        : shape === "list"
+        ? [text.slice(0, Math.max(0, chars - 4))]
+        : {
+          gone: undefined,
+          skipped: () => 1,
+          [`pad_${"p".repeat(before * 20)}`]: undefined,
+          t: text,
+        };
+      const state: Record<string, unknown> = before ? { a: "b".repeat(before) } : {};
+      state[key] = value;
+      // And one that cannot fit after it: the state is cut, the value above decided at its edge.
+      state[`${key}_after`] = "w".repeat(limit);
+      assert.deepEqual(fitState(state, limit), fitModel(state, limit));
+    }),
+    { numRuns: 3000 },
+  );
+});
+
+Deno.test("fitState() leaves out a value written by toJSON, undefined fields and functions as JSON does", () => {
+  const stamp = { toJSON: () => "x".repeat(5000), big: "y".repeat(9000) };
+  const state = { when: stamp, gone: undefined, fn: () => 1, keep: "z".repeat(100) };
+  const { state: out } = fitState(state as Record<string, unknown>, 4096);
+  assert.equal(out.keep, "z".repeat(100));
+  assert.equal((out[TRUNCATED_KEY] as { keys: Record<string, string> }).keys.when, "left out");
+  // The small one that toJSON writes is kept, whatever its fields.
+  const small = { toJSON: () => "t", big: "y".repeat(9000) };
+  assert.equal(fitState({ when: small } as Record<string, unknown>, 4096).truncated, false);
+});

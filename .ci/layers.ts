@@ -179,6 +179,7 @@ export const LAYERS: Readonly<Record<string, Layer>> = {
       "bridge/http",
       "bridge/mcp",
       "bridge/metrics",
+      "bridge/runs",
       "bridge/share",
       "bridge/upstream",
       "bridge/utils",

@@ -120,7 +120,7 @@ const SITE = {
 <aim-action name="add" description="Add a todo" input-example="eggs"></aim-action>`,
 };
 
-async function coreOf(dir: string, options: { serverActions?: ServerAction[] } = {}) {
+function coreOf(dir: string, options: { serverActions?: ServerAction[] } = {}) {
   writeSite(dir, SITE);
   return new BridgeCore({ root: dir, ...options });
 }

@@ -138,9 +138,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/upstream/catalog_reads_test.ts", "tests/upstream/catalog_test.ts"],
     note: UPSTREAM_NOTE,
   },
+  // UpstreamProxy itself in front of an app (tests/upstream/proxy_test.ts holds the same
+  // through a real aim, with a 100 MB upload: ten times the cost per mutant).
   "bridge/upstream/proxy.ts": {
-    tests: ["tests/upstream/proxy_test.ts", "tests/upstream/answers_test.ts"],
-    note: UPSTREAM_NOTE,
+    tests: ["tests/upstream/forward_test.ts", "tests/upstream/answers_test.ts"],
   },
   "bridge/upstream/request_body.ts": {
     tests: ["tests/upstream/request_body_test.ts"],

@@ -11,6 +11,7 @@ import { validateInput } from "../input/validate.ts";
 import { MarkupError } from "../markup/action.ts";
 import { redactSecrets } from "../markup/secrets.ts";
 import { fitState } from "../wire/state_limit.ts";
+import { boundedJsonBytes } from "./state_bytes.ts";
 import { type SessionMessage, TabMessage } from "../wire/channel.ts";
 import { RUN_STATUS } from "../wire/run_status.ts";
 import { CloseCode } from "../wire/names.ts";
@@ -190,7 +191,10 @@ export class TabMessages {
    */
   #state(state: Record<string, unknown>, h: Handling): void {
     const clean = redactSecrets(state) as Record<string, unknown>;
-    h.session.tab.setState(h.tab, fitState(clean, this.#ctx.limits.maxStateBytes).state);
+    h.session.tab.setState(
+      h.tab,
+      fitState(clean, this.#ctx.limits.maxStateBytes, { measure: boundedJsonBytes }).state,
+    );
     // Reported once the registrations sent before it apply (each may wait for a read of the
     // page): the answer to an action that led here then finds the page's actions.
     h.then(() => h.session.tab.markReported(h.tab));

@@ -13,56 +13,31 @@ export const TRUNCATED_KEY = "_truncated";
 const MARKER_ROOM = 2048;
 
 /**
- * At least how many characters `value`'s JSON has, counted until the count passes `room`: each
- * string's characters and quotes, each key of a plain object and its quotes and colon, each
- * bracket. Plain data only (what a parsed message holds): anything `JSON.stringify` could write
- * shorter than its fields (a `toJSON`, a class instance, a function) counts nothing.
+ * Counts the UTF-8 bytes of a value's JSON; once the count is sure to pass `room` it may stop and
+ * return any number above `room`.
  */
-function leastLength(value: unknown, room: number): number {
-  let count = 0;
-  const pending: unknown[] = [value];
-  while (pending.length && count <= room) {
-    const next = pending.pop();
-    if (typeof next === "string") count += next.length + 2;
-    else if (typeof next === "number" || typeof next === "boolean" || next === null) count += 1;
-    else if (Array.isArray(next)) {
-      count += 2;
-      for (const item of next) pending.push(item);
-    } else if (typeof next === "object" && isPlain(next)) {
-      count += 2;
-      for (const [key, item] of Object.entries(next)) {
-        if (item === undefined || typeof item === "function" || typeof item === "symbol") continue;
-        count += key.length + 3;
-        pending.push(item);
-      }
-    }
-  }
-  return count;
-}
-
-/** Whether `value` is an object literal's kind, written field by field by `JSON.stringify`. */
-function isPlain(value: object): boolean {
-  const proto = Object.getPrototypeOf(value);
-  return (proto === Object.prototype || proto === null) &&
-    typeof (value as { toJSON?: unknown }).toJSON !== "function";
-}
+export type MeasureBytes = (value: unknown, room: number) => number;
 
 /**
- * The UTF-8 bytes of `value`'s JSON, counted exactly only when that can matter against `room`: a
- * value that has more characters than `room` has more bytes too (a UTF-16 unit takes 1 to 3), so
- * a megabyte over it is told by a walk that stops as soon as it passes `room`, before any JSON is
- * written; then the text's length, before its bytes are counted.
+ * The UTF-8 bytes of `value`'s JSON: its text's length when that is over `room` already (a UTF-16
+ * unit takes 1 to 3 bytes), else its bytes, counted only where a character is not ASCII.
  */
-function bytes(value: unknown, room = Infinity): number {
-  if (room !== Infinity) {
-    const least = leastLength(value, room);
-    if (least > room) return least;
-  }
+export function jsonBytes(value: unknown, room: number = Infinity): number {
   const text = JSON.stringify(value) ?? "null";
   if (text.length > room) return text.length;
   // The range is all of ASCII, control characters included.
   // deno-lint-ignore no-control-regex
   return /^[\x00-\x7f]*$/.test(text) ? text.length : new TextEncoder().encode(text).length;
+}
+
+/** Options of {@linkcode fitState}. */
+export interface FitStateOptions {
+  /**
+   * How a value's bytes are counted: {@linkcode jsonBytes} where none is given (the tab's own
+   * state, small). The bridge passes one that stops walking a megabyte message past its room
+   * before writing its JSON (bridge/core/state_bytes.ts), which the tab's bundle need not carry.
+   */
+  measure?: MeasureBytes;
 }
 
 /** What {@linkcode fitState} did. */
@@ -77,7 +52,12 @@ export interface FittedState {
  * does not fit keeps its first items, anything else that does not fit is left out, and
  * `_truncated` says which keys were cut and how (`"kept 20 of 246 items"`, `"left out"`).
  */
-export function fitState(state: Record<string, unknown>, maxBytes: number): FittedState {
+export function fitState(
+  state: Record<string, unknown>,
+  maxBytes: number,
+  options: FitStateOptions = {},
+): FittedState {
+  const bytes = options.measure ?? jsonBytes;
   if (bytes(state, maxBytes) <= maxBytes) return { state, truncated: false };
   const budget = Math.max(0, maxBytes - Math.min(MARKER_ROOM, Math.floor(maxBytes / 4)));
   const out: Record<string, unknown> = {};
@@ -85,7 +65,7 @@ export function fitState(state: Record<string, unknown>, maxBytes: number): Fitt
   let used = 2;
   for (const [key, value] of Object.entries(state)) {
     if (key === TRUNCATED_KEY) continue;
-    const keyBytes = bytes(key) + 1;
+    const keyBytes = bytes(key, Infinity) + 1;
     // The room the value has: what is left, less its key, colon and comma.
     const size = keyBytes + bytes(value, budget - used - keyBytes - 1) + 1;
     if (used + size <= budget) {
@@ -95,7 +75,7 @@ export function fitState(state: Record<string, unknown>, maxBytes: number): Fitt
     }
     if (Array.isArray(value)) {
       const kept: unknown[] = [];
-      let listUsed = used + bytes(key) + 3;
+      let listUsed = used + bytes(key, Infinity) + 3;
       for (const item of value) {
         const itemSize = bytes(item, budget - listUsed - 1) + 1;
         if (listUsed + itemSize > budget) break;

@@ -161,8 +161,17 @@ export const mutants: Mutant[] = [
     name: "state-unbounded",
     guarantee: "A tab's state snapshot is cut to the state size limit before it is kept.",
     file: "bridge/core/tab_messages.ts",
-    find: "fitState(clean, this.#ctx.limits.maxStateBytes).state",
+    find: "fitState(clean, this.#ctx.limits.maxStateBytes, { measure: boundedJsonBytes }).state",
     replace: "clean",
+    tests: ["tests/security/state_limit_test.ts"],
+  },
+  {
+    name: "state-bytes-written-past-room",
+    guarantee:
+      "The bridge tells a state message past its room by a walk that stops there, never by writing a megabyte of JSON first.",
+    file: "bridge/core/state_bytes.ts",
+    find: "if (least > room) return least;",
+    replace: "",
     tests: ["tests/security/state_limit_test.ts"],
   },
   {

@@ -4,11 +4,18 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { fitState, TRUNCATED_KEY } from "../../bridge/wire/state_limit.ts";
+import { boundedJsonBytes } from "../../bridge/core/state_bytes.ts";
+import { fitState, type FitStateOptions, TRUNCATED_KEY } from "../../bridge/wire/state_limit.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { FakeTab } from "../helpers/fake_tab.ts";
 
 const bytes = (value: unknown) => new TextEncoder().encode(JSON.stringify(value)).length;
+
+/** The tab's way of counting (the default) and the bridge's, which must cut the same. */
+const MEASURES: [string, FitStateOptions][] = [
+  ["the tab's", {}],
+  ["the bridge's", { measure: boundedJsonBytes }],
+];
 
 Deno.test("a page whose state grows past the limit keeps its lease; the agent sees the cut", async () => {
   await using bridge = await startBridge();
@@ -121,7 +128,9 @@ Deno.test("fitState() cuts exactly as counting every value's bytes would, long s
       fc.integer({ min: 64, max: 12_000 }),
       (state, limit) => {
         delete state[TRUNCATED_KEY];
-        assert.deepEqual(fitState(state, limit), fitModel(state, limit));
+        for (const [name, options] of MEASURES) {
+          assert.deepEqual(fitState(state, limit, options), fitModel(state, limit), name);
+        }
       },
     ),
     { numRuns: 500 },
@@ -160,19 +169,39 @@ Deno.test("fitState() cuts exactly as counting every value's bytes would, at the
       state[key] = value;
       // And one that cannot fit after it: the state is cut, the value above decided at its edge.
       state[`${key}_after`] = "w".repeat(limit);
-      assert.deepEqual(fitState(state, limit), fitModel(state, limit));
+      for (const [name, options] of MEASURES) {
+        assert.deepEqual(fitState(state, limit, options), fitModel(state, limit), name);
+      }
     }),
     { numRuns: 3000 },
   );
 });
 
 Deno.test("fitState() leaves out a value written by toJSON, undefined fields and functions as JSON does", () => {
-  const stamp = { toJSON: () => "x".repeat(5000), big: "y".repeat(9000) };
-  const state = { when: stamp, gone: undefined, fn: () => 1, keep: "z".repeat(100) };
-  const { state: out } = fitState(state as Record<string, unknown>, 4096);
-  assert.equal(out.keep, "z".repeat(100));
-  assert.equal((out[TRUNCATED_KEY] as { keys: Record<string, string> }).keys.when, "left out");
-  // The small one that toJSON writes is kept, whatever its fields.
-  const small = { toJSON: () => "t", big: "y".repeat(9000) };
-  assert.equal(fitState({ when: small } as Record<string, unknown>, 4096).truncated, false);
+  for (const [name, options] of MEASURES) {
+    const stamp = { toJSON: () => "x".repeat(5000), big: "y".repeat(9000) };
+    const state = { when: stamp, gone: undefined, fn: () => 1, keep: "z".repeat(100) };
+    const { state: out } = fitState(state as Record<string, unknown>, 4096, options);
+    assert.equal(out.keep, "z".repeat(100), name);
+    const marker = out[TRUNCATED_KEY] as { keys: Record<string, string> };
+    assert.equal(marker.keys.when, "left out", name);
+    // The small one that toJSON writes is kept, whatever its fields.
+    const small = { toJSON: () => "t", big: "y".repeat(9000) };
+    const kept = fitState({ when: small } as Record<string, unknown>, 4096, options);
+    assert.equal(kept.truncated, false, name);
+  }
+});
+
+Deno.test("the bridge counts a state past its room without writing its JSON, and exactly within it", () => {
+  // Writing the JSON would call toJSON, which throws: the walk stops at the string first.
+  const refused = { toJSON: () => assert.fail("the JSON of a value past its room was written") };
+  assert.ok(boundedJsonBytes(["x".repeat(200), refused], 100) > 100);
+  assert.ok(boundedJsonBytes({ a: "é".repeat(60), b: [1, 2, "x".repeat(50)] }, 100) > 100);
+  // Within the room, or with no room, the count is the exact UTF-8 bytes of the JSON.
+  for (
+    const value of [{ a: "é€\n", b: [1, null, true] }, "x".repeat(90), [{}, []], "€".repeat(40)]
+  ) {
+    assert.equal(boundedJsonBytes(value, 120), bytes(value));
+    assert.equal(boundedJsonBytes(value, Infinity), bytes(value));
+  }
 });

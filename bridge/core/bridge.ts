@@ -574,12 +574,22 @@ export class BridgeCore {
   }
 
   /**
-   * A tab opened the channel with this session's credential.
+   * Seconds until a new tab socket of `session` from `client`'s address may open (the channel
+   * budgets of the session and of the address), 0 for now.
    *
    * @internal The tab channel's route calls it.
    */
-  connectTab(session: Session, port: TabPort): TabConnection {
-    return this.#tabs.connect(session, port);
+  tabWait(session: Session, client?: string): number {
+    return this.#tabs.reconnectWait(session, client);
+  }
+
+  /**
+   * A tab opened the channel with this session's credential, from `client`'s address.
+   *
+   * @internal The tab channel's route calls it.
+   */
+  connectTab(session: Session, port: TabPort, client?: string): TabConnection {
+    return this.#tabs.connect(session, port, client);
   }
 
   /**

@@ -101,8 +101,10 @@ Deno.test("an address's password checks go four at once, then one a second; the 
   const checks: number[] = [];
   const users: UserStore = {
     verify(username, password) {
-      if (username.startsWith("ghost")) checks.push(performance.now());
-      return store.verify(username, password);
+      // An unknown user's check costs nothing here: only the address's turns bound them.
+      if (!username.startsWith("ghost")) return store.verify(username, password);
+      checks.push(performance.now());
+      return Promise.resolve(null);
     },
   };
   await using bridge = await startBridge({ users, trustProxy: true });

@@ -51,25 +51,33 @@ Deno.test("another key's burst is its own: it enters while the first key's calle
 });
 
 Deno.test("a key's line holds at most its bound; the next caller is refused at once", async () => {
-  const gate = rated({ line: 5, waitMs: 5_000 });
+  // The clock stands still unless the test moves it: no turn comes while the line fills.
+  const clock = { now: 1_000_000 };
+  const gate = rated({ line: 5, waitMs: 5_000, now: () => clock.now });
   const keys = ["client:A"];
   for (let i = 0; i < 2; i++) await gate.enter(keys);
   const line = Array.from({ length: 5 }, () => gate.enter(keys));
   assert.equal(gate.waitingOf("client:A"), 5);
-  assert.equal(await gate.enter(keys), false, "the sixth waiter is refused at once");
+  assert.equal(await now(gate.enter(keys)), false, "the sixth waiter is refused at once");
   assert.equal(gate.waitingOf("client:A"), 5);
-  // Those in line go in, each on its turn.
-  assert.deepEqual(await Promise.all(line), [true, true, true, true, true]);
+  // Those in line go in, each on its turn (20 a second: one each 50 ms), the first first.
+  for (const [n, waiting] of line.entries()) {
+    clock.now += 50;
+    assert.equal(await waiting, true);
+    assert.equal(gate.waitingOf("client:A"), 4 - n);
+  }
 });
 
 Deno.test("the line in all holds at most its bound, whatever the keys", async () => {
-  const gate = rated({ maxWaiting: 3 });
+  const clock = { now: 1_000_000 };
+  const gate = rated({ maxWaiting: 3, now: () => clock.now });
   for (const client of ["A", "B", "C", "D"]) {
     for (let i = 0; i < 2; i++) await gate.enter([`client:${client}`]);
   }
   const line = ["A", "B", "C"].map((client) => gate.enter([`client:${client}`]));
   assert.equal(gate.waiting, 3);
-  assert.equal(await gate.enter(["client:D"]), false);
+  assert.equal(await now(gate.enter(["client:D"])), false, "the fourth is refused at once");
+  clock.now += 50;
   assert.deepEqual(await Promise.all(line), [true, true, true]);
 });
 

@@ -58,6 +58,7 @@ export {
   type WatchInvocation,
 } from "./core/bridge.ts";
 export type { StreamLimits } from "./core/streams.ts";
+export type { Rate } from "./core/channel_budget.ts";
 export {
   AttemptLimiter,
   type AttemptLimiterOptions,

@@ -143,15 +143,15 @@ export function acpRoutes(core: BridgeCore, options: AcpRoutesOptions = {}): Hon
     // A stream holds its connection until the run ends: bounded per client address and in
     // all, taken before the run is created so that a refused stream starts nothing.
     const release = request.mode === "stream" ? core.streams.take(clientOf(c)) : undefined;
-    let run: ReturnType<typeof runs.create>;
+    let run: Awaited<ReturnType<typeof runs.create>>;
     try {
-      run = runs.create(session, {
+      run = await runs.create(session, {
         agentName: request.agent_name,
         sessionAgent: directory.nameOf(session.page),
         sessionId: request.session_id,
         input: request.input,
         client: clientOf(c),
-      });
+      }, c.req.raw.signal);
     } catch (error) {
       release?.();
       throw error;

@@ -110,22 +110,29 @@ export class RunStore {
     return this.#registry.bytes;
   }
 
+  /** Run requests waiting in line for a place now, of one client address or in all. */
+  waiting(client?: string): number {
+    return this.#registry.waiting(client);
+  }
+
   /** What the runs of an AIM session keep now, in bytes. */
   bytesOf(owner: Session): number {
     return this.#registry.bytesOf(owner.id);
   }
 
   /**
-   * A new run in `created`; {@linkcode AcpRun.start} runs it.
+   * A new run in `created`; {@linkcode AcpRun.start} runs it. When the session or the client has
+   * all the runs under way it may have, it waits in line (a short, bounded time) for one of
+   * theirs to end.
    *
    * @throws {AcpHttpError} 429 when the session, the client or the bridge has all the runs
-   * under way it may have.
+   * under way it may have, after that wait.
    */
-  create(owner: Session, request: RunRequest): AcpRun {
+  async create(owner: Session, request: RunRequest, signal?: AbortSignal): Promise<AcpRun> {
     const client = request.client ?? "unknown";
     try {
       // Counted on this instance only: with several instances, each admits its own share.
-      this.#registry.admit(owner.id, client);
+      await this.#registry.admitInTurn(owner.id, client, signal);
     } catch (error) {
       throw error instanceof AimError ? fromAimError(error) : error;
     }

@@ -36,6 +36,7 @@ import { SESSION_STORE_DEFAULTS } from "./session_store_options.ts";
 import { LocalShare } from "../share/local.ts";
 import type { SessionShare } from "../share/share.ts";
 import { STREAM_DEFAULTS, type StreamLimits, StreamSlots } from "./streams.ts";
+import { FairGate, type Rate } from "./fair_gate.ts";
 import {
   type ChannelState,
   sessionMessage,
@@ -147,6 +148,14 @@ export interface BridgeCoreOptions {
   /** Size and count limits; see {@linkcode DEFAULT_LIMITS}. */
   limits?: Partial<Limits>;
   /**
+   * Sessions one client address may open (`POST /__aim/session`): a burst, then so many a
+   * second. Past it a mint waits in line for its turn (at most 1 s; 64 of one address, 1,024 in
+   * all), then is refused with 429.
+   *
+   * @default {{ burst: 64, perSecond: 16 }}
+   */
+  mintRate?: Rate | undefined;
+  /**
    * Event streams and long polls open at once, per client address and in all (429 past
    * either).
    *
@@ -189,6 +198,7 @@ export const CORE_DEFAULTS: {
   readonly tabTimeoutMs: number;
   readonly confirmTimeoutMs: number;
   readonly settleTimeoutMs: number;
+  readonly mintRate: Readonly<Rate>;
   readonly streams: Readonly<StreamLimits>;
 } = {
   pageQuery: [],
@@ -202,6 +212,7 @@ export const CORE_DEFAULTS: {
   tabTimeoutMs: TAB_CHANNEL_DEFAULTS.tabTimeoutMs,
   confirmTimeoutMs: TAB_CHANNEL_DEFAULTS.confirmTimeoutMs,
   settleTimeoutMs: DEFAULTS.settleTimeoutMs,
+  mintRate: DEFAULTS.mintRate,
   streams: STREAM_DEFAULTS,
 };
 
@@ -270,6 +281,12 @@ export class BridgeCore {
    * @internal The routes' own.
    */
   readonly streams: StreamSlots;
+  /**
+   * Session mints under way and waiting, per client address (keys `client:ADDRESS`).
+   *
+   * @internal The routes' own.
+   */
+  readonly mints: FairGate;
 
   /**
    * The core of a bridge over `options.root` (or `options.catalog`).
@@ -284,6 +301,19 @@ export class BridgeCore {
     this.#watch = options.watchInvocation;
     this.limits = { ...DEFAULT_LIMITS, ...options.limits };
     this.streams = new StreamSlots(options.streams);
+    this.mints = new FairGate({
+      max: Infinity,
+      perKey: { max: Infinity, maxWaiting: Infinity },
+      waitMs: DEFAULTS.lineWaitMs,
+      maxWaiting: DEFAULTS.maxWaiting,
+      limits: {
+        client: {
+          max: DEFAULTS.maxMintsPerClient,
+          maxWaiting: DEFAULTS.maxWaitingPerClient,
+          rate: options.mintRate ?? CORE_DEFAULTS.mintRate,
+        },
+      },
+    });
     this.#settleTimeoutMs = Math.max(0, options.settleTimeoutMs ?? CORE_DEFAULTS.settleTimeoutMs);
     this.pageQuery = options.pageQuery ?? CORE_DEFAULTS.pageQuery;
     const problem = pageQueryProblem(this.pageQuery);
@@ -574,12 +604,22 @@ export class BridgeCore {
   }
 
   /**
-   * A tab opened the channel with this session's credential.
+   * Seconds until a new tab socket of `session` from `client`'s address may open (the channel
+   * budgets of the session and of the address), 0 for now.
    *
    * @internal The tab channel's route calls it.
    */
-  connectTab(session: Session, port: TabPort): TabConnection {
-    return this.#tabs.connect(session, port);
+  tabWait(session: Session, client?: string): number {
+    return this.#tabs.reconnectWait(session, client);
+  }
+
+  /**
+   * A tab opened the channel with this session's credential, from `client`'s address.
+   *
+   * @internal The tab channel's route calls it.
+   */
+  connectTab(session: Session, port: TabPort, client?: string): TabConnection {
+    return this.#tabs.connect(session, port, client);
   }
 
   /**

@@ -15,7 +15,9 @@ import type { TabMessage } from "../wire/channel.ts";
 
 /** A burst, then so many a second. */
 export interface Rate {
+  /** What may be taken at once, from full. */
   burst: number;
+  /** What comes back each second, up to the burst. */
   perSecond: number;
 }
 
@@ -95,15 +97,37 @@ export class ChannelBudget {
 
   /** Takes `amount` from the bucket `kind` at time `now` (ms); false when it holds less. */
   take(kind: BudgetKind, amount: number, now: number): boolean {
+    const left = this.#filled(kind, now);
+    if (left.tokens < amount) return false;
+    left.tokens -= amount;
+    return true;
+  }
+
+  /** The bucket `kind` as it is at `now`, filled for the time since it was last counted. */
+  #filled(kind: BudgetKind, now: number): { tokens: number; at: number } {
     const rate = this.#rates[kind];
     const left = this.#left.get(kind) ?? { tokens: rate.burst, at: now };
     const refill = Math.max(0, now - left.at) * rate.perSecond / 1000;
     left.tokens = Math.min(rate.burst, left.tokens + refill);
     left.at = now;
     this.#left.set(kind, left);
-    if (left.tokens < amount) return false;
-    left.tokens -= amount;
-    return true;
+    return left;
+  }
+
+  /**
+   * Seconds until a new socket of the session could say hello with half its burst of characters
+   * in hand (2 MiB), 0 when it can now. A page that reconnects sent far less in the last seconds;
+   * a tab closed for flooding waits for it at the upgrade, rather than being let in to push the
+   * megabytes its socket's buffers hold and be closed again.
+   */
+  reconnectWait(now: number): number {
+    const need = (kind: BudgetKind, amount: number) => {
+      const short = amount - this.#filled(kind, now).tokens;
+      return short > 0 ? short / this.#rates[kind].perSecond : 0;
+    };
+    const half = this.#rates.characters.burst / 2;
+    const wait = Math.max(need("hello", 1), need("characters", half));
+    return wait > 0 ? Math.ceil(wait) : 0;
   }
 
   /**

@@ -99,6 +99,20 @@ export const DEFAULTS = {
     client: { msPerSecond: 100, burstMs: 1000 },
   },
   /**
+   * How long a request over its client address's share of costly work (a session mint, a password
+   * check, a run) waits in line for its turn, ms; then 429. A client that sends more than its
+   * share at once waits instead of spinning on refusals, which would cost the bridge as much.
+   */
+  lineWaitMs: 1000,
+  /** Requests of one client address that may wait in one line at once (as many as its streams). */
+  maxWaitingPerClient: 64,
+  /** Requests that may wait in one line at once, in all. */
+  maxWaiting: 1024,
+  /** Sessions one client address may open: a burst, then so many a second. */
+  mintRate: { burst: 64, perSecond: 16 },
+  /** Session mints of one client address under way at once (each awaits the shared store). */
+  maxMintsPerClient: 8,
+  /**
    * Event streams and long polls (of every protocol) open at once from one client address.
    */
   maxStreamsPerClient: 64,

@@ -8,6 +8,8 @@ import { AimError } from "../errors/aim_error.ts";
 import { noInput } from "../markup/action.ts";
 import type { InputSchema, InputValue } from "../wire/schemas.ts";
 import type { AttemptLimiter, UserStore } from "./login.ts";
+import { FairGate, type Rate } from "./fair_gate.ts";
+import { DEFAULTS } from "./limits.ts";
 import type { Identity } from "./sessions.ts";
 import type { Session } from "./session.ts";
 
@@ -90,9 +92,16 @@ export interface BuiltinActionsOptions {
    */
   maxConcurrentLoginsPerAddress?: number;
   /**
-   * How long a login may wait in line for a place at most, ms; then 429. At most 4 logins of one
-   * (client address, account) or session wait at once, 16 of one address and 64 in all; more
-   * get 429 at once.
+   * Password checks one client address may start: a burst, then so many a second, whatever the
+   * account (an unknown user costs the same check). scrypt takes a core for some 50 ms: a flood
+   * from one address gets a twentieth of one after its burst.
+   *
+   * @default {{ burst: 4, perSecond: 1 }}
+   */
+  loginRatePerAddress?: Rate;
+  /**
+   * How long a login may wait in line for its turn at most, ms; then 429. At most 64 logins of
+   * one client address wait at once, and 1,024 in all; more get 429 at once.
    *
    * @default {1000}
    */
@@ -103,133 +112,14 @@ export interface BuiltinActionsOptions {
 export const LOGIN_DEFAULTS: {
   readonly maxConcurrentLogins: number;
   readonly maxConcurrentLoginsPerClient: number;
+  readonly loginRatePerAddress: Readonly<Rate>;
   readonly loginQueueMs: number;
 } = {
   maxConcurrentLogins: 8,
   maxConcurrentLoginsPerClient: 2,
+  loginRatePerAddress: { burst: 4, perSecond: 1 },
   loginQueueMs: 1000,
 };
-
-/** The bounds of the keys that start with one prefix (`client:`), when not the gate's own. */
-export interface KeyLimit {
-  /** Places the key may hold at once. */
-  max: number;
-  /** Callers of the key that may wait in line at once. */
-  maxWaiting: number;
-}
-
-interface Waiter {
-  keys: string[];
-  resolve: (entered: boolean) => void;
-  timer: ReturnType<typeof setTimeout>;
-}
-
-/**
- * Places for slow work (password checks): a ceiling in all and a smaller one per key (the
- * client, the session), so that no one client can take every place. A caller may wait a short,
- * bounded time in line; when a place frees, it goes to the waiter whose first key (its client)
- * holds the fewest places (the longest waiting first among equals), so that a client with a
- * single login passes a flood from others. `options.limits` gives the keys of a prefix (the
- * text before the first `:`) bounds of their own.
- */
-export class FairGate {
-  #inside = 0;
-  readonly #held = new Map<string, number>();
-  #waiting: Waiter[] = [];
-  readonly #max: number;
-  readonly #maxPerKey: number;
-  readonly #waitMs: number;
-  readonly #maxWaitingPerKey = 4;
-  readonly #maxWaiting = 64;
-  readonly #limits: Readonly<Record<string, KeyLimit>>;
-
-  constructor(
-    max: number,
-    maxPerKey: number,
-    waitMs: number,
-    options: { limits?: Record<string, KeyLimit> } = {},
-  ) {
-    this.#max = max;
-    this.#maxPerKey = maxPerKey;
-    this.#waitMs = waitMs;
-    this.#limits = options.limits ?? {};
-  }
-
-  /** The bounds of `key`. */
-  #limit(key: string): KeyLimit {
-    return this.#limits[key.slice(0, key.indexOf(":"))] ??
-      { max: this.#maxPerKey, maxWaiting: this.#maxWaitingPerKey };
-  }
-
-  /** Places taken now. */
-  get inside(): number {
-    return this.#inside;
-  }
-
-  /** Takes a place for `keys` (the first one the client's), waiting in line if need be. */
-  enter(keys: string[]): Promise<boolean> {
-    if (this.#fits(keys)) {
-      this.#take(keys);
-      return Promise.resolve(true);
-    }
-    const crowded = keys.some((key) =>
-      this.#waiting.filter((w) => w.keys.includes(key)).length >= this.#limit(key).maxWaiting
-    );
-    if (crowded || this.#waiting.length >= this.#maxWaiting || this.#waitMs <= 0) {
-      return Promise.resolve(false);
-    }
-    return new Promise((resolve) => {
-      const waiter: Waiter = {
-        keys,
-        resolve,
-        timer: setTimeout(() => {
-          this.#waiting = this.#waiting.filter((w) => w !== waiter);
-          resolve(false);
-        }, this.#waitMs),
-      };
-      this.#waiting.push(waiter);
-    });
-  }
-
-  /** Gives back the place of `keys`; the next waiter that fits takes it. */
-  leave(keys: string[]): void {
-    this.#inside--;
-    for (const key of keys) {
-      const left = (this.#held.get(key) ?? 1) - 1;
-      if (left > 0) this.#held.set(key, left);
-      else this.#held.delete(key);
-    }
-    while (true) {
-      let next: Waiter | undefined;
-      for (const waiter of this.#waiting) {
-        if (!this.#fits(waiter.keys)) continue;
-        if (!next || this.#heldBy(waiter) < this.#heldBy(next)) next = waiter;
-      }
-      if (!next) return;
-      const chosen = next;
-      this.#waiting = this.#waiting.filter((w) => w !== chosen);
-      clearTimeout(chosen.timer);
-      this.#take(chosen.keys);
-      chosen.resolve(true);
-    }
-  }
-
-  #heldBy(waiter: Waiter): number {
-    // A waiter without keys has no client to count against.
-    const client = waiter.keys[0];
-    return client === undefined ? 0 : this.#held.get(client) ?? 0;
-  }
-
-  #fits(keys: string[]): boolean {
-    return this.#inside < this.#max &&
-      keys.every((key) => (this.#held.get(key) ?? 0) < this.#limit(key).max);
-  }
-
-  #take(keys: string[]): void {
-    this.#inside++;
-    for (const key of keys) this.#held.set(key, (this.#held.get(key) ?? 0) + 1);
-  }
-}
 
 function tooManyAttempts(seconds: number): AimError {
   return new AimError(
@@ -249,22 +139,29 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
   // the memory and CPU of the bridge. Places are counted per (client address, account) and per
   // session, so that a flood from behind one address (a NAT) at other accounts leaves a person
   // there their place, and per address with a wider bound, so that no one address takes every
-  // place (two at least are needed to fill them, four to fill the line). A freed place goes
-  // first to the (address, account) that holds the fewest.
+  // place (two at least are needed to fill them). An address also starts its checks at a rate,
+  // whatever the accounts (a new unknown user each time costs the same check), and what it sends
+  // beyond waits in line: a flood from one address waits for its turns instead of spinning on
+  // refusals. A freed place goes first to the (address, account) that holds the fewest.
   const maxAll = options.maxConcurrentLogins ?? LOGIN_DEFAULTS.maxConcurrentLogins;
-  const gate = new FairGate(
-    maxAll,
-    options.maxConcurrentLoginsPerClient ?? LOGIN_DEFAULTS.maxConcurrentLoginsPerClient,
-    options.loginQueueMs ?? LOGIN_DEFAULTS.loginQueueMs,
-    {
-      limits: {
-        client: {
-          max: options.maxConcurrentLoginsPerAddress ?? Math.max(1, Math.floor(maxAll / 2)),
-          maxWaiting: 16,
-        },
+  const gate = new FairGate({
+    max: maxAll,
+    // As many may wait per session or (address, account) as per address: a flood spread over
+    // few sessions or accounts waits in line too, rather than spinning on refusals.
+    perKey: {
+      max: options.maxConcurrentLoginsPerClient ?? LOGIN_DEFAULTS.maxConcurrentLoginsPerClient,
+      maxWaiting: DEFAULTS.maxWaitingPerClient,
+    },
+    waitMs: options.loginQueueMs ?? LOGIN_DEFAULTS.loginQueueMs,
+    maxWaiting: DEFAULTS.maxWaiting,
+    limits: {
+      client: {
+        max: options.maxConcurrentLoginsPerAddress ?? Math.max(1, Math.floor(maxAll / 2)),
+        maxWaiting: DEFAULTS.maxWaitingPerClient,
+        rate: options.loginRatePerAddress ?? LOGIN_DEFAULTS.loginRatePerAddress,
       },
     },
-  );
+  });
   const disconnect: ServerAction = {
     id: "disconnect",
     description: "End this session; its token stops working.",
@@ -301,13 +198,13 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
         const sessionKey = `session:${ctx.session.id}`;
         const accountKey = `account:${JSON.stringify([client, username.toLowerCase()])}`;
         const keys = [sessionKey, accountKey];
-        const throttled = async () => {
-          const waits = await Promise.all(keys.map((k) => limiter.retryAfter(k)));
-          const wait = Math.max(...waits);
-          if (wait > 0) throw tooManyAttempts(wait);
-        };
-        await throttled();
-        // The (address, account) first: a freed place goes to the one that holds the fewest.
+        const waitOf = async () =>
+          Math.max(...await Promise.all(keys.map((k) => limiter.retryAfter(k))));
+        // A session or an (address, account) that must wait is refused, but on its address's
+        // turn, as a check would be: a flood of logins that are refused waits in line as a flood
+        // of checks does, and costs no more. The (address, account) first: a freed place goes to
+        // the one that holds the fewest.
+        const throttled = (await waitOf()) > 0;
         const places = [accountKey, sessionKey, `client:${client}`];
         if (!(await gate.enter(places))) {
           throw new AimError(
@@ -317,9 +214,9 @@ export function builtinActions(options: BuiltinActionsOptions): ServerAction[] {
           );
         }
         try {
-          // Again (failures may have come while this login waited for a place), and counted
-          // in the same step, before the (slow) check: attempts in parallel, on this instance
-          // or another, cannot slip past it.
+          if (throttled) throw tooManyAttempts(Math.max(1, await waitOf()));
+          // Checked again and counted in one step, before the (slow) check: attempts in
+          // parallel, on this instance or another, cannot slip past it.
           const wait = await limiter.claim(keys);
           if (wait > 0) throw tooManyAttempts(wait);
         } catch (error) {

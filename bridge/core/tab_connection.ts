@@ -31,9 +31,12 @@ export class TabConnection {
   helloTimer?: ReturnType<typeof setTimeout>;
   /** What the invocation sent to it last still pays for (bridge/core/channel_budget.ts). */
   credit: Credit = { messages: 0, characters: 0 };
-  constructor(port: TabPort, page: string) {
+  /** The address of the client that opened it ("unknown" when not known): its share's key. */
+  readonly client: string;
+  constructor(port: TabPort, page: string, client = "unknown") {
     this.port = port;
     this.page = page;
+    this.client = client;
   }
 }
 

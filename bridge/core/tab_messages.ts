@@ -26,6 +26,7 @@ import { MAX_TABS } from "./tab.ts";
 import { TabConnection, type TabPort } from "./tab_connection.ts";
 import { type BudgetKind, ChannelBudget, type Rate } from "./channel_budget.ts";
 import { SchemaChecks } from "./schema_checks.ts";
+import { AddressBudgets } from "./address_budget.ts";
 
 /** What the handlers need from the rest of the core. */
 export interface TabMessageContext {
@@ -58,6 +59,11 @@ export interface TabMessageContext {
   schemaBudget?: Readonly<Rate>;
   /** The clock checks are timed by, ms; without it, `performance.now`. */
   workClock?: () => number;
+  /**
+   * What the tabs of one client address may send, all its sessions together; without it,
+   * `ADDRESS_CHARACTERS` (core/address_budget.ts).
+   */
+  addressBudget?: Readonly<Rate>;
 }
 
 /** The defaults of {@linkcode TabMessageContext}, as its `@default` tags say. */
@@ -139,6 +145,8 @@ export class TabMessages {
   readonly #budgets = new WeakMap<Session, ChannelBudget>();
   /** The checks of registered actions, and each session's budget of time for new ones. */
   readonly #schemas: SchemaChecks;
+  /** What is left of each client address's budget of characters, shared by its sessions. */
+  readonly #addresses: AddressBudgets;
 
   constructor(ctx: TabMessageContext) {
     this.#ctx = ctx;
@@ -147,6 +155,7 @@ export class TabMessages {
       now: ctx.now,
       clock: ctx.workClock,
     });
+    this.#addresses = new AddressBudgets({ rate: ctx.addressBudget });
     this.#handlers = {
       hello: (message, h) => this.#hello(message.page, h),
       // After the tab's earlier registrations, like hello's own check of the page.
@@ -200,10 +209,24 @@ export class TabMessages {
     h.then(() => h.session.tab.markReported(h.tab));
   }
 
-  /** A tab opened the channel with this session's credential. */
-  connect(session: Session, port: TabPort): TabConnection {
+  /**
+   * Seconds until a new socket of `session` may open, 0 when it may now: once the session's tabs
+   * spent their budget (hello, characters), another socket would be closed at its first message,
+   * after its client pushed what its buffers hold.
+   */
+  reconnectWait(session: Session, client = "unknown"): number {
+    const now = (this.#ctx.now ?? Date.now)();
+    const budget = this.#budgets.get(session);
+    return Math.max(
+      budget ? budget.reconnectWait(now) : 0,
+      this.#addresses.reconnectWait(client, session.id, now),
+    );
+  }
+
+  /** A tab opened the channel with this session's credential, from `client`'s address. */
+  connect(session: Session, port: TabPort, client?: string): TabConnection {
     this.#ctx.sessions.bind(session);
-    const tab = new TabConnection(port, session.page);
+    const tab = new TabConnection(port, session.page, client);
     if (session.ended) {
       port.send({ type: "ended", reason: session.ended });
       port.close(CloseCode.SessionEnded, `session ${session.ended}`);
@@ -243,7 +266,11 @@ export class TabMessages {
       const now = (this.#ctx.now ?? Date.now)();
       let budget = this.#budgets.get(session);
       if (!budget) this.#budgets.set(session, budget = new ChannelBudget(this.#ctx.budgets));
-      const over = budget.overLength(typeof data === "string" ? data.length : 0, tab.credit, now);
+      const length = typeof data === "string" ? data.length : 0;
+      // What an invocation's credit pays for, the agent's request paid: not the address's.
+      const credited = tab.credit.characters >= length;
+      const over = budget.overLength(length, tab.credit, now) ??
+        (credited ? null : this.#addresses.charge(tab.client, session.id, length, now));
       if (over) return close(CloseCode.TooManyMessages, over);
       const message = this.#parse(data, close);
       if (!message) return;

@@ -5,7 +5,7 @@
  * @module
  */
 import { DEFAULTS } from "../core/limits.ts";
-import { Hono } from "hono";
+import { type Context, Hono } from "hono";
 import { setCookie } from "hono/cookie";
 import { streamSSE } from "hono/streaming";
 import type { BridgeCore } from "../core/bridge.ts";
@@ -75,8 +75,8 @@ export function sessionRoutes(
   const body = (c: Parameters<typeof readJson>[0]) =>
     readJson(c, core.limits.maxBodyBytes, core.limits.bodyTimeoutMs);
 
-  app.post("/__aim/session", async (c) => {
-    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
+  /** Opens the session a page asks for, once it is the address's turn. */
+  const openSession = async (c: Context<AppEnv>): Promise<Response> => {
     const parsed = SessionRequest.safeParse(await body(c));
     if (!parsed.success) {
       throw badRequest('The body must be {"page": location.pathname, "resume"?: credential}.');
@@ -109,6 +109,24 @@ export function sessionRoutes(
       ...(opened.credential ? { tabCredential: opened.credential } : {}),
       resumed: opened.reused,
     });
+  };
+  app.post("/__aim/session", async (c) => {
+    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();
+    // An address's mints take turns (a burst, then so many a second): one that sends more waits
+    // in line, then is refused, before its body is read.
+    const turn = [`client:${c.get("client")}`];
+    if (!(await core.mints.enter(turn, c.req.raw.signal))) {
+      throw new AimError(
+        "too_many_requests",
+        "This address opened more sessions than its share; retry in a second.",
+        { headers: { "Retry-After": "1" } },
+      );
+    }
+    try {
+      return await openSession(c);
+    } finally {
+      core.mints.leave(turn);
+    }
   });
   app.all("/__aim/session", () => {
     throw methodNotAllowed("POST");

@@ -45,7 +45,18 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
         "The tab channel opens only with the tab credential the page received; an agent's token never opens it.",
       );
     }
-    return upgrade(c.req.raw, core, session);
+    // A session whose tabs spent their budget gets no socket until it refills: one it got would
+    // be closed at its first message, after its client pushed all its buffers hold.
+    const client = c.get("client");
+    const wait = core.tabWait(session, client);
+    if (wait > 0) {
+      throw new AimError(
+        "too_many_requests",
+        `This session's tabs sent more than their budget; open the channel again in ${wait} s.`,
+        { headers: { "Retry-After": String(wait) } },
+      );
+    }
+    return upgrade(c.req.raw, core, session, client);
   });
   return app;
 }
@@ -54,13 +65,17 @@ export function tabRoutes(core: BridgeCore): Hono<AppEnv> {
  * Upgrades a request to the tab channel. The handlers hold the socket, the session and the
  * tab, never the request: 10,000 idle tabs should not keep 10,000 requests alive.
  */
-function upgrade(request: Request, core: BridgeCore, session: Session): Response {
+function upgrade(request: Request, core: BridgeCore, session: Session, client: string): Response {
   const { socket, response } = Deno.upgradeWebSocket(request, { protocol: TAB_PROTOCOL });
-  openChannel(socket, core, session);
+  openChannel(socket, core, { session, client });
   return response;
 }
 
-function openChannel(socket: WebSocket, core: BridgeCore, session: Session): void {
+function openChannel(
+  socket: WebSocket,
+  core: BridgeCore,
+  { session, client }: { session: Session; client: string },
+): void {
   const state = { hello: false };
   const tab = core.connectTab(session, {
     send(message) {
@@ -74,7 +89,7 @@ function openChannel(socket: WebSocket, core: BridgeCore, session: Session): voi
         });
       }
     },
-  });
+  }, client);
   socket.onmessage = (event) => core.tabMessage(session, tab, event.data, state);
   socket.onclose = () => session.tab.detach(tab);
   socket.onerror = () => session.tab.detach(tab);

@@ -7,6 +7,7 @@
  */
 import type { Session } from "../core/session.ts";
 import { AimError } from "../errors/aim_error.ts";
+import { DEFAULTS } from "../core/limits.ts";
 import type { TrackedRun } from "./run.ts";
 
 /** The bounds of a registry; {@linkcode RUN_LIMITS} holds the defaults. */
@@ -24,11 +25,31 @@ export interface RunLimits {
    */
   maxActiveRunsPerSession: number;
   /**
-   * Runs under way per client address; more are refused with 429.
+   * Runs under way per client address; more wait in line, then are refused with 429.
    *
    * @default {64}
    */
   maxActiveRunsPerClient: number;
+  /**
+   * How long a run over its session's or its address's bound waits in line for one of theirs to
+   * end, ms; then 429. A client that sends more than its share at once waits for its turn
+   * rather than spinning on refusals, which would cost the bridge as much as the runs.
+   *
+   * @default {1000}
+   */
+  lineWaitMs: number;
+  /**
+   * Runs of one client address that may wait in line at once; more are refused at once.
+   *
+   * @default {64}
+   */
+  maxWaitingPerClient: number;
+  /**
+   * Runs that may wait in line at once, in all.
+   *
+   * @default {1024}
+   */
+  maxWaiting: number;
   /**
    * Runs kept in all, as the ACP reference server keeps.
    *
@@ -61,6 +82,9 @@ export const RUN_LIMITS: Readonly<RunLimits> = {
   maxRunsPerSession: 100,
   maxActiveRunsPerSession: 16,
   maxActiveRunsPerClient: 64,
+  lineWaitMs: DEFAULTS.lineWaitMs,
+  maxWaitingPerClient: DEFAULTS.maxWaitingPerClient,
+  maxWaiting: DEFAULTS.maxWaiting,
   maxRuns: 1000,
   ttlMs: 60 * 60 * 1000,
   maxSessionBytes: 4 * 1024 * 1024,
@@ -112,12 +136,26 @@ function busy(message: string): AimError {
   return new AimError("too_many_requests", message, { headers: { "Retry-After": "1" } });
 }
 
+/** Whether `error` is a refusal for want of room (429), which a caller may wait out in line. */
+function isBusy(error: unknown): error is AimError {
+  return error instanceof AimError && error.code === "too_many_requests";
+}
+
+/** A caller waiting in line for a run under way to end. */
+interface LineWaiter {
+  ownerId: string;
+  client: string;
+  /** Tries to admit the caller again: true when it was (and is answered). */
+  retry(): boolean;
+}
+
 /**
  * The runs of a bridge for one protocol, each visible only to the AIM session that created it.
  *
  * Bounds, so that no session or client can take what others need: a session may have
  * {@linkcode RunLimits.maxActiveRunsPerSession} runs under way and a client address
- * {@linkcode RunLimits.maxActiveRunsPerClient} (more are refused with 429, never queued), far
+ * {@linkcode RunLimits.maxActiveRunsPerClient} (more wait in a bounded line, at most
+ * {@linkcode RunLimits.lineWaitMs}, for one of theirs to end, then are refused with 429), far
  * below the bridge's {@linkcode RunLimits.maxRuns}; every run ends by its deadline; a session
  * keeps at most {@linkcode RunLimits.maxSessionBytes} of answers and events, its oldest
  * finished runs making way; when the registry is full, the finished runs of the sessions that
@@ -137,6 +175,9 @@ export class RunRegistry<R extends TrackedRun<unknown, unknown>> {
   readonly #noun: string;
   readonly #onDrop: ((run: R) => void) | undefined;
   #bytes = 0;
+  /** Callers waiting for a run under way to end, longest waiting first. */
+  readonly #line = new Set<LineWaiter>();
+  readonly #waitingPerClient = new Map<string, number>();
 
   constructor(options: RunRegistryOptions = {}, hooks: RegistryHooks<R> = { noun: "run" }) {
     const { now, deadlineMs, ...limits } = options;
@@ -208,6 +249,87 @@ export class RunRegistry<R extends TrackedRun<unknown, unknown>> {
     }
   }
 
+  /**
+   * {@linkcode RunRegistry.admit}, waiting in line when the session or the client has all the
+   * runs under way it may have: the caller is admitted when one of theirs ends (the longest
+   * waiting first), or refused after {@linkcode RunLimits.lineWaitMs}. A caller whose address
+   * already has {@linkcode RunLimits.maxWaitingPerClient} waiting (or the line
+   * {@linkcode RunLimits.maxWaiting}) is refused at once; one with others of its address waiting
+   * joins the line behind them.
+   *
+   * @throws {AimError} 429 `too_many_requests` as {@linkcode RunRegistry.admit} does.
+   */
+  admitInTurn(ownerId: string, client: string, signal?: AbortSignal): Promise<void> {
+    let refusal: AimError;
+    try {
+      if (!this.#waitingPerClient.has(client)) return Promise.resolve(this.admit(ownerId, client));
+      refusal = busy(
+        `Your address has ${this.limits.maxActiveRunsPerClient} ${this.#noun}s under way or waiting; wait for one to finish and retry.`,
+      );
+    } catch (error) {
+      if (!isBusy(error)) return Promise.reject(error);
+      refusal = error;
+    }
+    const waiting = this.#waitingPerClient.get(client) ?? 0;
+    if (
+      signal?.aborted || waiting >= this.limits.maxWaitingPerClient ||
+      this.#line.size >= this.limits.maxWaiting || this.limits.lineWaitMs <= 0
+    ) {
+      return Promise.reject(refusal);
+    }
+    return new Promise((resolve, reject) => {
+      const leave = () => {
+        this.#line.delete(waiter);
+        clearTimeout(timer);
+        signal?.removeEventListener("abort", refuse);
+        const left = (this.#waitingPerClient.get(client) ?? 1) - 1;
+        if (left > 0) this.#waitingPerClient.set(client, left);
+        else this.#waitingPerClient.delete(client);
+      };
+      const refuse = () => {
+        leave();
+        reject(refusal);
+      };
+      const waiter: LineWaiter = {
+        ownerId,
+        client,
+        retry: () => {
+          try {
+            this.admit(ownerId, client);
+          } catch (error) {
+            if (isBusy(error)) return false;
+            leave();
+            reject(error);
+            return true;
+          }
+          leave();
+          resolve();
+          return true;
+        },
+      };
+      const timer = setTimeout(refuse, this.limits.lineWaitMs);
+      signal?.addEventListener("abort", refuse, { once: true });
+      this.#line.add(waiter);
+      this.#waitingPerClient.set(client, waiting + 1);
+    });
+  }
+
+  /** Callers waiting in line now, of one client address or in all. */
+  waiting(client?: string): number {
+    return client === undefined ? this.#line.size : this.#waitingPerClient.get(client) ?? 0;
+  }
+
+  /**
+   * A run of `ended` ended: its place goes to the longest waiting caller of its session or its
+   * address that it lets in (one: a run ended frees one place).
+   */
+  #turn(ended: R): void {
+    for (const waiter of this.#line) {
+      if (waiter.ownerId !== ended.ownerId && waiter.client !== ended.client) continue;
+      if (waiter.retry()) return;
+    }
+  }
+
   /** Holds a new run (after {@linkcode RunRegistry.admit}) and counts what it keeps. */
   add(run: R): void {
     this.#runs.set(run.id, run);
@@ -217,6 +339,8 @@ export class RunRegistry<R extends TrackedRun<unknown, unknown>> {
     mine.bytes += run.bytes;
     this.#bytes += run.bytes;
     run.onGrowth((grew) => this.#grew(run, grew));
+    // Its end is the turn of whoever waits for a place of its session or its address.
+    run.ended.then(() => this.#turn(run));
   }
 
   /** A run of `ownerId`'s, or undefined (another session's run is not told apart from none). */
@@ -235,6 +359,7 @@ export class RunRegistry<R extends TrackedRun<unknown, unknown>> {
   /** Forgets a run at once (one that never started: its request was refused). */
   remove(run: R): void {
     this.#drop(run);
+    this.#turn(run);
   }
 
   /** Drops finished runs past their time to live; stops runs past their deadline. */

@@ -43,7 +43,8 @@ function setup(options: RunStoreOptions) {
     serverActions: testActions(held),
     limits: { maxInFlight: 100 },
   });
-  const store = new RunStore(core, options);
+  // Refused at once unless a test asks for the line: the bounds here are the registry's.
+  const store = new RunStore(core, { lineWaitMs: 0, ...options });
   const session = async () => (await core.openSession("/control-panel")).session;
   const create = (owner: Session, sessionId?: string, text = "search x", client?: string) =>
     store.create(owner, {
@@ -55,20 +56,20 @@ function setup(options: RunStoreOptions) {
     });
   /** A run that ran and failed (no tab holds the session). */
   const finished = async (owner: Session, sessionId?: string) => {
-    const run = create(owner, sessionId);
+    const run = await create(owner, sessionId);
     run.start();
     assert.equal((await run.finished).status, "failed");
     return run;
   };
   /** A started run that stays under way until the test releases it. */
-  const holding = (owner: Session, client?: string) => {
-    const run = create(owner, undefined, "hold x", client);
+  const holding = async (owner: Session, client?: string) => {
+    const run = await create(owner, undefined, "hold x", client);
     run.start();
     return run;
   };
   /** A finished run whose answer holds `bytes` bytes of result. */
   const sized = async (owner: Session, bytes: number) => {
-    const run = create(owner, undefined, `big ${bytes}`);
+    const run = await create(owner, undefined, `big ${bytes}`);
     run.start();
     await run.finished;
     return run;
@@ -91,10 +92,10 @@ function setup(options: RunStoreOptions) {
   };
 }
 
-/** Whether `fn` throws the store's 429 with a Retry-After. */
-function refused(fn: () => unknown): boolean {
+/** Whether `fn` rejects with the store's 429 with a Retry-After. */
+async function refused(fn: () => Promise<unknown>): Promise<boolean> {
   try {
-    fn();
+    await fn();
     return false;
   } catch (error) {
     assert.ok(error instanceof AcpHttpError);
@@ -138,9 +139,9 @@ Deno.test("the store keeps a bounded number of runs per session, dropping the ol
 Deno.test("the store refuses a run with 429 when all the session's runs are under way", async () => {
   using t = setup({ maxRunsPerSession: 2 });
   const owner = await t.session();
-  const first = t.create(owner);
-  t.create(owner);
-  assert.throws(() => t.create(owner), (error: unknown) => {
+  const first = await t.create(owner);
+  await t.create(owner);
+  await assert.rejects(() => t.create(owner), (error: unknown) => {
     assert.ok(error instanceof AcpHttpError);
     assert.equal(error.status, 429);
     assert.equal(error.code, "server_error");
@@ -148,7 +149,7 @@ Deno.test("the store refuses a run with 429 when all the session's runs are unde
   });
   first.cancel();
   assert.equal((await first.finished).status, "cancelled");
-  t.create(owner);
+  await t.create(owner);
   assert.equal(t.store.get(owner, first.id), undefined, "the cancelled run made way");
 });
 
@@ -201,11 +202,11 @@ Deno.test("a session at its cap of runs under way is refused with 429 while anot
   const b = await t.session();
   // Each session tries to start more runs than the bridge holds; only its own cap stops it.
   let started = 0;
-  for (let i = 0; i < 10; i++) if (!refused(() => t.holding(a))) started++;
+  for (let i = 0; i < 10; i++) if (!await refused(() => t.holding(a))) started++;
   assert.equal(started, 4);
-  for (let i = 0; i < 10; i++) refused(() => t.holding(b));
+  for (let i = 0; i < 10; i++) await refused(() => t.holding(b));
   const c = await t.session();
-  const run = t.create(c, undefined, "big 5");
+  const run = await t.create(c, undefined, "big 5");
   run.start();
   assert.equal((await run.finished).status, "completed", "a third session still runs");
 });
@@ -213,12 +214,12 @@ Deno.test("a session at its cap of runs under way is refused with 429 while anot
 Deno.test("finished runs do not count against a session's cap of runs under way", async () => {
   using t = setup({ maxActiveRunsPerSession: 2 });
   const a = await t.session();
-  const first = t.holding(a);
-  t.holding(a);
-  assert.ok(refused(() => t.holding(a)));
+  const first = await t.holding(a);
+  await t.holding(a);
+  assert.ok(await refused(() => t.holding(a)));
   t.release();
   assert.equal((await first.finished).status, "completed");
-  assert.ok(!refused(() => t.holding(a)), "a finished run frees its place");
+  assert.ok(!await refused(() => t.holding(a)), "a finished run frees its place");
 });
 
 Deno.test("a client address at its cap of runs under way is refused while another client's run goes ahead", async () => {
@@ -226,17 +227,19 @@ Deno.test("a client address at its cap of runs under way is refused while anothe
   const sessions = await Promise.all([t.session(), t.session(), t.session()]);
   let started = 0;
   for (const owner of sessions) {
-    for (let i = 0; i < 4; i++) if (!refused(() => t.holding(owner, "203.0.113.7"))) started++;
+    for (let i = 0; i < 4; i++) {
+      if (!await refused(() => t.holding(owner, "203.0.113.7"))) started++;
+    }
   }
   assert.equal(started, 6, "one address holds at most 6 runs under way, over all its sessions");
   const other = await t.session();
-  assert.ok(!refused(() => t.holding(other, "198.51.100.2")));
+  assert.ok(!await refused(() => t.holding(other, "198.51.100.2")));
 });
 
 Deno.test("a run not finished by its deadline fails with run_deadline and its invocation is withdrawn", async () => {
   using t = setup({ deadlineMs: 50 });
   const owner = await t.session();
-  const run = t.holding(owner);
+  const run = await t.holding(owner);
   // The run's own timer ends it: nothing else touches the store meanwhile.
   const ended = await within(run.finished, 5000, "the deadline");
   assert.equal(ended.status, "failed");
@@ -259,14 +262,14 @@ Deno.test("a run past its deadline on the store's clock ends when the store is n
   let now = 1_000_000;
   using t = setup({ deadlineMs: 60_000, maxActiveRunsPerSession: 1, now: () => now });
   const owner = await t.session();
-  const run = t.holding(owner);
-  assert.ok(refused(() => t.holding(owner)));
+  const run = await t.holding(owner);
+  assert.ok(await refused(() => t.holding(owner)));
   now += 59_999;
   assert.equal(t.store.get(owner, run.id)!.status, "in-progress");
   now += 1;
   assert.equal(t.store.get(owner, run.id)!.status, "failed");
   assert.equal(run.view().error?.data?.error, "run_deadline");
-  assert.ok(!refused(() => t.holding(owner)), "the expired run made way");
+  assert.ok(!await refused(() => t.holding(owner)), "the expired run made way");
 });
 
 Deno.test("an awaiting run also ends at its deadline, saying the person did not answer", async () => {
@@ -274,12 +277,12 @@ Deno.test("an awaiting run also ends at its deadline, saying the person did not 
   using t = setup({ deadlineMs: 60_000, now: () => now });
   const owner = await t.session();
   const other = await t.session();
-  const run = t.holding(owner);
+  const run = await t.holding(owner);
   run.awaiting({ type: "message", message: { role: "agent/control-panel", parts: [] } });
   assert.equal(run.status, "awaiting");
   now += 60_000;
   // Any use of the store stops runs past their deadline, another session's included.
-  t.holding(other);
+  await t.holding(other);
   assert.equal(run.status, "failed", "stopped at once, on the store's clock");
   const ended = await run.finished;
   assert.equal(ended.status, "failed");
@@ -332,4 +335,77 @@ Deno.test("the bridge's byte budget sheds the finished runs of the heaviest sess
     assert.ok(t.store.bytes <= 60 * 1024, `${t.store.bytes} bytes kept`);
   }
   assert.ok(t.store.get(light, lightRun.id), "the lighter session keeps its run");
+});
+
+Deno.test("a run past its address's runs under way waits in line, and starts when one of theirs ends", async () => {
+  using t = setup({ maxActiveRunsPerClient: 2, lineWaitMs: 5_000 });
+  const owner = await t.session();
+  await t.holding(owner, "A");
+  await t.holding(owner, "A");
+  const waiting = t.create(owner, undefined, "hold x", "A");
+  let settled = false;
+  waiting.then(() => settled = true, () => settled = true);
+  assert.equal(t.store.waiting("A"), 1);
+  // Another address is not in A's line.
+  const other = await t.create(await t.session(), undefined, "hold x", "B");
+  other.start();
+  assert.equal(settled, false);
+  t.release();
+  const run = await within(waiting, 5_000, "the waiting run's start");
+  assert.equal(run.phase, "created");
+  assert.equal(t.store.waiting("A"), 0);
+});
+
+Deno.test("the line of one address holds at most maxWaitingPerClient runs; the next is refused at once", async () => {
+  using t = setup({ maxActiveRunsPerClient: 1, lineWaitMs: 5_000, maxWaitingPerClient: 3 });
+  const owner = await t.session();
+  await t.holding(owner, "A");
+  const line = [1, 2, 3].map(() => t.create(owner, undefined, "hold x", "A"));
+  assert.equal(t.store.waiting("A"), 3);
+  assert.ok(await refused(() => t.create(owner, undefined, "hold x", "A")));
+  assert.equal(t.store.waiting("A"), 3);
+  // Each run that ends lets the longest waiting one in, one each.
+  const order: number[] = [];
+  line.forEach((p, i) => p.then((run) => (order.push(i), run.start())));
+  for (let ended = 0; ended < 3; ended++) {
+    t.release();
+    await within(line[ended]!, 5_000, `run ${ended} of the line`);
+  }
+  assert.deepEqual(order, [0, 1, 2]);
+  t.release();
+});
+
+Deno.test("the line in all holds at most maxWaiting runs, whatever their addresses", async () => {
+  using t = setup({ maxActiveRunsPerClient: 1, lineWaitMs: 5_000, maxWaiting: 2 });
+  const owner = await t.session();
+  for (const client of ["A", "B", "C"]) await t.holding(owner, client);
+  const line = [
+    t.create(owner, undefined, "hold x", "A"),
+    t.create(owner, undefined, "hold x", "B"),
+  ];
+  assert.equal(t.store.waiting(), 2);
+  assert.ok(await refused(() => t.create(owner, undefined, "hold x", "C")));
+  t.release();
+  for (const run of await Promise.all(line)) run.cancel();
+});
+
+Deno.test("a run waits in line at most lineWaitMs, then is refused; one whose request is withdrawn leaves the line", async () => {
+  using t = setup({ maxActiveRunsPerClient: 1, lineWaitMs: 60 });
+  const owner = await t.session();
+  await t.holding(owner, "A");
+  const started = performance.now();
+  assert.ok(await refused(() => t.create(owner, undefined, "hold x", "A")));
+  assert.ok(performance.now() - started >= 55, "refused after its wait");
+  assert.equal(t.store.waiting("A"), 0);
+  const controller = new AbortController();
+  const withdrawn = t.store.create(owner, {
+    agentName: "control-panel",
+    sessionAgent: "control-panel",
+    client: "A",
+    input: [{ role: "user", parts: [{ content_type: "text/plain", content: "hold x" }] }],
+  }, controller.signal);
+  assert.equal(t.store.waiting("A"), 1);
+  controller.abort();
+  await assert.rejects(withdrawn);
+  assert.equal(t.store.waiting("A"), 0);
 });

@@ -62,8 +62,8 @@ export const mutants: Mutant[] = [
     name: "session-cross-origin",
     guarantee: "A cross-origin request never mints or attaches a session.",
     file: "bridge/http/session_routes.ts",
-    find: '    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();\n    const parsed',
-    replace: "    const parsed",
+    find: '    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();\n    // An address',
+    replace: "    // An address",
     tests: ["tests/protocol/session_test.ts", "tests/security/fixation_test.ts"],
   },
   {

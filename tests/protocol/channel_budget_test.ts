@@ -7,15 +7,51 @@
  */
 import assert from "node:assert/strict";
 import { CHANNEL_BUDGETS } from "../../bridge/core/channel_budget.ts";
+import { ADDRESS_CHARACTERS } from "../../bridge/core/address_budget.ts";
+import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../../bridge/wire/names.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
-import { FakeTab } from "../helpers/fake_tab.ts";
+import { credentials, FakeTab, openPageSession } from "../helpers/fake_tab.ts";
+import { rawRequest } from "../helpers/raw_http.ts";
 
-/** A bridge whose clock stands still unless the test moves it: no budget refills by itself. */
+/**
+ * A bridge whose clock stands still unless the test moves it: no budget refills by itself. It
+ * trusts `X-Forwarded-For`, so that a test can be several client addresses.
+ */
 async function stillBridge(): Promise<{ bridge: TestBridge; clock: { now: number } }> {
   const clock = { now: 1_000_000 };
-  const bridge = await startBridge({ now: () => clock.now });
+  const bridge = await startBridge({ now: () => clock.now, trustProxy: true });
   return { bridge, clock };
 }
+
+/**
+ * The bridge's answer to a tab's upgrade of the channel of `token` from `from`, when it refuses
+ * it (a raw request: an upgrade it accepted would hold the connection open).
+ */
+async function refusedUpgrade(
+  bridge: TestBridge,
+  token: string,
+  from: Record<string, string> = {},
+): Promise<{ status: number; retryAfter: string | null; error: string }> {
+  const answer = await rawRequest(bridge.port, {
+    target: "/__aim/tab",
+    headers: [
+      ["Upgrade", "websocket"],
+      ["Sec-WebSocket-Version", "13"],
+      ["Sec-WebSocket-Key", "dGhlIHNhbXBsZSBub25jZQ=="],
+      [
+        "Sec-WebSocket-Protocol",
+        `${TAB_PROTOCOL}, ${CREDENTIAL_PROTOCOL_PREFIX}${credentials.get(token)}`,
+      ],
+      ["Origin", bridge.origin],
+      ...Object.entries(from),
+    ],
+  });
+  const body = answer.body ? JSON.parse(answer.body) : {};
+  return { status: answer.status, retryAfter: answer.header("Retry-After"), error: body.error };
+}
+
+/** A 1 MB `state` message, the n-th. */
+const big = (n: number) => JSON.stringify({ type: "state", state: { n, text: "x".repeat(1e6) } });
 
 /** A tab holding a session on /control-panel, its `search` action answered at once. */
 async function holder(bridge: TestBridge): Promise<{ token: string; tab: FakeTab }> {
@@ -138,8 +174,6 @@ Deno.test(
     const { tab } = await holder(bridge);
     const { burst, perSecond } = CHANNEL_BUDGETS.characters;
     // Under the message limit each (1 MiB), and within the state budget in number.
-    const big = (n: number) =>
-      JSON.stringify({ type: "state", state: { n, text: "x".repeat(1e6) } });
     let sent = 0;
     for (let n = 0; sent + big(n).length <= burst - 10_000; n++) {
       tab.send(big(n));
@@ -174,10 +208,10 @@ Deno.test(
 );
 
 Deno.test(
-  "a tab that reconnects gets no new budget: hellos are budgeted per session",
+  "a tab that reconnects gets no new budget: past the session's hellos, the upgrade is refused with 429 and Retry-After",
   ONE_PROCESS,
   async () => {
-    const { bridge } = await stillBridge();
+    const { bridge, clock } = await stillBridge();
     await using _bridge = bridge;
     const token = await bridge.openSession("/control-panel");
     const { burst, perSecond } = CHANNEL_BUDGETS.hello;
@@ -186,10 +220,86 @@ Deno.test(
       await tab.next("lease");
       await tab.close();
     }
-    const last = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-    const closed = await closedBy(last);
-    assert.equal(closed.code, 1008);
-    assert.equal(closed.reason, `more than ${perSecond} hello messages a second`);
+    // No socket to push into: the upgrade itself is refused until the session has a hello.
+    const refused = await refusedUpgrade(bridge, token);
+    assert.deepEqual(refused, {
+      status: 429,
+      retryAfter: String(Math.ceil(1 / perSecond)),
+      error: "too_many_requests",
+    });
+    clock.now += 1000 / perSecond;
+    const again = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await again.next("lease");
+    await again.close();
+  },
+);
+
+Deno.test(
+  "a session whose tabs spent their characters is refused at the upgrade until half a burst refills",
+  ONE_PROCESS,
+  async () => {
+    const { bridge, clock } = await stillBridge();
+    await using _bridge = bridge;
+    const { token, tab } = await holder(bridge);
+    const { burst, perSecond } = CHANNEL_BUDGETS.characters;
+    // As many 1 MB messages as the burst holds, then one more: the tab is closed.
+    const sent = Math.floor(burst / big(0).length);
+    for (let n = 0; n <= sent; n++) tab.send(big(n));
+    assert.equal(
+      (await closedBy(tab)).reason,
+      `more than ${perSecond} characters of messages a second`,
+    );
+    const refused = await refusedUpgrade(bridge, token);
+    assert.equal(refused.status, 429);
+    assert.equal(refused.error, "too_many_requests");
+    // Until half a burst is back, and no longer: what was left, filled at its rate.
+    const refillMs = (burst / 2 - (burst - sent * big(0).length)) * 1000 / perSecond;
+    assert.equal(refused.retryAfter, String(Math.ceil(refillMs / 1000)));
+    clock.now += Math.floor(refillMs) - 1;
+    assert.equal((await refusedUpgrade(bridge, token)).status, 429);
+    clock.now += 2;
+    const again = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+    await again.next("lease");
+    await again.close();
+  },
+);
+
+Deno.test(
+  "the tabs of one address share its characters: the sessions that flood are closed, a person there is not",
+  ONE_PROCESS,
+  async () => {
+    const { bridge } = await stillBridge();
+    await using _bridge = bridge;
+    const flooder = { "X-Forwarded-For": "203.0.113.7" };
+    const open = async (headers: Record<string, string>) => {
+      const token = await openPageSession(bridge.origin, "/control-panel", headers);
+      const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel", headers });
+      await tab.next("lease");
+      return tab;
+    };
+    // A person behind the same address holds a session and sends small states.
+    const person = await open(flooder);
+    await using _person = person;
+    // Four sessions of the address, each within its own budget (4 MiB): 2 MB each.
+    const tabs = [];
+    for (let i = 0; i < 4; i++) tabs.push(await open(flooder));
+    for (const tab of tabs) {
+      tab.send(big(0));
+      await alive(tab);
+    }
+    // The address's burst (4 MiB) is spent, and more: each session past its share is closed.
+    for (const tab of tabs) tab.send(big(1));
+    const reasons = await Promise.all(tabs.map(async (tab) => (await closedBy(tab)).reason));
+    const { perSecond } = ADDRESS_CHARACTERS;
+    const byAddress = `more than ${perSecond} characters of messages a second from this address`;
+    assert.ok(reasons.filter((r) => r === byAddress).length >= 2, reasons.join(" | "));
+    for (let n = 0; n < 20; n++) person.setState({ n, note: "y".repeat(10_000) });
+    await alive(person);
+    // Another address's sessions have a budget of their own.
+    const other = await open({ "X-Forwarded-For": "198.51.100.2" });
+    other.send(big(0));
+    await alive(other);
+    await other.close();
   },
 );
 

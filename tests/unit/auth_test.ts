@@ -7,7 +7,7 @@
 import assert from "node:assert/strict";
 import fc from "fast-check";
 import { AttemptLimiter, hashPassword, verifyPassword } from "../../bridge/core/login.ts";
-import { FairGate } from "../../bridge/core/server_actions.ts";
+import { FairGate, type KeyLimit } from "../../bridge/core/fair_gate.ts";
 
 // A small cost keeps the round trips fast; the format and checks are the same at any N.
 const FAST = { N: 1024 };
@@ -228,8 +228,18 @@ Deno.test("the limiter matches a model of growing, bounded waits for any failure
   );
 });
 
+/** A gate of `max` places, `maxPerKey` per key (4 waiting each), callers waiting `waitMs`. */
+function gateOf(
+  max: number,
+  maxPerKey: number,
+  waitMs: number,
+  limits: Record<string, KeyLimit> = {},
+): FairGate {
+  return new FairGate({ max, perKey: { max: maxPerKey, maxWaiting: 4 }, waitMs, limits });
+}
+
 Deno.test("the gate gives one client at most its share of places, and a place to another client", async () => {
-  const gate = new FairGate(8, 2, 0);
+  const gate = gateOf(8, 2, 0);
   assert.equal(await gate.enter(["client:A", "session:1"]), true);
   assert.equal(await gate.enter(["client:A", "session:2"]), true);
   for (let i = 3; i < 50; i++) {
@@ -240,14 +250,14 @@ Deno.test("the gate gives one client at most its share of places, and a place to
 });
 
 Deno.test("the gate gives one session at most its share of places, whatever the client", async () => {
-  const gate = new FairGate(8, 2, 0);
+  const gate = gateOf(8, 2, 0);
   assert.equal(await gate.enter(["client:A", "session:1"]), true);
   assert.equal(await gate.enter(["client:B", "session:1"]), true);
   assert.equal(await gate.enter(["client:C", "session:1"]), false);
 });
 
 Deno.test("a freed place goes to the waiting client that holds the fewest, before a flooding one", async () => {
-  const gate = new FairGate(4, 2, 2_000);
+  const gate = gateOf(4, 2, 2_000);
   const hold = (client: string, i: number) =>
     gate.enter([`client:${client}`, `session:${client}${i}`]);
   for (const client of ["A", "C"]) {
@@ -264,7 +274,7 @@ Deno.test("a freed place goes to the waiting client that holds the fewest, befor
 });
 
 Deno.test("a login waits in line at most the queue time, and only a few per client wait", async () => {
-  const gate = new FairGate(1, 1, 30);
+  const gate = gateOf(1, 1, 30);
   assert.equal(await gate.enter(["client:A", "session:1"]), true);
   const waiting = [2, 3, 4, 5].map((i) => gate.enter(["client:B", `session:${i}`]));
   assert.equal(await gate.enter(["client:B", "session:6"]), false, "a fifth waiter is refused");
@@ -272,7 +282,7 @@ Deno.test("a login waits in line at most the queue time, and only a few per clie
 });
 
 Deno.test("the gate bounds an (address, account) by its own share and the address by a wider one", async () => {
-  const gate = new FairGate(8, 2, 0, { limits: { client: { max: 4, maxWaiting: 16 } } });
+  const gate = gateOf(8, 2, 0, { client: { max: 4, maxWaiting: 16 } });
   const enter = (account: string, i: number, address = "A") =>
     gate.enter([
       `account:${address}/${account}`,

@@ -35,6 +35,8 @@ import { FRONT_DOOR_DEFAULTS } from "../../bridge/http/front_door.ts";
 import { WEB_SERVER_CONFIG_DEFAULTS } from "../../bridge/upstream/beside_config.ts";
 import { AGENT_INVOKE_DEFAULTS } from "../../bridge/core/invocation_watch.ts";
 import { METRICS_FETCH_DEFAULTS, METRICS_LISTEN_DEFAULTS } from "../../bridge/metrics/endpoint.ts";
+import { FAIR_GATE_DEFAULTS } from "../../bridge/core/fair_gate.ts";
+import { ADDRESS_BUDGET_DEFAULTS } from "../../bridge/core/address_budget.ts";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
 
@@ -75,6 +77,8 @@ const DEFAULTS_OF: Record<string, Readonly<Record<string, unknown>>> = {
   AgentInvokeOptions: AGENT_INVOKE_DEFAULTS,
   MetricsListenOptions: METRICS_LISTEN_DEFAULTS,
   MetricsFetchOptions: METRICS_FETCH_DEFAULTS,
+  FairGateOptions: FAIR_GATE_DEFAULTS,
+  AddressBudgetsOptions: ADDRESS_BUDGET_DEFAULTS,
 };
 
 /** The project's own modules whose doc comments are checked. */

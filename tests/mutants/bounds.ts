@@ -161,8 +161,8 @@ export const mutants: Mutant[] = [
     guarantee:
       "After a navigation the elements register the new view's actions again, the same ones too.",
     file: "elements/client.ts",
-    find: `    this.#sent[0] = "";\n    this.#send({ type: "navigate", page: this.#at = here() });`,
-    replace: `    this.#send({ type: "navigate", page: this.#at = here() });`,
+    find: `    this.#sent[0] = "";\n    this.changed();`,
+    replace: `    this.changed();`,
     tests: ["tests/browser/spa_navigate_test.ts"],
   },
 

@@ -151,7 +151,7 @@ export const mutants: Mutant[] = [
     name: "navigate-runs-queued-invocations",
     guarantee:
       "An invocation queued for the old page and not yet at the tab is withdrawn when it moves.",
-    file: "bridge/core/tab.ts",
+    file: "bridge/core/relay_queue.ts",
     find: `    for (const pending of this.#queue.splice(0)) {`,
     replace: `    for (const pending of this.#queue.splice(0, 0)) {`,
     tests: NAVIGATE,
@@ -198,8 +198,8 @@ export const mutants: Mutant[] = [
     name: "channel-invoke-credit-ignored",
     guarantee:
       "The invocations an agent sends pay for the tab's answers: a page driven fast is never closed.",
-    file: "bridge/core/tab.ts",
-    find: `    this.#holder.credit = { ...INVOKE_CREDIT };`,
+    file: "bridge/core/relay_queue.ts",
+    find: `    holder.credit = { ...INVOKE_CREDIT };`,
     replace: ``,
     tests: BUDGET,
   },

@@ -111,9 +111,9 @@ export const mutants: Mutant[] = [
   {
     name: "idempotent-replay",
     guarantee: "A retry with the same Idempotency-Key gets the first answer, never a second run.",
-    file: "bridge/core/invocations.ts",
-    find: "    const seen = session.idempotency.get(key);\n",
-    replace: "    const seen = undefined as IdempotentEntry | undefined;\n",
+    file: "bridge/core/idempotency.ts",
+    find: "  const seen = session.idempotency.get(key);\n",
+    replace: "  const seen = undefined as IdempotentEntry | undefined;\n",
     tests: ["tests/protocol/invoke_test.ts"],
   },
   {

@@ -200,6 +200,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/protocol/channel_test.ts", "tests/protocol/navigate_test.ts"],
     note: TAB_NOTE,
   },
+  "bridge/core/relay_queue.ts": {
+    tests: ["tests/protocol/channel_test.ts", "tests/protocol/navigate_test.ts"],
+    note: TAB_NOTE,
+  },
   "bridge/core/tab_connection.ts": {
     tests: ["tests/protocol/channel_test.ts", "tests/protocol/channel_budget_test.ts"],
     note: TAB_NOTE,

@@ -6,7 +6,8 @@ import { FakeTab, openPageSession } from "../helpers/fake_tab.ts";
 import { runAim, startAim } from "../helpers/cli.ts";
 import { fileLimit } from "../../bridge/utils/files.ts";
 import { type TempDir, tempDir } from "../helpers/temp.ts";
-import { NO_CLUSTER, startRedis } from "../helpers/cluster.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startRedis } from "../helpers/redis.ts";
 
 /** A temporary site with one page, removed on dispose. */
 async function site(): Promise<TempDir> {

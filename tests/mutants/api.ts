@@ -3,7 +3,7 @@
  * (an `AimError` answers as hono's `HTTPException` with aim's headers; ACP and run statuses from
  * their tables), the layer table's packages, `serve()` leaving the process's file limit alone
  * unless asked, no import cycle between files, documented defaults equal to the code's, and the
- * elements' author warnings bounded.
+ * elements' author warnings bounded, no module over 500 lines.
  *
  * @module
  */
@@ -160,5 +160,37 @@ export const mutants: Mutant[] = [
     find: "  given.add(sentence);",
     replace: "  given.add(sentence + Math.random());",
     tests: ["tests/unit/warnings_test.ts"],
+  },
+  {
+    name: "file-size-bound-off-by-one",
+    guarantee: "A module of 501 lines fails the size check, named with its count.",
+    file: ".ci/file_size.ts",
+    find: "if (lines > max) over.push(",
+    replace: "if (lines > max + 1) over.push(",
+    tests: ["tests/unit/file_size_test.ts"],
+  },
+  {
+    name: "file-size-anything-waits",
+    guarantee: "Only a test file may wait to be split; any other module over the bound fails.",
+    file: ".ci/file_size.ts",
+    find: "if (!waiting.includes(file) || !isTestFile(file)) problems.push(",
+    replace: "if (!waiting.includes(file)) problems.push(",
+    tests: ["tests/unit/file_size_test.ts"],
+  },
+  {
+    name: "file-size-waiting-list-rots",
+    guarantee: "A test file listed as waiting that is no longer over the bound fails the check.",
+    file: ".ci/file_size.ts",
+    find: "    if (lines <= max) {",
+    replace: "    if (lines < 0) {",
+    tests: ["tests/unit/file_size_test.ts"],
+  },
+  {
+    name: "file-size-exits-zero",
+    guarantee: "The size check exits 1 when a module is over the bound, so deno task check fails.",
+    file: ".ci/file_size.ts",
+    find: "  if (problems.length) Deno.exit(1);",
+    replace: "",
+    tests: ["tests/unit/file_size_test.ts"],
   },
 ];

@@ -35,7 +35,7 @@ export const mutants: Mutant[] = [
     file: "bridge/input/hint.ts",
     find: 'shown(own ? own[1] : example ?? "…");',
     replace: 'shown(own?.[1] ?? example ?? "…");',
-    tests: ["tests/unit/validate_test.ts"],
+    tests: ["tests/unit/validate_test.ts", "tests/unit/input_hint_test.ts"],
   },
   {
     name: "markup-label-select-text",

@@ -62,6 +62,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/input/validate.ts": {
     tests: [
       "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
       "tests/unit/schema_check_test.ts",
       "tests/unit/input_test.ts",
       "tests/unit/typed_input_test.ts",
@@ -70,6 +71,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/input/hint.ts": {
     tests: [
       "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
       "tests/unit/input_test.ts",
       "tests/unit/typed_input_test.ts",
     ],
@@ -78,11 +80,16 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: [
       "tests/unit/schema_check_test.ts",
       "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
       "tests/unit/input_test.ts",
     ],
   },
   "bridge/input/formats.ts": {
-    tests: ["tests/unit/schema_check_test.ts", "tests/unit/validate_test.ts"],
+    tests: [
+      "tests/unit/schema_check_test.ts",
+      "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
+    ],
   },
   "bridge/input/example.ts": { tests: ["tests/unit/example_test.ts"] },
   // The budget of the bridge's time a session's tabs may spend on checking new actions.

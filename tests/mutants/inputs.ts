@@ -128,7 +128,11 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: 'const example = el.getAttribute("input-example") ?? before.inputExample ?? null;',
     replace: "const example = before.inputExample ?? null;",
-    tests: ["tests/unit/page_tools_test.ts", "tests/browser/webmcp_pages_test.ts"],
+    tests: [
+      "tests/unit/page_tools_test.ts",
+      "tests/unit/page_tool_runs_test.ts",
+      "tests/browser/webmcp_pages_test.ts",
+    ],
   },
   {
     name: "page-check-objects-open",

@@ -43,7 +43,9 @@ const TAB_NOTE = "Mapped for the lead's run after the tab channel's rewrite (iss
 /** Every module `deno task mutate` knows, relative to the repository root, with its tests. */
 export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   // Consent rules.
-  "elements/page_tools.ts": { tests: ["tests/unit/page_tools_test.ts"] },
+  "elements/page_tools.ts": {
+    tests: ["tests/unit/page_tools_test.ts", "tests/unit/page_tool_runs_test.ts"],
+  },
   "bridge/wire/webmcp_tools.ts": {
     tests: ["tests/unit/webmcp_tools_test.ts", "tests/unit/webmcp_tools_rules_test.ts"],
   },

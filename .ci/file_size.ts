@@ -30,7 +30,6 @@ export const WAITING: readonly string[] = [
   "tests/cli/serve_test.ts",
   "tests/mcp/endpoint_test.ts",
   "tests/protocol/channel_test.ts",
-  "tests/protocol/invoke_test.ts",
   "tests/security/pattern_test.ts",
   "tests/security/prompt_test.ts",
   "tests/unit/action_markup_test.ts",

@@ -54,7 +54,11 @@ export const mutants: Mutant[] = [
     file: "bridge/http/request.ts",
     find: "  if (declared === 0 || (declared === undefined && !c.req.raw.body)) {",
     replace: "  if (declared === undefined && !c.req.raw.body) {",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "panel-log-renders-per-call",
@@ -70,7 +74,11 @@ export const mutants: Mutant[] = [
     file: "bridge/http/request.ts",
     find: "  if (declared !== undefined && declared > maxBytes) throw tooLarge();",
     replace: "",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "audit-failed-write-drops-entries",
@@ -89,6 +97,10 @@ export const mutants: Mutant[] = [
       "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs));",
     replace:
       "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs) + (this.#current ? this.confirmTimeoutMs : 0));",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
 ];

@@ -26,7 +26,7 @@ export const mutants: Mutant[] = [
     find:
       'if (FORBIDDEN_NAMES.includes(key)) return `${where} uses "${key}", which is no keyword`;',
     replace: "",
-    tests: ["tests/unit/webmcp_tools_rules_test.ts"],
+    tests: ["tests/unit/webmcp_tools_rules_test.ts", "tests/unit/webmcp_tool_fields_test.ts"],
   },
   {
     name: "hint-wrapped-null-lost",

@@ -40,6 +40,6 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: 'FORBIDDEN_NAMES: readonly string[] = ["__proto__", "constructor", "prototype"];',
     replace: 'FORBIDDEN_NAMES: readonly string[] = ["constructor", "prototype"];',
-    tests: ["tests/unit/webmcp_tools_rules_test.ts"],
+    tests: ["tests/unit/webmcp_tools_rules_test.ts", "tests/unit/webmcp_tool_fields_test.ts"],
   },
 ];

@@ -47,7 +47,11 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: ["tests/unit/page_tools_test.ts", "tests/unit/page_tool_runs_test.ts"],
   },
   "bridge/wire/webmcp_tools.ts": {
-    tests: ["tests/unit/webmcp_tools_test.ts", "tests/unit/webmcp_tools_rules_test.ts"],
+    tests: [
+      "tests/unit/webmcp_tools_test.ts",
+      "tests/unit/webmcp_tools_rules_test.ts",
+      "tests/unit/webmcp_tool_fields_test.ts",
+    ],
   },
   "bridge/core/actions.ts": { tests: ["tests/unit/actions_test.ts"] },
   "elements/prompt.ts": {

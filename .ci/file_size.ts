@@ -31,7 +31,6 @@ export const WAITING: readonly string[] = [
   "tests/protocol/channel_test.ts",
   "tests/security/pattern_test.ts",
   "tests/security/prompt_test.ts",
-  "tests/unit/action_markup_test.ts",
   "tests/unit/webmcp_tools_test.ts",
   "tests/upstream/forward_test.ts",
 ];

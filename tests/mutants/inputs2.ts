@@ -44,7 +44,7 @@ export const mutants: Mutant[] = [
     file: "bridge/markup/form.ts",
     find: "for (const inner of descendants(el)) if (inner === field) return labelText(el);",
     replace: "for (const inner of descendants(el)) if (inner === field) return textOf(el);",
-    tests: ["tests/unit/action_markup_test.ts"],
+    tests: ["tests/unit/action_markup_test.ts", "tests/unit/action_inputs_test.ts"],
   },
   {
     name: "schema-check-budget-unbounded",

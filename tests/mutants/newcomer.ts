@@ -98,7 +98,11 @@ export const mutants: Mutant[] = [
     file: "bridge/core/actions.ts",
     find: "|| isActionIdAmong(id, BUILTIN_ACTION_IDS);",
     replace: ";",
-    tests: ["tests/protocol/channel_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+    ],
   },
   {
     name: "manifest-sitemap-toon",

@@ -72,7 +72,11 @@ export const mutants: Mutant[] = [
     file: "bridge/http/tab_socket.ts",
     find: '    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();',
     replace: "",
-    tests: ["tests/protocol/channel_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+    ],
   },
   {
     name: "tab-credential",

@@ -210,20 +210,37 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     note: TAB_NOTE,
   },
   "bridge/core/tab.ts": {
-    tests: ["tests/protocol/channel_test.ts", "tests/protocol/navigate_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+      "tests/protocol/navigate_test.ts",
+    ],
     note: TAB_NOTE,
   },
   "bridge/core/relay_queue.ts": {
-    tests: ["tests/protocol/channel_test.ts", "tests/protocol/navigate_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+      "tests/protocol/navigate_test.ts",
+    ],
     note: TAB_NOTE,
   },
   "bridge/core/tab_connection.ts": {
-    tests: ["tests/protocol/channel_test.ts", "tests/protocol/channel_budget_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+      "tests/protocol/channel_budget_test.ts",
+    ],
     note: TAB_NOTE,
   },
   "bridge/core/tab_messages.ts": {
     tests: [
       "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
       "tests/protocol/channel_budget_test.ts",
       "tests/protocol/navigate_test.ts",
     ],

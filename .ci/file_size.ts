@@ -27,7 +27,6 @@ export const WAITING: readonly string[] = [
   "tests/browser/item_actions_test.ts",
   "tests/browser/webmcp_pages_test.ts",
   "tests/browser/webmcp_test.ts",
-  "tests/cli/serve_test.ts",
   "tests/security/pattern_test.ts",
   "tests/security/prompt_test.ts",
   "tests/unit/webmcp_tools_test.ts",

@@ -84,7 +84,7 @@ export const mutants: Mutant[] = [
     file: "bridge/serve/serve.ts",
     find: "const files = raise ? raiseFileLimit() : fileLimit();",
     replace: "const files = raiseFileLimit();",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
   {
     name: "aim-serve-keeps-low-file-limit",
@@ -93,7 +93,7 @@ export const mutants: Mutant[] = [
     file: "bridge/cli/serve.ts",
     find: "    raiseFileLimit: true,",
     replace: "    raiseFileLimit: false,",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
   {
     name: "cycles-two-file-cycle-unseen",

@@ -161,7 +161,7 @@ export const mutants: Mutant[] = [
     file: "bridge/http/middleware.ts",
     find: "if (c.req.path === HEALTH_PATH && c.res.status < 300) return;",
     replace: "",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
   {
     name: "scaling-nginx-no-map",

@@ -34,7 +34,7 @@ export const mutants: Mutant[] = [
     file: "bridge/acp/errors.ts",
     find: "  bad_request: 422,\n",
     replace: "",
-    tests: ["tests/acp/runs_test.ts"],
+    tests: ["tests/acp/runs_test.ts", "tests/acp/run_control_test.ts"],
   },
   {
     name: "acp-refusal-status-drift",
@@ -42,7 +42,7 @@ export const mutants: Mutant[] = [
     file: "bridge/acp/errors.ts",
     find: "  run_refused: 403,",
     replace: "  run_refused: 409,",
-    tests: ["tests/acp/runs_test.ts"],
+    tests: ["tests/acp/runs_test.ts", "tests/acp/run_control_test.ts"],
   },
   {
     name: "acp-error-cached",

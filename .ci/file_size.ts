@@ -29,7 +29,6 @@ export const WAITING: readonly string[] = [
   "tests/security/pattern_test.ts",
   "tests/security/prompt_test.ts",
   "tests/unit/webmcp_tools_test.ts",
-  "tests/upstream/forward_test.ts",
 ];
 
 /** How many lines `text` has: its line breaks, plus a last line that has none. */

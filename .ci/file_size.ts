@@ -27,8 +27,6 @@ export const WAITING: readonly string[] = [
   "tests/browser/webmcp_pages_test.ts",
   "tests/browser/webmcp_test.ts",
   "tests/security/pattern_test.ts",
-  "tests/security/prompt_test.ts",
-  "tests/unit/webmcp_tools_test.ts",
 ];
 
 /** How many lines `text` has: its line breaks, plus a last line that has none. */

@@ -9,7 +9,10 @@
 import type { Mutant } from "./mutant.ts";
 
 const PAGES_TEST = "tests/browser/webmcp_pages_test.ts";
-const UNIT_TEST = "tests/unit/webmcp_tools_test.ts";
+const UNIT_TESTS = [
+  "tests/unit/webmcp_tools_test.ts",
+  "tests/unit/webmcp_tool_markup_test.ts",
+];
 
 export const mutants: Mutant[] = [
   {
@@ -19,7 +22,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "const reads = hints.readOnlyHint === true || markup.readOnly === true;",
     replace: "const reads = hints.readOnlyHint !== false || markup.readOnly === true;",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, PAGES_TEST],
   },
   {
     name: "webmcp-tool-skips-confirmation",
@@ -55,7 +58,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "if (RESERVED_TOOL_NAMES.includes(name.toLowerCase())) {",
     replace: "if (false) {",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, PAGES_TEST],
   },
   {
     name: "webmcp-tools-unbounded-count",
@@ -71,7 +74,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "if (JSON.stringify(action).length > MAX_TOOL_BYTES) {",
     replace: "if (false) {",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, PAGES_TEST],
   },
   {
     name: "webmcp-tool-of-another-frame",
@@ -89,7 +92,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: 'if (markup.hidden) return fail("hidden from remote agents by <aim-tool hidden>");',
     replace: "",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, PAGES_TEST],
   },
   {
     name: "webmcp-tool-unenforced-keyword-dropped",
@@ -98,7 +101,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "const ANNOTATIONS = new Set([",
     replace: 'const ANNOTATIONS = new Set(["allOf", ',
-    tests: [UNIT_TEST],
+    tests: UNIT_TESTS,
   },
   {
     name: "webmcp-tool-markup-consequential-ignored",
@@ -106,7 +109,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "return !reads || saysConsequences(hints) || markup.consequential === true;",
     replace: "return !reads || saysConsequences(hints);",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, PAGES_TEST],
   },
   {
     name: "acp-own-agent-cacheable",

@@ -49,6 +49,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/wire/webmcp_tools.ts": {
     tests: [
       "tests/unit/webmcp_tools_test.ts",
+      "tests/unit/webmcp_tool_markup_test.ts",
       "tests/unit/webmcp_tools_rules_test.ts",
       "tests/unit/webmcp_tool_fields_test.ts",
     ],

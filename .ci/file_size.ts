@@ -26,7 +26,6 @@ export const WAITING: readonly string[] = [
   "tests/browser/item_actions_test.ts",
   "tests/browser/webmcp_pages_test.ts",
   "tests/browser/webmcp_test.ts",
-  "tests/security/pattern_test.ts",
 ];
 
 /** How many lines `text` has: its line breaks, plus a last line that has none. */

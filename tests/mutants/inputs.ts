@@ -132,6 +132,7 @@ export const mutants: Mutant[] = [
       "tests/unit/page_tools_test.ts",
       "tests/unit/page_tool_runs_test.ts",
       "tests/browser/webmcp_pages_test.ts",
+      "tests/browser/webmcp_page_edges_test.ts",
     ],
   },
   {
@@ -141,7 +142,11 @@ export const mutants: Mutant[] = [
     file: "elements/input_check.ts",
     find: "(schema.properties ? false : true);",
     replace: "true;",
-    tests: ["tests/browser/webmcp_test.ts"],
+    tests: [
+      "tests/browser/webmcp_test.ts",
+      "tests/unit/input_check_test.ts",
+      "tests/protocol/run_reports_test.ts",
+    ],
   },
   {
     name: "mcp-list-input-unwrapped",

@@ -1,13 +1,12 @@
 /**
  * The module size check of `deno task check` (.ci/file_size.ts): no TypeScript module of the
- * paths it is given has more than 500 lines, but the test files that wait to be split; the check
- * names each one over, and each waiting file that is gone, short enough or not a test file.
+ * tree, test files included, has more than 500 lines, and the check names each one that does.
  *
  * @module
  */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { lineCount, MAX_LINES, oversized, sizeProblems, WAITING } from "../../.ci/file_size.ts";
+import { lineCount, MAX_LINES, oversized } from "../../.ci/file_size.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 const SCRIPT = fileURLToPath(new URL("../../.ci/file_size.ts", import.meta.url));
@@ -57,47 +56,6 @@ Deno.test("oversized() names the modules over the bound, and only TypeScript one
     `${temp.path}/one.ts: ${MAX_LINES + 2} lines`,
   ]);
   assert.deepEqual(await oversized([`${temp.path}/lib/at.ts`]), []);
-});
-
-Deno.test("sizeProblems() lets only listed test files wait, and only while they are over", async () => {
-  await using temp = await tempDir("aim-file-size-");
-  const root = temp.path;
-  await Deno.mkdir(`${root}/lib`);
-  await Deno.writeTextFile(`${root}/lib/long_test.ts`, lines(MAX_LINES + 1));
-  await Deno.writeTextFile(`${root}/lib/short_test.ts`, lines(MAX_LINES));
-  await Deno.writeTextFile(`${root}/lib/long.ts`, lines(MAX_LINES + 1));
-  await Deno.writeTextFile(`${root}/lib/free.ts`, lines(MAX_LINES + 4));
-  const waiting = [
-    "lib/long_test.ts", // over and a test: waits, no problem
-    "lib/short_test.ts", // split already: off the list
-    "lib/long.ts", // not a test: never waits
-    "lib/gone_test.ts", // gone: off the list
-    "other/gone_test.ts", // not under the paths checked: not looked at
-  ];
-  assert.deepEqual(await sizeProblems(["lib"], { waiting, root }), [
-    "lib/gone_test.ts waits to be split but does not exist: take it off the list",
-    "lib/long.ts waits to be split but is not a test file: it must be split now",
-    `lib/short_test.ts waits to be split but has ${MAX_LINES} lines: take it off the list`,
-    `over ${MAX_LINES} lines: lib/free.ts: ${MAX_LINES + 4} lines`,
-    `over ${MAX_LINES} lines: lib/long.ts: ${MAX_LINES + 1} lines`,
-  ]);
-  assert.deepEqual(await sizeProblems(["lib/long_test.ts"], { waiting: [], root }), [
-    `over ${MAX_LINES} lines: lib/long_test.ts: ${MAX_LINES + 1} lines`,
-  ]);
-  assert.deepEqual(await sizeProblems(["lib/long_test.ts"], { waiting, root }), []);
-  assert.deepEqual(
-    await sizeProblems(["lib/short_test.ts"], { waiting: [], root, max: MAX_LINES - 1 }),
-    [`over ${MAX_LINES - 1} lines: lib/short_test.ts: ${MAX_LINES} lines`],
-  );
-});
-
-Deno.test("the repository's waiting list holds only test files, each still over the bound", async () => {
-  for (const file of WAITING) {
-    assert.match(file, /^tests\/.*_test\.tsx?$/, file);
-    const count = lineCount(await Deno.readTextFile(`${ROOT}${file}`));
-    assert.ok(count > MAX_LINES, `${file} has ${count} lines: take it off WAITING`);
-  }
-  assert.equal(new Set(WAITING).size, WAITING.length, "a file listed twice");
 });
 
 Deno.test("no module of the tree deno task check bounds has more than 500 lines", async () => {

@@ -154,7 +154,7 @@ export const mutants: Mutant[] = [
     file: "bridge/core/relay_queue.ts",
     find: `    for (const pending of this.#queue.splice(0)) {`,
     replace: `    for (const pending of this.#queue.splice(0, 0)) {`,
-    tests: NAVIGATE,
+    tests: ["tests/unit/relay_queue_test.ts", ...NAVIGATE],
   },
   {
     name: "navigate-not-registered-again",
@@ -201,7 +201,7 @@ export const mutants: Mutant[] = [
     file: "bridge/core/relay_queue.ts",
     find: `    holder.credit = { ...INVOKE_CREDIT };`,
     replace: ``,
-    tests: BUDGET,
+    tests: ["tests/unit/relay_queue_test.ts", ...BUDGET],
   },
   {
     name: "channel-budget-never-refills",

@@ -76,7 +76,7 @@ export const mutants: Mutant[] = [
     file: "bridge/core/relay_queue.ts",
     find: `    this.#queue = this.#queue.filter((pending) => !pending.options.protected);`,
     replace: ``,
-    tests: ["tests/security/identity_change_test.ts"],
+    tests: ["tests/unit/relay_queue_test.ts", "tests/security/identity_change_test.ts"],
   },
   {
     name: "identity-change-relay-not-protected",

@@ -98,6 +98,7 @@ export const mutants: Mutant[] = [
     replace:
       "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs) + (this.#current ? this.confirmTimeoutMs : 0));",
     tests: [
+      "tests/unit/relay_queue_test.ts",
       "tests/protocol/invoke_test.ts",
       "tests/protocol/idempotency_test.ts",
       "tests/protocol/invoke_queue_test.ts",

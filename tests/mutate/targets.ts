@@ -221,6 +221,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   },
   "bridge/core/relay_queue.ts": {
     tests: [
+      "tests/unit/relay_queue_test.ts",
       "tests/protocol/channel_test.ts",
       "tests/protocol/confirm_wait_test.ts",
       "tests/protocol/invoke_queue_test.ts",

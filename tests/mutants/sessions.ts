@@ -127,6 +127,7 @@ export const mutants: Mutant[] = [
     find: "  const seen = session.idempotency.get(key);\n",
     replace: "  const seen = undefined as IdempotentEntry | undefined;\n",
     tests: [
+      "tests/unit/idempotency_test.ts",
       "tests/protocol/invoke_test.ts",
       "tests/protocol/idempotency_test.ts",
       "tests/protocol/invoke_queue_test.ts",

@@ -14,7 +14,7 @@ import { dirname, join } from "node:path";
 import { createClient } from "@redis/client";
 import { serve, type ServedBridge } from "../bridge/mod.ts";
 import { BASIC_SITE } from "../tests/helpers/bridge.ts";
-import { startRedis } from "../tests/helpers/cluster.ts";
+import { startRedis } from "../tests/helpers/redis.ts";
 import { FakeTab, openPageSession } from "../tests/helpers/fake_tab.ts";
 
 const { values: flags } = parseArgs({

@@ -25,7 +25,8 @@ import { BASIC_SITE } from "../tests/helpers/bridge.ts";
 import { BRIDGE_V8_FLAGS, Child, compareRates, fileLimit, mb, residentBytes } from "./lib.ts";
 import { sessionReads } from "./session_reads.ts";
 import { createClient } from "@redis/client";
-import { NO_CLUSTER, startRedis } from "../tests/helpers/cluster.ts";
+import { NO_CLUSTER } from "../tests/helpers/cluster.ts";
+import { startRedis } from "../tests/helpers/redis.ts";
 import { upstreamBench } from "./upstream_bench.ts";
 import { besideBench, hasWrk } from "./beside_bench.ts";
 

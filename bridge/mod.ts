@@ -47,7 +47,6 @@ export {
 } from "./metrics/endpoint.ts";
 export {
   BridgeCore,
-  type BridgeCoreOptions,
   DEFAULT_LIMITS,
   type InvocationRecord,
   type InvocationWatch,
@@ -57,6 +56,7 @@ export {
   type OpenSessionOptions,
   type WatchInvocation,
 } from "./core/bridge.ts";
+export type { BridgeCoreOptions } from "./core/core_options.ts";
 export type { StreamLimits } from "./core/streams.ts";
 export type { Rate } from "./core/channel_budget.ts";
 export {

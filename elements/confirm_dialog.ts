@@ -102,7 +102,7 @@ export interface Asker {
     | null;
 }
 
-/** What asking reads of the `<aim-action>` that runs (elements/client.ts `ActionSource`). */
+/** What asking reads of the `<aim-action>` that runs (elements/client_types.ts `ActionSource`). */
 export interface AskedAction {
   /** Its declaration now, whose description the dialog shows. */
   declaration(): Record<string, unknown> | null;

@@ -3,7 +3,7 @@
  * (WebMCP, elements/webmcp.ts): the keywords the bridge checks (bridge/input/validate.ts, with
  * `@cfworker/json-schema` and RE2), in a few hundred bytes, with the bridge's words for what is
  * wrong. The bridge's validator is too large for the page; a property test holds the two equal
- * on generated schemas and inputs (tests/browser/webmcp_test.ts). `format` is the bridge's
+ * on generated schemas and inputs (tests/unit/input_check_test.ts). `format` is the bridge's
  * alone, for remote agents.
  * No imports: it travels in the lazy WebMCP chunk.
  *

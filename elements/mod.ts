@@ -40,6 +40,7 @@ export type {
   WaitUntil,
 } from "./client.ts";
 export type { Declaration } from "./declaration.ts";
+export type { ClientLink } from "./client_link.ts";
 export type { InputValue } from "../bridge/wire/schemas.ts";
 
 let panel: Promise<void> | undefined;

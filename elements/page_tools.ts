@@ -41,7 +41,7 @@ export interface ReadableModelContext extends EventTarget {
 
 /**
  * A tool of the page as the client runs it: one of its `actions`, as an `<aim-action>` is
- * (elements/client.ts `ActionSource`), but no element.
+ * (elements/client_types.ts `ActionSource`), but no element.
  */
 export interface PageTool {
   name: string;

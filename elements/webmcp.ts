@@ -58,8 +58,8 @@ export interface WebMcpClient extends PageToolsClient {
   ): Promise<boolean>;
   /** Runs one action of the page, and waits for the work it declares. */
   run(actionId: string, input: InputValue): Promise<{ result: unknown; settled: boolean }>;
-  /** Tells the bridge of the run, when the page holds a session. */
-  reportRun(report: Omit<Extract<TabMessage, { type: "run" }>, "type">): void;
+  /** Sends a message on the tab channel, when it is open: a `run`, to tell the bridge of one. */
+  send(message: TabMessage): void;
 }
 
 export type { Schema };
@@ -263,7 +263,8 @@ export class WebMcpTools {
       document.dispatchEvent(new CustomEvent("aim-activity", { detail: activity }));
       // The log keeps a few KiB of input at most; a huge one must not overflow the channel.
       const small = JSON.stringify(checked.input ?? null).length <= 4096;
-      this.#client.reportRun({
+      this.#client.send({
+        type: "run",
         via: "webmcp",
         actionId,
         ...(small ? checked : {}),

@@ -1,11 +1,11 @@
 /**
- * Invocations: one agent request from its body to its answer. Idempotent retries, the
- * in-flight limit, login and input checks, dispatch to a server action or to the tab, and the
- * audit record of every outcome.
+ * Invocations: one agent request from its body to its answer. The in-flight limit, login and
+ * input checks, dispatch to a server action or to the tab, and the audit record of every
+ * outcome; idempotent retries are bridge/core/idempotency.ts's.
  *
  * @module
  */
-import { AimError, errorFromBody } from "../errors/aim_error.ts";
+import { AimError } from "../errors/aim_error.ts";
 import type { ActionSpec } from "../input/action_spec.ts";
 import { firstIssue } from "../wire/issue.ts";
 import { validateInput } from "../input/validate.ts";
@@ -16,12 +16,12 @@ import type { ActionRegistry, FoundAction } from "./actions.ts";
 import type { Limits } from "./limits.ts";
 import { sessionState } from "./manifests.ts";
 import type { ServerAction, ServerActionContext } from "./server_actions.ts";
-import type { IdempotentEntry, Session } from "./session.ts";
+import type { Session } from "./session.ts";
 import type { SessionStore } from "./sessions.ts";
-import type { KeptOutcome } from "../share/share.ts";
 import { IDENTITY_CHANGED, type TabOutcome } from "./tab_connection.ts";
 import { type ArrivalContext, leftPage } from "./arrival.ts";
 import { normalizePage } from "../site/paths.ts";
+import { fingerprint, runOnce } from "./idempotency.ts";
 
 /** One finished invocation, for an audit trail. */
 export interface InvocationRecord {
@@ -110,10 +110,6 @@ interface Call extends InvokeOptions {
   readOnlyBy?: "site_owner";
 }
 
-function fingerprint(actionId: string, input: unknown): string {
-  return JSON.stringify([actionId, input ?? null]);
-}
-
 /** Answers of the tab, as the agent gets them. */
 const TAB_FAILURES: Record<
   Exclude<TabOutcome, { ok: true }>["code"],
@@ -179,106 +175,17 @@ export class Invocations {
     }
     const request = parsed.data;
     const call: Call = { ...options, dispatched: false };
+    const run = () => this.#track(this.#record(session, request, call));
     const key = options.idempotencyKey;
-    if (key === undefined) return await this.#track(this.#record(session, request, call));
-    const print = fingerprint(request.actionId, request.input);
-    if (this.#ctx.sessions.share.shared) {
-      return await this.#once(session, request, call, key, print);
-    }
-    const seen = session.idempotency.get(key);
-    if (seen) {
-      if (seen.fingerprint !== print) throw keyReused();
-      if (seen.outcome) return await (seen.outcome as Promise<InvokeResult>);
-      throw keyExpired();
-    }
-    const outcome = this.#track(this.#record(session, request, call));
-    const entry: IdempotentEntry = { fingerprint: print, outcome, bytes: 0 };
-    session.idempotency.set(key, entry);
-    const keep = (answer: unknown) => {
-      if (session.idempotency.get(key) !== entry) return;
-      entry.bytes = JSON.stringify(answer)?.length ?? 0;
-      session.idempotencyBytes += entry.bytes;
-      this.#trim(session);
-    };
-    outcome.then(keep, (error) => {
-      // Only answers of an action that ran are kept; a refused request may be retried.
-      if (!call.dispatched) {
-        if (session.idempotency.get(key) === entry) session.idempotency.delete(key);
-      } else keep(error instanceof AimError ? error.toJSON() : null);
+    if (key === undefined) return await run();
+    return await runOnce(session, {
+      key,
+      print: fingerprint(request.actionId, request.input),
+      run,
+      dispatched: () => call.dispatched,
+      sessions: this.#ctx.sessions,
+      waitMs: this.#ctx.waitMs,
     });
-    if (session.idempotency.size > this.#ctx.sessions.maxIdempotencyKeys) {
-      const [oldest, dropped] = session.idempotency.entries().next().value!;
-      session.idempotencyBytes -= dropped.outcome ? dropped.bytes : 0;
-      session.idempotency.delete(oldest);
-    }
-    return await outcome;
-  }
-
-  /**
-   * An idempotent call in a shared store: the key is claimed there first, so that a retry on
-   * any instance gets the first answer, and an action whose instance died is never run again.
-   */
-  async #once(
-    session: Session,
-    request: InvokeRequest,
-    call: Call,
-    key: string,
-    print: string,
-  ): Promise<InvokeResult> {
-    const { share, idleMs, maxIdempotencyBytes, maxIdempotencyKeys } = this.#ctx.sessions;
-    let claim = await share.claim(session.tokenHash, key, print, {
-      ttlMs: idleMs,
-      maxKeys: maxIdempotencyKeys,
-    });
-    if (claim.state === "running") {
-      claim = await share.outcome(session.tokenHash, key, this.#ctx.waitMs);
-    }
-    switch (claim.state) {
-      case "reused":
-        throw keyReused();
-      case "running":
-      case "lost":
-        throw new AimError(
-          "idempotency_key_expired",
-          "The first request under this Idempotency-Key was cut off or its answer is not kept (too large, or the bridge running it stopped): its action may or may not have run. Read the manifest for the current state before deciding anything.",
-        );
-      case "done": {
-        const { outcome } = claim;
-        if (outcome.ok) return outcome.result;
-        throw errorFromBody(outcome.body, outcome.headers);
-      }
-    }
-    const keep = (outcome: KeptOutcome | undefined, ran: boolean) =>
-      share.settle(session.tokenHash, key, outcome, {
-        ttlMs: idleMs,
-        ran,
-        maxBytes: maxIdempotencyBytes,
-      }).catch(() => {});
-    try {
-      const result = await this.#track(this.#record(session, request, call));
-      await keep({ ok: true, result }, true);
-      return result;
-    } catch (error) {
-      const kept: KeptOutcome | undefined = error instanceof AimError
-        ? { ok: false, status: error.status, body: error.toJSON(), headers: error.headers }
-        : undefined;
-      // Only answers of an action that ran are kept; a refused request may be retried.
-      await keep(kept, call.dispatched);
-      throw error;
-    }
-  }
-
-  /**
-   * Keeps a session's idempotent answers within its byte budget: the oldest answers are
-   * dropped first, their keys kept, so that a retry is refused rather than run again.
-   */
-  #trim(session: Session): void {
-    for (const entry of session.idempotency.values()) {
-      if (session.idempotencyBytes <= this.#ctx.sessions.maxIdempotencyBytes) return;
-      if (!entry.outcome || entry.bytes === 0) continue;
-      entry.outcome = undefined;
-      session.idempotencyBytes -= entry.bytes;
-    }
   }
 
   #track<T>(promise: Promise<T>): Promise<T> {
@@ -485,20 +392,6 @@ export class Invocations {
     }
     throw TAB_FAILURES[outcome.code](spec, outcome.message, session);
   }
-}
-
-function keyReused(): AimError {
-  return new AimError(
-    "idempotency_key_reused",
-    "This Idempotency-Key was used with another request; use a new key.",
-  );
-}
-
-function keyExpired(): AimError {
-  return new AimError(
-    "idempotency_key_expired",
-    "The action ran once under this Idempotency-Key, but its answer is no longer kept; read the manifest for the current state.",
-  );
 }
 
 /** Whether an action takes no input: an object schema with no fields. */

@@ -1,17 +1,16 @@
 /**
  * TabChannel: which tab owns a session (a lease renewed by heartbeats), the tabs
- * waiting for it, and invocations relayed to the owner one at a time.
+ * waiting for it, and invocations relayed to the owner one at a time (bridge/core/relay_queue.ts).
+ *
  * @module
  */
 import type { BridgeMessage, EndReason } from "../wire/channel.ts";
 import { CloseCode } from "../wire/names.ts";
 import { DEFAULTS } from "./limits.ts";
-import { INVOKE_CREDIT } from "./channel_budget.ts";
+import { RelayQueue } from "./relay_queue.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import {
-  IDENTITY_CHANGED,
   PAGE_MOVED,
-  type Pending,
   type RelayOptions,
   TAB_CHANNEL_DEFAULTS,
   type TabChannelOptions,
@@ -39,8 +38,8 @@ export class TabChannel<Owner = unknown> {
   /** Every open tab, including those that have not said hello yet. */
   #connected = new Set<TabConnection>();
   #leaseExpiresAt = 0;
-  #queue: Pending[] = [];
-  #current: Pending | null = null;
+  /** The invocations on their way to the holder. */
+  readonly #relays: RelayQueue;
   #options: TabChannelOptions<Owner>;
   #now: () => number;
   /** The actions the last owner registered, kept so that a gap in ownership answers 409. */
@@ -68,6 +67,13 @@ export class TabChannel<Owner = unknown> {
     this.confirmTimeoutMs = options.confirmTimeoutMs ?? TAB_CHANNEL_DEFAULTS.confirmTimeoutMs;
     this.maxQueue = options.maxQueue ?? TAB_CHANNEL_DEFAULTS.maxQueue;
     this.#now = options.now ?? Date.now;
+    this.#relays = new RelayQueue({
+      holder: () => this.#holder,
+      maxQueue: this.maxQueue,
+      tabTimeoutMs: this.tabTimeoutMs,
+      confirmTimeoutMs: this.confirmTimeoutMs,
+      now: this.#now,
+    });
   }
 
   /** The tab that holds the lease, if any. */
@@ -103,7 +109,7 @@ export class TabChannel<Owner = unknown> {
 
   /** Invocations queued or running. */
   get queued(): number {
-    return this.#queue.length + (this.#current ? 1 : 0);
+    return this.#relays.size;
   }
 
   /** Tells a tab where it stands: granted, waiting (until when), or expired. */
@@ -216,11 +222,7 @@ export class TabChannel<Owner = unknown> {
    */
   moved(tab: TabConnection): void {
     this.register(tab, []);
-    if (tab !== this.#holder) return;
-    for (const pending of this.#queue.splice(0)) {
-      clearTimeout(pending.timer);
-      pending.resolve({ ok: false, code: "cancelled", message: PAGE_MOVED });
-    }
+    if (tab === this.#holder) this.#relays.cancelQueued(PAGE_MOVED);
   }
 
   /** The tab sent a state snapshot; it counts as reported once {@linkcode markReported} says. */
@@ -281,7 +283,7 @@ export class TabChannel<Owner = unknown> {
     if (tab !== this.#holder) return;
     this.#holder = null;
     this.#unsettle();
-    this.#failAll("The tab closed before answering; the action may or may not have run.");
+    this.#relays.failAll("The tab closed before answering; the action may or may not have run.");
     // A tab waiting here takes the lease on; else a shared lease goes back for another instance.
     const next = this.#waiting.shift();
     if (next) return this.#grant(next);
@@ -302,7 +304,7 @@ export class TabChannel<Owner = unknown> {
     this.#holder = null;
     this.#waiting = [];
     this.#unsettle();
-    this.#failAll(
+    this.#relays.failAll(
       "The bridge instance holding the tab stopped; the action may or may not have run.",
     );
     if (held) this.#options.release?.(this.owner);
@@ -318,7 +320,7 @@ export class TabChannel<Owner = unknown> {
     this.#holder = null;
     this.#waiting = [];
     this.#unsettle();
-    this.#failAll("The session ended before the tab answered.");
+    this.#relays.failAll("The session ended before the tab answered.");
     for (const tab of tabs) {
       tab.port.send({ type: "ended", reason });
       tab.port.close(
@@ -379,135 +381,25 @@ export class TabChannel<Owner = unknown> {
           "No browser tab holds this session now; open the page (or wait for it to reconnect) and retry.",
       });
     }
-    if (this.queued >= this.maxQueue) {
-      return Promise.resolve({
-        ok: false,
-        code: "too_many_requests",
-        message:
-          `At most ${this.maxQueue} invocations may wait for the tab at once; retry when one has answered.`,
-      });
-    }
-    return new Promise((resolve) => {
-      const pending: Pending = {
-        id: crypto.randomUUID(),
-        actionId,
-        input,
-        consequential,
-        options,
-        resolve,
-      };
-      options.signal?.addEventListener("abort", () => this.#cancel(pending), { once: true });
-      // The time counts from now: waiting behind another invocation is part of it.
-      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs));
-      this.#queue.push(pending);
-      this.#pump();
-    });
-  }
-
-  /** Drops a queued invocation, or tells the tab to withdraw the one it runs. */
-  #cancel(pending: Pending): void {
-    if (!this.#queue.includes(pending) && this.#current !== pending) return;
-    this.#withdraw(pending);
-    this.#finish(pending, {
-      ok: false,
-      code: "cancelled",
-      message: "The invocation was cancelled before the page answered.",
-    });
+    return this.#relays.relay({ actionId, input, consequential }, options);
   }
 
   /**
    * Withdraws every protected invocation, queued or at the tab (whose prompt is withdrawn): the
    * session signed in or out, and what one identity allowed is never run for another, nor for
-   * none. Each is answered `cancelled` ({@linkcode IDENTITY_CHANGED}).
+   * none. Each is answered `cancelled`, saying so (`IDENTITY_CHANGED`).
    */
   withdrawProtected(): void {
-    const outcome: TabOutcome = { ok: false, code: "cancelled", message: IDENTITY_CHANGED };
-    const queued = this.#queue.filter((pending) => pending.options.protected);
-    // Out of the queue first: the one at the tab, once withdrawn, makes room for the next.
-    this.#queue = this.#queue.filter((pending) => !pending.options.protected);
-    for (const pending of queued) {
-      clearTimeout(pending.timer);
-      pending.resolve(outcome);
-    }
-    const current = this.#current;
-    if (current?.options.protected) {
-      this.#withdraw(current);
-      this.#finish(current, outcome);
-    }
-  }
-
-  /** Tells the tab to forget an invocation the bridge no longer waits for (a pending prompt). */
-  #withdraw(pending: Pending): void {
-    if (this.#current === pending) this.#holder?.port.send({ type: "cancel", id: pending.id });
+    this.#relays.withdrawProtected();
   }
 
   /** The owner answered invocation `id`. Returns false when nothing waits for that id. */
   answer(tab: TabConnection, id: string, outcome: TabOutcome): boolean {
-    const current = this.#current;
-    if (tab !== this.#holder || !current || current.id !== id) return false;
-    this.#finish(current, outcome);
-    return true;
+    return tab === this.#holder && this.#relays.answer(id, outcome);
   }
 
   /** The owner says invocation `id` waits for the person. Returns false when nothing matches. */
   awaiting(tab: TabConnection, id: string, message: string): boolean {
-    const current = this.#current;
-    if (tab !== this.#holder || !current || current.id !== id) return false;
-    this.#startTimer(current, this.confirmTimeoutMs);
-    current.options.onAwaiting?.(message);
-    return true;
-  }
-
-  #startTimer(pending: Pending, ms: number): void {
-    clearTimeout(pending.timer);
-    pending.deadline = this.#now() + ms;
-    pending.timeoutMs = ms;
-    pending.timer = setTimeout(() => this.#timeout(pending), ms);
-  }
-
-  #timeout(pending: Pending): void {
-    this.#withdraw(pending);
-    this.#finish(pending, {
-      ok: false,
-      code: "tab_timeout",
-      message: `The tab did not answer within ${pending.timeoutMs} ms; the action may still run.`,
-    });
-  }
-
-  #finish(pending: Pending, outcome: TabOutcome): void {
-    clearTimeout(pending.timer);
-    if (this.#current === pending) this.#current = null;
-    const queued = this.#queue.indexOf(pending);
-    if (queued >= 0) this.#queue.splice(queued, 1);
-    pending.resolve(outcome);
-    this.#pump();
-  }
-
-  #pump(): void {
-    if (this.#current || !this.#holder) return;
-    const next = this.#queue[0];
-    if (!next) return;
-    // Out of time already (its timer is due in this same turn): never hand it to the tab.
-    if (next.deadline !== undefined && this.#now() >= next.deadline) return this.#timeout(next);
-    this.#queue.shift();
-    this.#current = next;
-    this.#holder.credit = { ...INVOKE_CREDIT };
-    this.#holder.port.send({
-      type: "invoke",
-      id: next.id,
-      actionId: next.actionId,
-      input: next.input as string,
-      consequential: next.consequential,
-    });
-  }
-
-  #failAll(message: string): void {
-    const all = [...(this.#current ? [this.#current] : []), ...this.#queue];
-    this.#current = null;
-    this.#queue = [];
-    for (const pending of all) {
-      clearTimeout(pending.timer);
-      pending.resolve({ ok: false, code: "browser_not_connected", message });
-    }
+    return tab === this.#holder && this.#relays.awaiting(id, message);
   }
 }

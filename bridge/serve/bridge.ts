@@ -5,7 +5,8 @@
  *
  * @module
  */
-import { BridgeCore, type BridgeCoreOptions } from "../core/bridge.ts";
+import { BridgeCore } from "../core/bridge.ts";
+import type { BridgeCoreOptions } from "../core/core_options.ts";
 import {
   type AppRoutes,
   createApp,

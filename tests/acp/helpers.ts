@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { AcpError, Event, type MessagePart } from "../../bridge/acp/schemas.ts";
+import { AcpError, Event, type MessagePart, type Run } from "../../bridge/acp/schemas.ts";
 import type { TestBridge } from "../helpers/bridge.ts";
 import { type FakeHandler, FakeTab } from "../helpers/fake_tab.ts";
 
@@ -112,4 +112,29 @@ export async function expectAcpError(
   assert.equal(body.code, code);
   assert.ok(body.message.length > 0);
   return body;
+}
+
+/** The agent of the control panel's page. */
+export const AGENT = "control-panel";
+
+/** A run request to {@linkcode AGENT} of one message of `parts`, in `mode`, with `extra`. */
+export function runBody(
+  parts: Parameters<typeof message>,
+  mode?: string,
+  extra = {},
+): Record<string, unknown> {
+  return { agent_name: AGENT, input: [message(...parts)], ...(mode ? { mode } : {}), ...extra };
+}
+
+/** The invocation's answer a completed run holds. */
+export function answerOf(run: Run): unknown {
+  assert.equal(run.output.length, 1);
+  const [output] = run.output;
+  assert.ok(output);
+  assert.equal(output.role, `agent/${run.agent_name}`);
+  assert.equal(output.parts.length, 1);
+  const [part] = output.parts;
+  assert.ok(part);
+  assert.equal(part.content_type, "application/json");
+  return JSON.parse(part.content!);
 }

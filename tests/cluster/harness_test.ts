@@ -8,13 +8,10 @@
  */
 import assert from "node:assert/strict";
 import { BASIC_SITE } from "../helpers/bridge.ts";
-import {
-  freePorts,
-  NO_CLUSTER,
-  startBalancer,
-  startCluster,
-  startRedis,
-} from "../helpers/cluster.ts";
+import { freePorts } from "../helpers/servers.ts";
+import { NO_CLUSTER, startCluster } from "../helpers/cluster.ts";
+import { startBalancer } from "../helpers/haproxy.ts";
+import { startRedis } from "../helpers/redis.ts";
 import { tempDir } from "../helpers/temp.ts";
 
 /** Sends PING to Redis over a raw TCP socket; returns the first line of the answer. */

@@ -8,7 +8,8 @@
 import assert from "node:assert/strict";
 import { createClient } from "@redis/client";
 import { RedisShare } from "../../bridge/share/redis.ts";
-import { NO_CLUSTER, startRedis } from "../helpers/cluster.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startRedis } from "../helpers/redis.ts";
 
 Deno.test(
   "a malformed call, reply or signal on Redis is dropped and reported, and the share goes on",

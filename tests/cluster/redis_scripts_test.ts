@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { createClient } from "@redis/client";
 import { RedisShare } from "../../bridge/share/redis.ts";
 import { SCRIPTS } from "../../bridge/share/redis_scripts.ts";
-import { NO_CLUSTER, startRedis } from "../helpers/cluster.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startRedis } from "../helpers/redis.ts";
 
 /** A plain client on `url`, closed on dispose, to look at Redis as an operator would. */
 async function operator(url: string) {

@@ -3,7 +3,9 @@
  *
  * @module
  */
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
+import { type TempDir, tempDir } from "./temp.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
@@ -149,4 +151,16 @@ export async function startAim(args: string[], options: RunAimOptions = {}): Pro
       await stop();
     },
   };
+}
+
+/** A temporary site with one page, removed on dispose. */
+export async function site(): Promise<TempDir> {
+  const dir = await tempDir("aim-cli-site-");
+  Deno.writeTextFileSync(
+    join(dir.path, "control-panel.html"),
+    `<title>Panel</title><script type="module" src="/__aim/elements.js"></script>
+<aim-action name="approve_request" description="Approve one pending request" input-example="req-3"
+  consequential protected></aim-action>`,
+  );
+  return dir;
 }

@@ -6,7 +6,7 @@
  */
 import { serve, type ServedBridge, type ServeOptions } from "../../bridge/mod.ts";
 import { bridgeAt, type TestBridge, writeSite } from "./bridge.ts";
-import { type RedisServer, startRedis } from "./cluster.ts";
+import { type RedisServer, startRedis } from "./redis.ts";
 import { tempDir } from "./temp.ts";
 
 /** Two bridges sharing one Redis, all stopped on dispose. */

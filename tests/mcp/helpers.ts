@@ -13,6 +13,8 @@ import {
   Client as ClientV2,
   StreamableHTTPClientTransport as TransportV2,
 } from "@modelcontextprotocol/client";
+import type { TestBridge } from "../helpers/bridge.ts";
+import { FakeTab } from "../helpers/fake_tab.ts";
 
 /** A tool as the clients list it. */
 export interface ListedTool {
@@ -200,4 +202,41 @@ export async function rawSession(origin: string, token: string): Promise<Record<
   };
   await init.body?.cancel();
   return headers;
+}
+
+/** A page session held by a fake tab that registered `pay` (consequential) and `search`. */
+export async function heldSession(
+  bridge: TestBridge,
+): Promise<{ token: string; tab: FakeTab }> {
+  const token = await bridge.openSession("/control-panel");
+  const tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
+  await tab.next("lease");
+  await tab.register([
+    { id: "search", handler: (input) => ({ found: input }) },
+    {
+      id: "add_comment",
+      input_schema: {
+        type: "object",
+        properties: { request_id: { type: "string" }, text: { type: "string" } },
+        required: ["request_id", "text"],
+        additionalProperties: false,
+      },
+      input_example: { request_id: "req-1", text: "ok" },
+      handler: (input) => ({ commented: input }),
+    },
+    { id: "pay", consequential: true, handler: (bill) => ({ paid: bill }) },
+    { id: "explode", handler: () => Promise.reject(new Error("the printer is on fire")) },
+    { id: "approve_request", protected: true, handler: (id) => ({ approved: id }) },
+  ]);
+  return { token, tab };
+}
+
+/** A `tools/call` request body. */
+export function callBody(id: number, name: string, args: Record<string, unknown>): string {
+  return JSON.stringify({
+    jsonrpc: "2.0",
+    id,
+    method: "tools/call",
+    params: { name, arguments: args },
+  });
 }

@@ -1,7 +1,7 @@
 /** @module `aim serve --metrics`: the flag, its bad inputs, and a scrape of a running `aim`. */
 import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
-import { freePort } from "../helpers/cluster.ts";
+import { freePort } from "../helpers/servers.ts";
 import { runAim, startAim } from "../helpers/cli.ts";
 import { scrape } from "./scrape.ts";
 

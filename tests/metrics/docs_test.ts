@@ -8,7 +8,8 @@ import assert from "node:assert/strict";
 import { fileURLToPath } from "node:url";
 import { join } from "node:path";
 import { startBridge } from "../helpers/bridge.ts";
-import { NO_CLUSTER, startRedis } from "../helpers/cluster.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startRedis } from "../helpers/redis.ts";
 import { readScrape } from "./scrape.ts";
 
 const DOCS = fileURLToPath(new URL("../../docs/scaling.md", import.meta.url));

@@ -2,7 +2,9 @@
 import assert from "node:assert/strict";
 import { expectError } from "../helpers/errors.ts";
 import { ONE_PROCESS, startBridge } from "../helpers/bridge.ts";
-import { freePort, NO_CLUSTER, startRedis } from "../helpers/cluster.ts";
+import { freePort } from "../helpers/servers.ts";
+import { NO_CLUSTER } from "../helpers/cluster.ts";
+import { startRedis } from "../helpers/redis.ts";
 import { startAim, startApp } from "../helpers/upstream.ts";
 import { connected, jsonPart, message, postRun } from "../acp/helpers.ts";
 import { action, asTask, connectClient } from "../a2a/helpers.ts";

@@ -3,7 +3,7 @@
  * (an `AimError` answers as hono's `HTTPException` with aim's headers; ACP and run statuses from
  * their tables), the layer table's packages, `serve()` leaving the process's file limit alone
  * unless asked, no import cycle between files, documented defaults equal to the code's, and the
- * elements' author warnings bounded.
+ * elements' author warnings bounded, no module over 500 lines.
  *
  * @module
  */
@@ -34,7 +34,7 @@ export const mutants: Mutant[] = [
     file: "bridge/acp/errors.ts",
     find: "  bad_request: 422,\n",
     replace: "",
-    tests: ["tests/acp/runs_test.ts"],
+    tests: ["tests/acp/runs_test.ts", "tests/acp/run_control_test.ts"],
   },
   {
     name: "acp-refusal-status-drift",
@@ -42,7 +42,7 @@ export const mutants: Mutant[] = [
     file: "bridge/acp/errors.ts",
     find: "  run_refused: 403,",
     replace: "  run_refused: 409,",
-    tests: ["tests/acp/runs_test.ts"],
+    tests: ["tests/acp/runs_test.ts", "tests/acp/run_control_test.ts"],
   },
   {
     name: "acp-error-cached",
@@ -84,7 +84,7 @@ export const mutants: Mutant[] = [
     file: "bridge/serve/serve.ts",
     find: "const files = raise ? raiseFileLimit() : fileLimit();",
     replace: "const files = raiseFileLimit();",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
   {
     name: "aim-serve-keeps-low-file-limit",
@@ -93,7 +93,7 @@ export const mutants: Mutant[] = [
     file: "bridge/cli/serve.ts",
     find: "    raiseFileLimit: true,",
     replace: "    raiseFileLimit: false,",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
   {
     name: "cycles-two-file-cycle-unseen",
@@ -160,5 +160,21 @@ export const mutants: Mutant[] = [
     find: "  given.add(sentence);",
     replace: "  given.add(sentence + Math.random());",
     tests: ["tests/unit/warnings_test.ts"],
+  },
+  {
+    name: "file-size-bound-off-by-one",
+    guarantee: "A module of 501 lines fails the size check, named with its count.",
+    file: ".ci/file_size.ts",
+    find: "if (lines > max) over.push(",
+    replace: "if (lines > max + 1) over.push(",
+    tests: ["tests/unit/file_size_test.ts"],
+  },
+  {
+    name: "file-size-exits-zero",
+    guarantee: "The size check exits 1 when a module is over the bound, so deno task check fails.",
+    file: ".ci/file_size.ts",
+    find: "  if (over.length) Deno.exit(1);",
+    replace: "",
+    tests: ["tests/unit/file_size_test.ts"],
   },
 ];

@@ -28,8 +28,8 @@ export const mutants: Mutant[] = [
     guarantee: "A tab that connects sends its actions before its state, so that the bridge holds " +
       "them when the state makes the page arrived.",
     file: "elements/client.ts",
-    find: "      this.#register();\n      this.#flush();",
-    replace: "      this.#flush(true);",
+    find: "    this.#register();\n    this.#flush();",
+    replace: "    this.#flush(true);",
     tests: [ARRIVAL],
   },
   {

@@ -151,18 +151,18 @@ export const mutants: Mutant[] = [
     name: "navigate-runs-queued-invocations",
     guarantee:
       "An invocation queued for the old page and not yet at the tab is withdrawn when it moves.",
-    file: "bridge/core/tab.ts",
+    file: "bridge/core/relay_queue.ts",
     find: `    for (const pending of this.#queue.splice(0)) {`,
     replace: `    for (const pending of this.#queue.splice(0, 0)) {`,
-    tests: NAVIGATE,
+    tests: ["tests/unit/relay_queue_test.ts", ...NAVIGATE],
   },
   {
     name: "navigate-not-registered-again",
     guarantee:
       "After a navigation the elements register the new view's actions again, the same ones too.",
     file: "elements/client.ts",
-    find: `    this.#sent[0] = "";\n    this.#send({ type: "navigate", page: this.#at = here() });`,
-    replace: `    this.#send({ type: "navigate", page: this.#at = here() });`,
+    find: `    this.#sent[0] = "";\n    this.changed();`,
+    replace: `    this.changed();`,
     tests: ["tests/browser/spa_navigate_test.ts"],
   },
 
@@ -198,10 +198,10 @@ export const mutants: Mutant[] = [
     name: "channel-invoke-credit-ignored",
     guarantee:
       "The invocations an agent sends pay for the tab's answers: a page driven fast is never closed.",
-    file: "bridge/core/tab.ts",
-    find: `    this.#holder.credit = { ...INVOKE_CREDIT };`,
+    file: "bridge/core/relay_queue.ts",
+    find: `    holder.credit = { ...INVOKE_CREDIT };`,
     replace: ``,
-    tests: BUDGET,
+    tests: ["tests/unit/relay_queue_test.ts", ...BUDGET],
   },
   {
     name: "channel-budget-never-refills",

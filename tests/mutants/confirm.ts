@@ -7,7 +7,11 @@
  */
 import type { Mutant } from "./mutant.ts";
 
-const PROMPT_TEST = "tests/security/prompt_test.ts";
+/** The browser tests of the prompt: the bait and switch, and what the person reads. */
+const PROMPT_TESTS = [
+  "tests/security/prompt_test.ts",
+  "tests/security/prompt_text_test.ts",
+];
 
 export const mutants: Mutant[] = [
   {
@@ -17,7 +21,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: "export const READ_DELAY_MS = 1000;",
     replace: "export const READ_DELAY_MS = 0;",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "prompt-replaced-needs-no-pointer",
@@ -26,7 +30,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: "#moved = !this.replaced;",
     replace: "#moved = true;",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "prompt-tap-on-approve-arms",
@@ -35,7 +39,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: 'if (type === "pointerdown" && (target as Element).closest?.(".approve")) return;',
     replace: "",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "prompt-click-focus-arms",
@@ -44,7 +48,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: '.matches?.(".approve:focus-visible")',
     replace: '.matches?.(".approve")',
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "prompt-withdrawal-forgotten",
@@ -53,7 +57,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: "withdrawn = !answered;",
     replace: "withdrawn = false;",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "prompt-escapes-nothing",
@@ -62,7 +66,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: 'shown += HIDDEN.test(char) && !(lines && char === "\\n") ? escape(char) : char;',
     replace: "shown += char;",
-    tests: ["tests/unit/prompt_test.ts", PROMPT_TEST],
+    tests: ["tests/unit/prompt_test.ts", ...PROMPT_TESTS],
   },
   {
     name: "prompt-input-never-cut",
@@ -70,7 +74,7 @@ export const mutants: Mutant[] = [
     file: "elements/prompt.ts",
     find: "max: MAX_SHOWN_CHARS });",
     replace: "max: Infinity });",
-    tests: ["tests/unit/prompt_test.ts", PROMPT_TEST],
+    tests: ["tests/unit/prompt_test.ts", ...PROMPT_TESTS],
   },
   {
     name: "panel-approves-unarmed",
@@ -78,7 +82,7 @@ export const mutants: Mutant[] = [
     file: "elements/client_controller.ts",
     find: "if (approved && !this.pending?.gate.armed) return;",
     replace: "",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "dialog-approves-unarmed",
@@ -86,7 +90,7 @@ export const mutants: Mutant[] = [
     file: "elements/confirm_dialog.ts",
     find: "if (e.submitter === approve && !gate.armed) return e.preventDefault();",
     replace: "",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "panel-log-unescaped",
@@ -95,7 +99,7 @@ export const mutants: Mutant[] = [
     file: "elements/aim_panel.ts",
     find: "<code>${readable(a.actionId).text}</code>",
     replace: "<code>${a.actionId}</code>",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
   {
     name: "panel-input-unbounded",
@@ -104,6 +108,6 @@ export const mutants: Mutant[] = [
     file: "elements/aim_panel.ts",
     find: "pre{white-space:pre-wrap;word-break:break-all;max-height:min(12em,30vh);overflow:auto}",
     replace: "pre{white-space:pre-wrap;word-break:break-all}",
-    tests: [PROMPT_TEST],
+    tests: PROMPT_TESTS,
   },
 ];

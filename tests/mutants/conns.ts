@@ -89,6 +89,6 @@ export const mutants: Mutant[] = [
     file: "bridge/serve/serve.ts",
     find: "new Promise((resolve) => timer = setTimeout(resolve, DEFAULTS.serverCloseMs)),",
     replace: "new Promise(() => {}),",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
 ];

@@ -14,7 +14,10 @@ const LEAVING = "tests/browser/leaving_test.ts";
 const FORMS = "tests/browser/webmcp_forms_test.ts";
 const TARGET = "tests/browser/target_test.ts";
 const CLUSTER = "tests/cluster/browser_cluster_test.ts";
-const UNIT = "tests/unit/webmcp_tools_test.ts";
+const UNITS = [
+  "tests/unit/webmcp_tools_test.ts",
+  "tests/unit/webmcp_tool_markup_test.ts",
+];
 
 export const mutants: Mutant[] = [
   {
@@ -146,7 +149,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "return !reads || saysConsequences(hints) || markup.consequential === true;",
     replace: "return !reads || markup.consequential === true;",
-    tests: [UNIT, FORMS],
+    tests: [...UNITS, FORMS],
   },
   {
     name: "tool-read-only-unchecked-hints",
@@ -173,7 +176,7 @@ export const mutants: Mutant[] = [
     file: "bridge/site/catalog.ts",
     find: "const mapped = actionOfTool(tool, owner);",
     replace: "const mapped = actionOfTool(tool);",
-    tests: [UNIT, FORMS],
+    tests: [...UNITS, FORMS],
   },
   {
     name: "forms-not-observed-live",

@@ -73,10 +73,10 @@ export const mutants: Mutant[] = [
     name: "identity-change-keeps-queued-protected-calls",
     guarantee:
       "A protected call queued behind another is withdrawn on sign-out before the tab ever sees it.",
-    file: "bridge/core/tab.ts",
+    file: "bridge/core/relay_queue.ts",
     find: `    this.#queue = this.#queue.filter((pending) => !pending.options.protected);`,
     replace: ``,
-    tests: ["tests/security/identity_change_test.ts"],
+    tests: ["tests/unit/relay_queue_test.ts", "tests/security/identity_change_test.ts"],
   },
   {
     name: "identity-change-relay-not-protected",

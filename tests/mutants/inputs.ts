@@ -128,7 +128,12 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: 'const example = el.getAttribute("input-example") ?? before.inputExample ?? null;',
     replace: "const example = before.inputExample ?? null;",
-    tests: ["tests/unit/page_tools_test.ts", "tests/browser/webmcp_pages_test.ts"],
+    tests: [
+      "tests/unit/page_tools_test.ts",
+      "tests/unit/page_tool_runs_test.ts",
+      "tests/browser/webmcp_pages_test.ts",
+      "tests/browser/webmcp_page_edges_test.ts",
+    ],
   },
   {
     name: "page-check-objects-open",
@@ -137,7 +142,11 @@ export const mutants: Mutant[] = [
     file: "elements/input_check.ts",
     find: "(schema.properties ? false : true);",
     replace: "true;",
-    tests: ["tests/browser/webmcp_test.ts"],
+    tests: [
+      "tests/browser/webmcp_test.ts",
+      "tests/unit/input_check_test.ts",
+      "tests/protocol/run_reports_test.ts",
+    ],
   },
   {
     name: "mcp-list-input-unwrapped",

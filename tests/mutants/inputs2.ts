@@ -26,7 +26,7 @@ export const mutants: Mutant[] = [
     find:
       'if (FORBIDDEN_NAMES.includes(key)) return `${where} uses "${key}", which is no keyword`;',
     replace: "",
-    tests: ["tests/unit/webmcp_tools_rules_test.ts"],
+    tests: ["tests/unit/webmcp_tools_rules_test.ts", "tests/unit/webmcp_tool_fields_test.ts"],
   },
   {
     name: "hint-wrapped-null-lost",
@@ -35,7 +35,7 @@ export const mutants: Mutant[] = [
     file: "bridge/input/hint.ts",
     find: 'shown(own ? own[1] : example ?? "…");',
     replace: 'shown(own?.[1] ?? example ?? "…");',
-    tests: ["tests/unit/validate_test.ts"],
+    tests: ["tests/unit/validate_test.ts", "tests/unit/input_hint_test.ts"],
   },
   {
     name: "markup-label-select-text",
@@ -44,7 +44,7 @@ export const mutants: Mutant[] = [
     file: "bridge/markup/form.ts",
     find: "for (const inner of descendants(el)) if (inner === field) return labelText(el);",
     replace: "for (const inner of descendants(el)) if (inner === field) return textOf(el);",
-    tests: ["tests/unit/action_markup_test.ts"],
+    tests: ["tests/unit/action_markup_test.ts", "tests/unit/action_inputs_test.ts"],
   },
   {
     name: "schema-check-budget-unbounded",

@@ -54,7 +54,11 @@ export const mutants: Mutant[] = [
     file: "bridge/http/request.ts",
     find: "  if (declared === 0 || (declared === undefined && !c.req.raw.body)) {",
     replace: "  if (declared === undefined && !c.req.raw.body) {",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "panel-log-renders-per-call",
@@ -70,7 +74,11 @@ export const mutants: Mutant[] = [
     file: "bridge/http/request.ts",
     find: "  if (declared !== undefined && declared > maxBytes) throw tooLarge();",
     replace: "",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "audit-failed-write-drops-entries",
@@ -84,11 +92,16 @@ export const mutants: Mutant[] = [
     name: "tab-timeout-ignores-queue",
     guarantee:
       "An invocation's tab timeout counts from its request: time queued behind another counts.",
-    file: "bridge/core/tab.ts",
+    file: "bridge/core/relay_queue.ts",
     find:
       "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs));",
     replace:
       "      this.#startTimer(pending, Math.min(options.timeoutMs ?? Infinity, this.tabTimeoutMs) + (this.#current ? this.confirmTimeoutMs : 0));",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/unit/relay_queue_test.ts",
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
 ];

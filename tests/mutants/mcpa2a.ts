@@ -23,7 +23,7 @@ export const mutants: Mutant[] = [
     file: "bridge/mcp/sessions.ts",
     find: "if (entry.pending.size > 0 || entry.streamed.size > 0) continue;",
     replace: "",
-    tests: ["tests/mcp/endpoint_test.ts"],
+    tests: ["tests/mcp/endpoint_test.ts", "tests/mcp/session_limits_test.ts"],
   },
   {
     name: "mcp-room-from-others-in-use",
@@ -32,7 +32,7 @@ export const mutants: Mutant[] = [
     file: "bridge/mcp/sessions.ts",
     find: "if (!entry.listening && entry.usedAt <= quietSince) return entry;",
     replace: "return entry;",
-    tests: ["tests/mcp/endpoint_test.ts"],
+    tests: ["tests/mcp/endpoint_test.ts", "tests/mcp/session_limits_test.ts"],
   },
   {
     name: "mcp-listening-not-tracked",
@@ -40,7 +40,7 @@ export const mutants: Mutant[] = [
     file: "bridge/mcp/routes.ts",
     find: "entry.listening = true;",
     replace: "",
-    tests: ["tests/mcp/endpoint_test.ts"],
+    tests: ["tests/mcp/endpoint_test.ts", "tests/mcp/session_limits_test.ts"],
   },
   {
     name: "mcp-per-client-unbounded",
@@ -48,7 +48,7 @@ export const mutants: Mutant[] = [
     file: "bridge/mcp/sessions.ts",
     find: "} else if ((this.#perClient.get(client) ?? 0) >= maxPerClient) {",
     replace: "} else if (false) {",
-    tests: ["tests/mcp/endpoint_test.ts"],
+    tests: ["tests/mcp/endpoint_test.ts", "tests/mcp/session_limits_test.ts"],
   },
   {
     name: "mcp-initialize-unbounded",
@@ -56,7 +56,7 @@ export const mutants: Mutant[] = [
     file: "bridge/mcp/routes.ts",
     find: "if (jsonSize(initializeOf(mcp, body)) > MAX_INITIALIZE_BYTES) {",
     replace: "if (jsonSize(initializeOf(mcp, body)) > Infinity) {",
-    tests: ["tests/mcp/endpoint_test.ts"],
+    tests: ["tests/mcp/endpoint_test.ts", "tests/mcp/session_limits_test.ts"],
   },
   {
     name: "mcp-transport-refusals-logged",
@@ -64,7 +64,7 @@ export const mutants: Mutant[] = [
     file: "bridge/mcp/routes.ts",
     find: "if (error instanceof Error && TRANSPORT_REFUSAL.test(error.message)) return;",
     replace: "",
-    tests: ["tests/mcp/endpoint_test.ts"],
+    tests: ["tests/mcp/endpoint_test.ts", "tests/mcp/session_limits_test.ts"],
   },
   {
     name: "login-gate-per-address",

@@ -15,7 +15,7 @@ export const mutants: Mutant[] = [
     file: "elements/page_tools.ts",
     find: "readOnlyHint: a.readOnlyHint === true && b.readOnlyHint === true,",
     replace: "readOnlyHint: a.readOnlyHint === true || b.readOnlyHint === true,",
-    tests: ["tests/unit/page_tools_test.ts"],
+    tests: ["tests/unit/page_tools_test.ts", "tests/unit/page_tool_runs_test.ts"],
   },
   {
     name: "webmcp-merge-hints-listed-destructive-dropped",
@@ -23,7 +23,7 @@ export const mutants: Mutant[] = [
     file: "elements/page_tools.ts",
     find: "destructiveHint: a.destructiveHint === true || b.destructiveHint === true,",
     replace: "destructiveHint: b.destructiveHint === true,",
-    tests: ["tests/unit/page_tools_test.ts"],
+    tests: ["tests/unit/page_tools_test.ts", "tests/unit/page_tool_runs_test.ts"],
   },
   {
     name: "tab-protected-action-signed-out",
@@ -40,6 +40,6 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: 'FORBIDDEN_NAMES: readonly string[] = ["__proto__", "constructor", "prototype"];',
     replace: 'FORBIDDEN_NAMES: readonly string[] = ["constructor", "prototype"];',
-    tests: ["tests/unit/webmcp_tools_rules_test.ts"],
+    tests: ["tests/unit/webmcp_tools_rules_test.ts", "tests/unit/webmcp_tool_fields_test.ts"],
   },
 ];

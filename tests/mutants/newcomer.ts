@@ -98,7 +98,11 @@ export const mutants: Mutant[] = [
     file: "bridge/core/actions.ts",
     find: "|| isActionIdAmong(id, BUILTIN_ACTION_IDS);",
     replace: ";",
-    tests: ["tests/protocol/channel_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+    ],
   },
   {
     name: "manifest-sitemap-toon",
@@ -157,7 +161,7 @@ export const mutants: Mutant[] = [
     file: "bridge/http/middleware.ts",
     find: "if (c.req.path === HEALTH_PATH && c.res.status < 300) return;",
     replace: "",
-    tests: ["tests/cli/serve_test.ts"],
+    tests: ["tests/cli/serve_test.ts", "tests/cli/file_limit_test.ts"],
   },
   {
     name: "scaling-nginx-no-map",

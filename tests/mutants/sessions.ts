@@ -72,7 +72,11 @@ export const mutants: Mutant[] = [
     file: "bridge/http/tab_socket.ts",
     find: '    if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();',
     replace: "",
-    tests: ["tests/protocol/channel_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+    ],
   },
   {
     name: "tab-credential",
@@ -98,7 +102,11 @@ export const mutants: Mutant[] = [
     file: "bridge/core/invocations.ts",
     find: "if (spec.protected && identity === null) {",
     replace: "if (spec.protected && identity === undefined) {",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "consequential-floor",
@@ -106,15 +114,24 @@ export const mutants: Mutant[] = [
     file: "bridge/core/tab_messages.ts",
     find: "          spec.consequential ||= floor.consequential;\n",
     replace: "",
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "idempotent-replay",
     guarantee: "A retry with the same Idempotency-Key gets the first answer, never a second run.",
-    file: "bridge/core/invocations.ts",
-    find: "    const seen = session.idempotency.get(key);\n",
-    replace: "    const seen = undefined as IdempotentEntry | undefined;\n",
-    tests: ["tests/protocol/invoke_test.ts"],
+    file: "bridge/core/idempotency.ts",
+    find: "  const seen = session.idempotency.get(key);\n",
+    replace: "  const seen = undefined as IdempotentEntry | undefined;\n",
+    tests: [
+      "tests/unit/idempotency_test.ts",
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
   },
   {
     name: "redis-claim-once",
@@ -122,7 +139,11 @@ export const mutants: Mutant[] = [
     file: "bridge/share/redis_idempotency.ts",
     find: '    if (seen === null) return { state: "new" };',
     replace: '    if (seen === null || true) return { state: "new" };',
-    tests: ["tests/protocol/invoke_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+    ],
     env: { AIM_TEST_CLUSTER: "3" },
   },
   {
@@ -139,7 +160,12 @@ export const mutants: Mutant[] = [
     file: "bridge/http/request.ts",
     find: "    maxSize: maxBytes,",
     replace: "    maxSize: Infinity,",
-    tests: ["tests/protocol/invoke_test.ts", "tests/security/parsers_test.ts"],
+    tests: [
+      "tests/protocol/invoke_test.ts",
+      "tests/protocol/idempotency_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+      "tests/security/parsers_test.ts",
+    ],
   },
   {
     name: "dotfiles-served",

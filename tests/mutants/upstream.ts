@@ -159,9 +159,9 @@ export const mutants: Mutant[] = [
   {
     name: "navigate-not-sent",
     guarantee: "The elements tell the bridge of a History API navigation.",
-    file: "elements/client.ts",
-    find: `    this.#send({ type: "navigate", page: this.#at = here() });\n    this.changed();`,
-    replace: `    this.changed();`,
+    file: "elements/client_link.ts",
+    find: `    this.send({ type: "navigate", page: this.#at = here() });\n    this.onMoved();`,
+    replace: `    this.onMoved();`,
     tests: BROWSER,
   },
   {
@@ -194,7 +194,7 @@ export const mutants: Mutant[] = [
     name: "page-query-not-sent",
     guarantee:
       "The elements name their page with its query, so declared parameters reach the bridge.",
-    file: "elements/client.ts",
+    file: "elements/client_link.ts",
     find: `  return location.pathname + location.search;`,
     replace: `  return location.pathname;`,
     tests: BROWSER,

@@ -8,8 +8,14 @@
  */
 import type { Mutant } from "./mutant.ts";
 
-const PAGES_TEST = "tests/browser/webmcp_pages_test.ts";
-const UNIT_TEST = "tests/unit/webmcp_tools_test.ts";
+const PAGES_TESTS = [
+  "tests/browser/webmcp_pages_test.ts",
+  "tests/browser/webmcp_page_edges_test.ts",
+];
+const UNIT_TESTS = [
+  "tests/unit/webmcp_tools_test.ts",
+  "tests/unit/webmcp_tool_markup_test.ts",
+];
 
 export const mutants: Mutant[] = [
   {
@@ -19,7 +25,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "const reads = hints.readOnlyHint === true || markup.readOnly === true;",
     replace: "const reads = hints.readOnlyHint !== false || markup.readOnly === true;",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, ...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-skips-confirmation",
@@ -28,7 +34,7 @@ export const mutants: Mutant[] = [
     file: "elements/page_tools.ts",
     find: "getAttribute: () => null,",
     replace: 'getAttribute: (() => "") as () => null,',
-    tests: [PAGES_TEST],
+    tests: [...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-registered-hints-ignored",
@@ -37,7 +43,7 @@ export const mutants: Mutant[] = [
     file: "elements/page_tools.ts",
     find: "{ ...tool, annotations: mergeHints(tool.annotations, registered) },",
     replace: "{ ...tool, annotations: tool.annotations },",
-    tests: [PAGES_TEST],
+    tests: [...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-shadows-server-action",
@@ -46,7 +52,7 @@ export const mutants: Mutant[] = [
     file: "bridge/core/tab_messages.ts",
     find: "if (this.#ctx.actions.has(id)) {",
     replace: "if (false) {",
-    tests: [PAGES_TEST],
+    tests: [...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-takes-builtin-name",
@@ -55,7 +61,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "if (RESERVED_TOOL_NAMES.includes(name.toLowerCase())) {",
     replace: "if (false) {",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, ...PAGES_TESTS],
   },
   {
     name: "webmcp-tools-unbounded-count",
@@ -63,7 +69,7 @@ export const mutants: Mutant[] = [
     file: "elements/page_tools.ts",
     find: "if (found.size >= MAX_PAGE_TOOLS) {",
     replace: "if (found.size >= Infinity) {",
-    tests: [PAGES_TEST],
+    tests: [...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-unbounded-size",
@@ -71,7 +77,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "if (JSON.stringify(action).length > MAX_TOOL_BYTES) {",
     replace: "if (false) {",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, ...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-of-another-frame",
@@ -81,7 +87,7 @@ export const mutants: Mutant[] = [
     find:
       'if ("window" in tool && tool.window !== undefined && tool.window !== window) return false;',
     replace: "",
-    tests: [PAGES_TEST],
+    tests: [...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-hidden-ignored",
@@ -89,7 +95,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: 'if (markup.hidden) return fail("hidden from remote agents by <aim-tool hidden>");',
     replace: "",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, ...PAGES_TESTS],
   },
   {
     name: "webmcp-tool-unenforced-keyword-dropped",
@@ -98,7 +104,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "const ANNOTATIONS = new Set([",
     replace: 'const ANNOTATIONS = new Set(["allOf", ',
-    tests: [UNIT_TEST],
+    tests: UNIT_TESTS,
   },
   {
     name: "webmcp-tool-markup-consequential-ignored",
@@ -106,7 +112,7 @@ export const mutants: Mutant[] = [
     file: "bridge/wire/webmcp_tools.ts",
     find: "return !reads || saysConsequences(hints) || markup.consequential === true;",
     replace: "return !reads || saysConsequences(hints);",
-    tests: [UNIT_TEST, PAGES_TEST],
+    tests: [...UNIT_TESTS, ...PAGES_TESTS],
   },
   {
     name: "acp-own-agent-cacheable",
@@ -115,6 +121,6 @@ export const mutants: Mutant[] = [
     file: "bridge/acp/routes.ts",
     find: 'c.header("Cache-Control", session ? "no-store" : "no-cache");',
     replace: 'c.header("Cache-Control", "no-cache");',
-    tests: [PAGES_TEST],
+    tests: [...PAGES_TESTS],
   },
 ];

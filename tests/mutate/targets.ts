@@ -43,9 +43,16 @@ const TAB_NOTE = "Mapped for the lead's run after the tab channel's rewrite (iss
 /** Every module `deno task mutate` knows, relative to the repository root, with its tests. */
 export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   // Consent rules.
-  "elements/page_tools.ts": { tests: ["tests/unit/page_tools_test.ts"] },
+  "elements/page_tools.ts": {
+    tests: ["tests/unit/page_tools_test.ts", "tests/unit/page_tool_runs_test.ts"],
+  },
   "bridge/wire/webmcp_tools.ts": {
-    tests: ["tests/unit/webmcp_tools_test.ts", "tests/unit/webmcp_tools_rules_test.ts"],
+    tests: [
+      "tests/unit/webmcp_tools_test.ts",
+      "tests/unit/webmcp_tool_markup_test.ts",
+      "tests/unit/webmcp_tools_rules_test.ts",
+      "tests/unit/webmcp_tool_fields_test.ts",
+    ],
   },
   "bridge/core/actions.ts": { tests: ["tests/unit/actions_test.ts"] },
   "elements/prompt.ts": {
@@ -62,6 +69,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/input/validate.ts": {
     tests: [
       "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
       "tests/unit/schema_check_test.ts",
       "tests/unit/input_test.ts",
       "tests/unit/typed_input_test.ts",
@@ -70,6 +78,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/input/hint.ts": {
     tests: [
       "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
       "tests/unit/input_test.ts",
       "tests/unit/typed_input_test.ts",
     ],
@@ -78,11 +87,16 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     tests: [
       "tests/unit/schema_check_test.ts",
       "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
       "tests/unit/input_test.ts",
     ],
   },
   "bridge/input/formats.ts": {
-    tests: ["tests/unit/schema_check_test.ts", "tests/unit/validate_test.ts"],
+    tests: [
+      "tests/unit/schema_check_test.ts",
+      "tests/unit/validate_test.ts",
+      "tests/unit/input_hint_test.ts",
+    ],
   },
   "bridge/input/example.ts": { tests: ["tests/unit/example_test.ts"] },
   // The budget of the bridge's time a session's tabs may spend on checking new actions.
@@ -198,16 +212,38 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     note: TAB_NOTE,
   },
   "bridge/core/tab.ts": {
-    tests: ["tests/protocol/channel_test.ts", "tests/protocol/navigate_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+      "tests/protocol/navigate_test.ts",
+    ],
+    note: TAB_NOTE,
+  },
+  "bridge/core/relay_queue.ts": {
+    tests: [
+      "tests/unit/relay_queue_test.ts",
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/invoke_queue_test.ts",
+      "tests/protocol/navigate_test.ts",
+    ],
     note: TAB_NOTE,
   },
   "bridge/core/tab_connection.ts": {
-    tests: ["tests/protocol/channel_test.ts", "tests/protocol/channel_budget_test.ts"],
+    tests: [
+      "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
+      "tests/protocol/channel_budget_test.ts",
+    ],
     note: TAB_NOTE,
   },
   "bridge/core/tab_messages.ts": {
     tests: [
       "tests/protocol/channel_test.ts",
+      "tests/protocol/confirm_wait_test.ts",
+      "tests/protocol/lease_test.ts",
       "tests/protocol/channel_budget_test.ts",
       "tests/protocol/navigate_test.ts",
     ],

@@ -1,3 +1,12 @@
+/**
+ * The tab channel (`GET /__aim/tab`, docs/channel.md) over real WebSockets: who may open it, the
+ * messages a tab may send and how a bad one closes only its channel, hello and its timeout,
+ * sizes counted in bytes, registrations and state, answers only the owner may give, and how a
+ * session or the bridge ending closes the tabs. The lease is tests/protocol/lease_test.ts's, the
+ * wait while the person is asked tests/protocol/confirm_wait_test.ts's.
+ *
+ * @module
+ */
 import assert from "node:assert/strict";
 import { CloseCode } from "../../bridge/wire/channel.ts";
 import { ONE_PROCESS, startBridge, tabHandshake } from "../helpers/bridge.ts";
@@ -47,113 +56,6 @@ Deno.test("the channel opens with the tab credential only, from the bridge's own
   await expectError(await bridge.fetch("/__aim/tab"), 426, "upgrade_required", {
     Upgrade: "websocket",
   });
-});
-
-Deno.test("a second tab waits for the lease and gets it when the first closes", async () => {
-  await using bridge = await startBridge();
-  const token = await bridge.openSession("/control-panel");
-  const first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  assert.equal((await first.next("lease")).status, "granted");
-  await using second = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  const waiting = await second.next("lease");
-  assert.equal(waiting.status, "waiting");
-  assert.ok(Date.parse(waiting.expiresAt) > Date.now());
-  await second.register([{ id: "search", handler: () => "from the second tab" }]);
-  await first.register([{ id: "search", handler: () => "from the first tab" }]);
-  assert.equal(
-    (await (await bridge.invoke(token, "search", "x")).json()).result,
-    "from the first tab",
-  );
-  const granted = second.next("lease", (m) => m.status === "granted");
-  await first.close();
-  await granted;
-  assert.ok(second.has("session") || await second.next("session"));
-  assert.equal(
-    (await (await bridge.invoke(token, "search", "x")).json()).result,
-    "from the second tab",
-  );
-});
-
-Deno.test("a lease that is not renewed expires and passes to the waiting tab", async () => {
-  await using bridge = await startBridge({ leaseMs: 150 });
-  const token = await bridge.openSession("/control-panel");
-  await using first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  assert.equal((await first.next("lease")).leaseMs, 150);
-  await using second = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  assert.equal((await second.next("lease")).status, "waiting");
-  // The first tab never heartbeats: its lease ends and the second is granted.
-  assert.equal((await first.next("lease", (m) => m.status === "expired")).type, "lease");
-  assert.equal((await first.closed).code, CloseCode.LeaseExpired);
-  assert.equal((await second.next("lease", (m) => m.status === "granted")).status, "granted");
-});
-
-Deno.test(
-  "heartbeats keep the lease past its first end while a second tab waits",
-  ONE_PROCESS,
-  async () => {
-    let now = Date.now();
-    await using bridge = await startBridge({ now: () => now, leaseMs: 1_000 });
-    const token = await bridge.openSession("/control-panel");
-    await using first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-    await first.next("lease");
-    await first.register([{ id: "search", handler: () => "from the first tab" }]);
-    await using second = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-    await second.next("lease");
-    const channel = (await bridge.served.bridge.core.sessions.find(token))!.tab;
-    // 0.6 of a lease between beats, three times: 1.8 leases in all, each beat inside the lease
-    // the one before it renewed.
-    for (let i = 0; i < 3; i++) {
-      now += 600;
-      const renewed = first.next("lease", (m) => m.status === "granted");
-      first.send({ type: "heartbeat" });
-      assert.equal(Date.parse((await renewed).expiresAt), now + 1_000);
-    }
-    now += 600;
-    // The sweep runs at 2.4 s: long past the first lease, inside the last renewed one.
-    const owner = channel.holder;
-    channel.checkLease();
-    assert.equal(channel.holder, owner);
-    assert.ok(!first.has("lease", (m) => m.type === "lease" && m.status === "expired"));
-    assert.ok(!second.has("lease", (m) => m.type === "lease" && m.status === "granted"));
-    assert.equal(first.socket.readyState, WebSocket.OPEN);
-    assert.equal(
-      (await (await bridge.invoke(token, "search", "x")).json()).result,
-      "from the first tab",
-    );
-    // A waiting tab's heartbeat renews nothing: it is told when the owner's lease ends, and
-    // once the owner stops beating, the lease ends then and passes to the waiting tab.
-    const waiting = second.next("lease");
-    second.send({ type: "heartbeat" });
-    const answer = await waiting;
-    assert.equal(answer.status, "waiting");
-    assert.equal(Date.parse(answer.expiresAt), now - 600 + 1_000);
-    now += 400;
-    const granted = second.next("lease", (m) => m.status === "granted");
-    channel.checkLease();
-    assert.notEqual(channel.holder, owner);
-    assert.equal((await first.closed).code, CloseCode.LeaseExpired);
-    await granted;
-  },
-);
-
-Deno.test("a reload moves the session to the new page once the new tab owns it", async () => {
-  await using bridge = await startBridge();
-  const token = await bridge.openSession("/control-panel");
-  const first = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  await first.next("lease");
-  await bridge.openSession("/orders", { cookie: `aim_session=${token}` });
-  await using second = await FakeTab.open(bridge.origin, { token, page: "/orders" });
-  await second.next("lease");
-  const granted = second.next("lease", (m) => m.status === "granted");
-  await first.close();
-  await granted;
-  const session = await second.next("session");
-  assert.equal(session.page, "/orders");
-  const res = await bridge.fetch("/control-panel.json", {
-    headers: { Authorization: `Bearer ${token}` },
-  });
-  assert.equal(res.status, 409);
-  assert.equal((await res.json()).connected_page, "/orders");
 });
 
 Deno.test("a malformed message closes only that channel, with a reason", async () => {
@@ -462,42 +364,6 @@ Deno.test("a close reason is cut to the 123 bytes a WebSocket allows, whatever i
   assert.equal((await again.next("lease")).status, "granted");
 });
 
-Deno.test("a tab that says the person must confirm gets the confirmation timeout, not the tab timeout", async () => {
-  await using bridge = await startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 10_000 });
-  const token = await bridge.openSession("/control-panel");
-  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  await tab.next("lease");
-  await tab.register([{ id: "pay", consequential: true }]);
-  tab.answerWith = "never";
-  const session = (await bridge.served.bridge.core.sessions.find(token))!;
-  const awaited: string[] = [];
-  let heard!: () => void;
-  const awaiting = new Promise<void>((resolve) => heard = resolve);
-  const pending = bridge.served.bridge.core.invoke(session, { actionId: "pay", input: "x" }, {
-    onAwaiting: (message) => {
-      awaited.push(message);
-      heard();
-    },
-  });
-  const invoke = await tab.next("invoke");
-  tab.send({ type: "awaiting", id: invoke.id, message: "Waiting for the person to approve pay" });
-  await awaiting;
-  // Another invocation, started now with the same tab timeout, times out first: by then the
-  // tab timeout of the first one would have ended it too, had the prompt not extended it.
-  const other = await bridge.openSession("/control-panel");
-  await using silent = await FakeTab.open(bridge.origin, { token: other, page: "/control-panel" });
-  await silent.next("lease");
-  await silent.register([{ id: "search" }]);
-  silent.answerWith = "never";
-  const timedOut = await bridge.invoke(other, "search", "x");
-  assert.equal(timedOut.status, 504);
-  await timedOut.body?.cancel();
-  tab.send({ type: "result", id: invoke.id, ok: true, result: "paid" });
-  const result = await pending;
-  assert.equal(result.result, "paid");
-  assert.deepEqual(awaited, ["Waiting for the person to approve pay"]);
-});
-
 Deno.test("a socket that opens after its session ended is told so and closed with 4001", async () => {
   // The race between the handshake's check and the open, played on the core: the session
   // ends first, the socket's port connects after.
@@ -513,28 +379,6 @@ Deno.test("a socket that opens after its session ended is told so and closed wit
   });
   assert.deepEqual(sent, [{ type: "ended", reason: "disconnected" }]);
   assert.deepEqual(closed, [CloseCode.SessionEnded]);
-});
-
-Deno.test("a confirmation the person never gives ends in 504 tab_timeout, and the tab is told to withdraw it", async () => {
-  await using bridge = await startBridge({ tabTimeoutMs: 50, confirmTimeoutMs: 300 });
-  const token = await bridge.openSession("/control-panel");
-  await using tab = await FakeTab.open(bridge.origin, { token, page: "/control-panel" });
-  await tab.next("lease");
-  await tab.register([{ id: "pay", consequential: true }]);
-  tab.answerWith = "never";
-  // A bound on the wait, so that a bridge that waits for ever fails the test, not hangs it.
-  const pending = bridge.fetch("/__aim/invoke", {
-    method: "POST",
-    headers: { "Content-Type": "application/json", Authorization: `Bearer ${token}` },
-    body: JSON.stringify({ actionId: "pay", input: "x" }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  const { id } = await tab.next("invoke");
-  tab.send({ type: "awaiting", id, message: "Waiting for the person to approve pay" });
-  const res = await pending;
-  const body = await expectError(res, 504, "tab_timeout");
-  assert.match(body.message, /300 ms/);
-  assert.equal((await tab.next("cancel")).id, id);
 });
 
 Deno.test("a tab that never said hello is closed when its session ends", async () => {

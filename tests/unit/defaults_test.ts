@@ -9,7 +9,7 @@
 import assert from "node:assert/strict";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { DEFAULT_LIMITS, DEFAULTS } from "../../bridge/core/limits.ts";
-import { CORE_DEFAULTS } from "../../bridge/core/bridge.ts";
+import { CORE_DEFAULTS } from "../../bridge/core/core_options.ts";
 import { STREAM_DEFAULTS } from "../../bridge/core/streams.ts";
 import { SESSION_STORE_DEFAULTS } from "../../bridge/core/session_store_options.ts";
 import { TAB_CHANNEL_DEFAULTS } from "../../bridge/core/tab_connection.ts";

@@ -5,10 +5,12 @@
  * wrong. The bridge's validator is too large for the page; a property test holds the two equal
  * on generated schemas and inputs (tests/unit/input_check_test.ts). `format` is the bridge's
  * alone, for remote agents.
- * No imports: it travels in the lazy WebMCP chunk.
+ * aim's bounds on an input and the keys no input may hold are the bridge's own
+ * (bridge/wire/input_bounds.ts, import-free): it travels in the lazy WebMCP chunk.
  *
  * @module
  */
+import { inputBoundsProblem } from "../bridge/wire/input_bounds.ts";
 
 /** A JSON Schema as `input_schema` is on the wire (bridge/wire/input_schema.ts). */
 export interface Schema {
@@ -236,6 +238,8 @@ function valueProblem(
  * (bridge/input/hint.ts), or undefined when it matches.
  */
 export function inputProblem(schema: Schema, input: unknown): string | undefined {
+  const bounds = inputBoundsProblem(input);
+  if (bounds) return `${whereOf(bounds.path)} ${bounds.problem}`;
   const types = schema.type === undefined ? [] : [schema.type].flat();
   if (types.length && !types.includes("object") && isPlainObject(input)) {
     return `input must be the ${noun(schema)} itself, not an object`;

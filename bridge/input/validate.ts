@@ -7,64 +7,14 @@
  * @module
  */
 import { AimError } from "../errors/aim_error.ts";
-import { FORBIDDEN_KEYS, type InputSchema } from "../wire/input_schema.ts";
+import type { InputSchema } from "../wire/input_schema.ts";
+import { inputBoundsProblem } from "../wire/input_bounds.ts";
 import type { ActionSpec } from "../wire/schemas.ts";
 import { inputHint, type PathPart, where } from "./hint.ts";
 import { schemaCheck } from "./schema_check.ts";
 
-/** aim's bounds on one input, whatever its schema allows (docs/protocol.md, "Input schemas"). */
-export const INPUT_LIMITS: {
-  /** Nesting of arrays and objects: a flat object is level 1. */
-  readonly depth: number;
-  /** Values in all: every array, object, string, number, boolean and null. */
-  readonly values: number;
-  /** Items of one array. */
-  readonly items: number;
-} = {
-  depth: 16,
-  values: 20_000,
-  items: 1000,
-};
-
-/**
- * Why `input` is past INPUT_LIMITS or holds a key that would reach a prototype, with where;
- * undefined when it is within them. Walked without recursion, stopping at the first problem.
- */
-export function inputBoundsProblem(
-  input: unknown,
-): { path: PathPart[]; problem: string } | undefined {
-  const stack: { value: unknown; path: PathPart[] }[] = [{ value: input, path: [] }];
-  let values = 0;
-  for (let next = stack.pop(); next; next = stack.pop()) {
-    const { value, path } = next;
-    if (++values > INPUT_LIMITS.values) {
-      return { path: [], problem: `holds more than ${INPUT_LIMITS.values} values` };
-    }
-    if (typeof value !== "object" || value === null) continue;
-    if (path.length >= INPUT_LIMITS.depth) {
-      return {
-        path,
-        problem: `nests arrays and objects more than ${INPUT_LIMITS.depth} levels deep`,
-      };
-    }
-    if (Array.isArray(value)) {
-      if (value.length > INPUT_LIMITS.items) {
-        return { path, problem: `has more than ${INPUT_LIMITS.items} items` };
-      }
-      for (let i = value.length - 1; i >= 0; i--) {
-        stack.push({ value: value[i], path: [...path, i] });
-      }
-      continue;
-    }
-    for (const key of Object.keys(value)) {
-      if (FORBIDDEN_KEYS.has(key)) {
-        return { path, problem: `has a key named "${key}", which is not accepted` };
-      }
-      stack.push({ value: (value as Record<string, unknown>)[key], path: [...path, key] });
-    }
-  }
-  return undefined;
-}
+/** The bounds, shared with the page's own check (bridge/wire/input_bounds.ts). */
+export { INPUT_LIMITS, inputBoundsProblem } from "../wire/input_bounds.ts";
 
 /** Why `input` does not fit `schema` within aim's bounds, in words; undefined when it fits. */
 export function inputProblem(

@@ -22,12 +22,9 @@
  */
 import { z } from "zod";
 
-/** Names that would reach an object's prototype if used as a key. */
-export const FORBIDDEN_KEYS: ReadonlySet<string> = new Set([
-  "__proto__",
-  "constructor",
-  "prototype",
-]);
+import { FORBIDDEN_KEYS } from "./input_bounds.ts";
+
+export { FORBIDDEN_KEYS };
 
 const FIELD_NAME_RULE = "A field name starts with a letter or '_' and has at most 64 " +
   "letters, digits, '_', '.' or '-', and is not __proto__, constructor or prototype";

@@ -66,7 +66,7 @@ export const mutants: Mutant[] = [
   {
     name: "input-depth-unbounded",
     guarantee: "An input nested deeper than INPUT_LIMITS.depth is refused, whatever its schema.",
-    file: "bridge/input/validate.ts",
+    file: "bridge/wire/input_bounds.ts",
     find: "if (path.length >= INPUT_LIMITS.depth) {",
     replace: "if (false) {",
     tests: [CHECK_TEST, PROTOCOL_TEST],
@@ -75,7 +75,7 @@ export const mutants: Mutant[] = [
     name: "input-prototype-key-taken",
     guarantee: "A key named __proto__, constructor or prototype anywhere in an input refuses it, " +
       "even where the schema takes any object.",
-    file: "bridge/input/validate.ts",
+    file: "bridge/wire/input_bounds.ts",
     find: "if (FORBIDDEN_KEYS.has(key)) {",
     replace: "if (false) {",
     tests: [CHECK_TEST],
@@ -147,6 +147,15 @@ export const mutants: Mutant[] = [
       "tests/unit/input_check_test.ts",
       "tests/protocol/run_reports_test.ts",
     ],
+  },
+  {
+    name: "page-check-bounds-skipped",
+    guarantee: "The page's own check of an in-browser agent's input holds the bridge's bounds " +
+      "and refuses a key that would reach a prototype, which no bridge sees.",
+    file: "elements/input_check.ts",
+    find: "  if (bounds) return `${whereOf(bounds.path)} ${bounds.problem}`;",
+    replace: "",
+    tests: ["tests/unit/input_check_test.ts"],
   },
   {
     name: "mcp-list-input-unwrapped",

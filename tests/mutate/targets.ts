@@ -66,6 +66,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/input/action_spec.ts": {
     tests: ["tests/unit/action_spec_test.ts", "tests/unit/reserved_test.ts"],
   },
+  // aim's bounds on an input, shared by the bridge's validator and the page's own check.
+  "bridge/wire/input_bounds.ts": {
+    tests: ["tests/unit/validate_test.ts", "tests/unit/input_check_test.ts"],
+  },
   "bridge/input/validate.ts": {
     tests: [
       "tests/unit/validate_test.ts",

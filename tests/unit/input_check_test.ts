@@ -145,3 +145,37 @@ Deno.test("inputProblem() accepts exactly what the bridge accepts, for nested, l
     { numRuns: 3000 },
   );
 });
+
+Deno.test("inputProblem() refuses what the bridge's bounds refuse, whatever the schema allows", () => {
+  const cases: [unknown, string][] = [
+    [[{ prototype: [] }], 'field "[0]" has a key named "prototype", which is not accepted'],
+    [{ a: { constructor: 1 } }, 'field "a" has a key named "constructor", which is not accepted'],
+    [JSON.parse('{"__proto__": 1}'), 'input has a key named "__proto__", which is not accepted'],
+    [Array(1001).fill(0), "input has more than 1000 items"],
+    [
+      JSON.parse("[".repeat(17) + "]".repeat(17)),
+      `field "${"[0]".repeat(16)}" nests arrays and objects more than 16 levels deep`,
+    ],
+  ];
+  for (const [input, problem] of cases) {
+    assert.equal(inputProblem({}, input), problem, JSON.stringify(input).slice(0, 40));
+    assert.throws(() => validateInput(specOf({}), input), JSON.stringify(input).slice(0, 40));
+  }
+  // At the bounds, both take it.
+  const deepest = JSON.parse("[".repeat(16) + "]".repeat(16));
+  assert.equal(inputProblem({}, deepest), undefined);
+  validateInput(specOf({}), deepest);
+});
+
+/** An action of `schema`, as the bridge holds it. */
+function specOf(schema: Schema): ActionSpec {
+  return {
+    id: "act",
+    description: "An action",
+    input_schema: schema as InputSchema,
+    input_example: "",
+    consequential: false,
+    protected: false,
+    read_only: false,
+  } as ActionSpec;
+}

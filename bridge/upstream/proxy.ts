@@ -119,6 +119,30 @@ const NO_SECRETS: ReadonlySet<string> = new Set();
  */
 export const HANG_UP_WATCH_MS = 20;
 
+/** The reason a request to the app is withdrawn with when the app's time to answer ran out. */
+const TIMED_OUT = new DOMException("The app did not answer in time", "TimeoutError");
+
+/** A request waiting for the app's answer, as the hang-up watch holds it. */
+interface Waiting {
+  request: Request;
+  controller: AbortController;
+  /** The listener on the client's signal, once watched. */
+  hangUp?: () => void;
+}
+
+/** Starts watching a waiting request's client: one that hung up already withdraws it at once. */
+function watchHangUp(waiting: Waiting): void {
+  const { request, controller } = waiting;
+  if (request.signal.aborted) return controller.abort();
+  waiting.hangUp = () => controller.abort();
+  request.signal.addEventListener("abort", waiting.hangUp, { once: true });
+}
+
+/** Withdraws a request whose time to answer ran out. */
+function timeOut(controller: AbortController): void {
+  controller.abort(TIMED_OUT);
+}
+
 /** A proxy to one app. */
 export class UpstreamProxy implements Disposable {
   /** The app's origin (and base path) requests are forwarded to. */
@@ -129,9 +153,9 @@ export class UpstreamProxy implements Disposable {
   /** The app's origin and base path, without a trailing slash. */
   readonly #base: string;
   /** When each request waiting for the app's headers times out: one timer for all of them. */
-  readonly #deadlines: Deadlines;
+  readonly #deadlines: Deadlines<AbortController>;
   /** When aim starts watching each request still waiting for its client hanging up. */
-  readonly #watches: Deadlines = new Deadlines(HANG_UP_WATCH_MS);
+  readonly #watches: Deadlines<Waiting> = new Deadlines(HANG_UP_WATCH_MS, watchHangUp);
 
   /**
    * A proxy to the app at `upstream`, an http(s) URL.
@@ -145,7 +169,7 @@ export class UpstreamProxy implements Disposable {
     }
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? PROXY_DEFAULTS.timeoutMs;
-    this.#deadlines = new Deadlines(this.#timeoutMs);
+    this.#deadlines = new Deadlines(this.#timeoutMs, timeOut);
     this.#base = this.upstream.origin + this.upstream.pathname.replace(/\/$/, "");
     // allowHost: the client's Host goes to the app; keep-alive through the pool.
     this.#client = Deno.createHttpClient({
@@ -225,23 +249,11 @@ export class UpstreamProxy implements Disposable {
     // One controller: the timeout, or a client that hangs up, withdraws the request from the app.
     const controller = new AbortController();
     const signal = controller.signal;
-    let timedOut = false;
     let answered = false;
-    const expire = () => {
-      timedOut = true;
-      controller.abort();
-    };
     // The app's time to answer counts once it has the whole request: an upload takes its time.
-    const arm = () => void (answered || this.#deadlines.add(expire));
-    const hangUp = () => controller.abort();
-    let watching = false;
-    // A client that hung up before the watch started is seen as it starts.
-    const watch = () => {
-      watching = true;
-      if (request.signal.aborted) hangUp();
-      else request.signal.addEventListener("abort", hangUp, { once: true });
-    };
-    this.#watches.add(watch);
+    const arm = () => void (answered || this.#deadlines.add(controller));
+    const waiting: Waiting = { request, controller };
+    this.#watches.add(waiting);
     let answer: Response;
     try {
       // A small body of a declared length goes with it (bridge/upstream/request_body.ts).
@@ -257,7 +269,7 @@ export class UpstreamProxy implements Disposable {
         ...(streams ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (error) {
-      if (timedOut) {
+      if (signal.reason === TIMED_OUT) {
         this.#options.onFailure?.("gateway_timeout");
         throw gatewayTimeout(this.#timeoutMs);
       }
@@ -268,9 +280,9 @@ export class UpstreamProxy implements Disposable {
     } finally {
       // Past the headers, the body streams for as long as it takes (downloads, event streams).
       answered = true;
-      this.#deadlines.delete(expire);
-      this.#watches.delete(watch);
-      if (watching) request.signal.removeEventListener("abort", hangUp);
+      this.#deadlines.delete(controller);
+      this.#watches.delete(waiting);
+      if (waiting.hangUp) request.signal.removeEventListener("abort", waiting.hangUp);
     }
     const appHeaders = answer.headers;
     // RFC 9112 §6.3: both is a message framed two ways (smuggling, or a broken app): an error.

@@ -1,6 +1,7 @@
 /**
  * Unit tests of bridge/upstream/deadlines.ts, the one timer behind the proxy's timeouts and
- * hang-up watches: a wait is called once and never before its length, a deleted one never, a
+ * hang-up watches (here the objects that wait are callbacks, which the deadlines call): a wait is
+ * called once and never before its length, a deleted one never, a
  * wait added later is called at its own deadline (not the older one's the timer was set for),
  * adding again restarts a wait, and closing forgets them all. Deadlines are about time, so
  * these tests let time pass; each wait is bounded, so that a broken timer fails, not hangs.
@@ -33,7 +34,7 @@ function elapse(ms: number): Promise<void> {
 }
 
 Deno.test("a wait is called once, no sooner than the deadline's length", async () => {
-  using deadlines = new Deadlines(MS);
+  using deadlines = new Deadlines<() => void>(MS, (expire) => expire());
   let calls = 0;
   const wait = waited();
   deadlines.add(() => {
@@ -48,7 +49,7 @@ Deno.test("a wait is called once, no sooner than the deadline's length", async (
 });
 
 Deno.test("a deleted wait is never called, and the timer it was set for calls a later one at its own deadline", async () => {
-  using deadlines = new Deadlines(MS);
+  using deadlines = new Deadlines<() => void>(MS, (expire) => expire());
   let gone = 0;
   const first = () => gone++;
   deadlines.add(first);
@@ -62,7 +63,7 @@ Deno.test("a deleted wait is never called, and the timer it was set for calls a 
 });
 
 Deno.test("waits added at different times are each called at their own deadline, in order", async () => {
-  using deadlines = new Deadlines(MS);
+  using deadlines = new Deadlines<() => void>(MS, (expire) => expire());
   const order: string[] = [];
   const first = waited();
   deadlines.add(() => {
@@ -81,7 +82,7 @@ Deno.test("waits added at different times are each called at their own deadline,
 });
 
 Deno.test("adding a waiting callback again restarts its deadline", async () => {
-  using deadlines = new Deadlines(MS);
+  using deadlines = new Deadlines<() => void>(MS, (expire) => expire());
   const wait = waited();
   deadlines.add(wait.expire);
   await elapse(MS / 2);
@@ -93,7 +94,7 @@ Deno.test("adding a waiting callback again restarts its deadline", async () => {
 });
 
 Deno.test("closing forgets every wait: none is called", async () => {
-  const deadlines = new Deadlines(MS);
+  const deadlines = new Deadlines<() => void>(MS, (expire) => expire());
   let calls = 0;
   deadlines.add(() => calls++);
   deadlines.add(() => calls++);

@@ -53,7 +53,7 @@ function nginxCpu(master: number): number {
 }
 
 /** What one wrk run counted: its rate, answers that were not 2xx or 3xx, and its own CPU time. */
-interface WrkRun {
+export interface WrkRun {
   rate: number;
   errors: number;
   requests: number;
@@ -61,7 +61,7 @@ interface WrkRun {
 }
 
 /** One wrk run, under `sh` so that `times` reports wrk's CPU time as the shell's child's. */
-async function wrk(url: string, seconds: number, headers: string[]): Promise<WrkRun> {
+export async function wrk(url: string, seconds: number, headers: string[]): Promise<WrkRun> {
   const quoted = headers.map((h) => ` -H '${h.replaceAll("'", "")}'`).join("");
   const out = await new Deno.Command("sh", {
     args: ["-c", `wrk -t1 -c32 -d${seconds}s${quoted} '${url}' && times`],

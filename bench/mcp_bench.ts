@@ -2,7 +2,11 @@
  * The MCP budget: a `tools/call` round trip through a real Chromium tab
  * against the same action through `POST /__aim/invoke`, in the same run, interleaved call by
  * call, with both official clients (v2 and v1). Prints the medians, the 95th percentiles and
- * their ratio (the budget: MCP adds under 30 %, a ratio under 1.30), held or missed.
+ * the budget of DESIGN §8, held or missed: aim's own MCP layer adds at most 0.1 ms over the bare
+ * official SDK server in the same run, that is what MCP adds through aim (its `tools/call` less
+ * the same invocation over HTTP) less what the SDKs add alone (a bare SDK server's `tools/call`
+ * less a plain `POST`). The ratio to HTTP (the former budget of 30 %, dropped once an invocation
+ * took ~1 ms: the SDKs alone cost more) is printed for information.
  *
  * Beside them, call by call, the floor under that budget (bench/sdk_floor.ts): the same
  * clients' `tools/call` to a bare SDK server against a plain JSON `POST`, no aim code and no tab,
@@ -39,8 +43,8 @@ const { values: flags } = parseArgs({
 });
 const CALLS = Number(flags.calls);
 const WARMUP = Math.min(200, CALLS);
-/** The budget: an MCP `tools/call` adds under 30 % to the same invocation over HTTP. */
-const BUDGET = 1.3;
+/** The budget, ms: what aim's own MCP layer adds at most over the bare official SDK server. */
+const BUDGET_MS = 0.1;
 
 const SITE = {
   "bench.html": `<!doctype html><html><head><title>Bench</title>${ELEMENTS}</head><body>
@@ -140,19 +144,24 @@ for (const kind of ["v2", "v1"] as const) {
   }
   const [h, m, fh, fm, fr] = samples.map(stats) as [Stats, Stats, Stats, Stats, Stats];
   const ratio = m.median / h.median;
-  over ||= ratio >= BUDGET;
+  // What MCP adds through aim, less what it adds over the bare SDK server: aim's own layer.
+  const own = (m.median - h.median) - (fm.median - fh.median);
+  const held = own <= BUDGET_MS;
+  over ||= !held;
   results.push(
-    `mcp tools/call (${kind} client) vs POST /__aim/invoke, ${CALLS} calls each through Chromium: ` +
+    `mcp (${kind} client): aim's own MCP layer adds ${ms(own)} over the bare official SDK ` +
+      `server in the same run (budget at most ${ms(BUDGET_MS)}: ${held ? "held" : "MISSED"}); ` +
+      `tools/call vs POST /__aim/invoke, ${CALLS} calls each through Chromium: ` +
       `median ${m.median.toFixed(2)} ms vs ${h.median.toFixed(2)} ms, ` +
-      `p95 ${m.p95.toFixed(2)} ms vs ${h.p95.toFixed(2)} ms; ratio ${ratio.toFixed(2)} ` +
-      `(budget < ${BUDGET.toFixed(2)}: ${ratio < BUDGET ? "held" : "MISSED"}); ` +
-      `MCP adds ${ms(m.median - h.median)}, of which the SDKs alone (a bare SDK server, no aim, ` +
+      `p95 ${m.p95.toFixed(2)} ms vs ${h.p95.toFixed(2)} ms (ratio ${ratio.toFixed(2)}, for ` +
+      `information); MCP adds ${
+        ms(m.median - h.median)
+      }, of which the SDKs alone (a bare SDK server, no aim, ` +
       `no tab: ${ms(fm.median)} vs a plain POST ${ms(fh.median)}) add ${
         ms(fm.median - fh.median)
       } (the server SDK ${ms(fr.median - fh.median)}, with no client SDK: ${
         ms(fr.median)
-      }; the ${kind} client ${ms(fm.median - fr.median)}); ` +
-      `the budget allows ${ms((BUDGET - 1) * h.median)}`,
+      }; the ${kind} client ${ms(fm.median - fr.median)})`,
   );
 }
 // `deno task bench` (bench/run.ts) lists the `summary: ` lines.

@@ -12,7 +12,14 @@ import type { AppEnv } from "../http/env.ts";
 import { remoteAddress } from "../http/request.ts";
 import { type AimCredentials, secretCandidates } from "../http/credentials.ts";
 import { ambiguousPath, type AppDoor, type RequestFrom } from "../http/front_door.ts";
-import { clientResponseHeaders, fetchDecodes, upstreamRequestHeaders } from "./headers.ts";
+import {
+  clientAnswerHeaders,
+  clientResponseHeaders,
+  fetchDecodes,
+  type HeaderPairs,
+  upstreamRequestPairs,
+} from "./headers.ts";
+import { Deadlines } from "./deadlines.ts";
 import { type AimPaths, pathVerdict } from "./routes.ts";
 import { upstreamBody } from "./request_body.ts";
 import { relay, RELAY_DEFAULTS } from "./websocket.ts";
@@ -105,6 +112,37 @@ export const PROXY_DEFAULTS = {
 
 const NO_SECRETS: ReadonlySet<string> = new Set();
 
+/**
+ * How long a request waits for the app's answer before aim watches for its client hanging up,
+ * ms. Watching costs the runtime a task per request, which most pages (answered sooner) never
+ * need; a client that hung up earlier is seen as soon as the watch starts.
+ */
+export const HANG_UP_WATCH_MS = 20;
+
+/** The reason a request to the app is withdrawn with when the app's time to answer ran out. */
+const TIMED_OUT = new DOMException("The app did not answer in time", "TimeoutError");
+
+/** A request waiting for the app's answer, as the hang-up watch holds it. */
+interface Waiting {
+  request: Request;
+  controller: AbortController;
+  /** The listener on the client's signal, once watched. */
+  hangUp?: () => void;
+}
+
+/** Starts watching a waiting request's client: one that hung up already withdraws it at once. */
+function watchHangUp(waiting: Waiting): void {
+  const { request, controller } = waiting;
+  if (request.signal.aborted) return controller.abort();
+  waiting.hangUp = () => controller.abort();
+  request.signal.addEventListener("abort", waiting.hangUp, { once: true });
+}
+
+/** Withdraws a request whose time to answer ran out. */
+function timeOut(controller: AbortController): void {
+  controller.abort(TIMED_OUT);
+}
+
 /** A proxy to one app. */
 export class UpstreamProxy implements Disposable {
   /** The app's origin (and base path) requests are forwarded to. */
@@ -114,6 +152,10 @@ export class UpstreamProxy implements Disposable {
   readonly #timeoutMs: number;
   /** The app's origin and base path, without a trailing slash. */
   readonly #base: string;
+  /** When each request waiting for the app's headers times out: one timer for all of them. */
+  readonly #deadlines: Deadlines<AbortController>;
+  /** When aim starts watching each request still waiting for its client hanging up. */
+  readonly #watches: Deadlines<Waiting> = new Deadlines(HANG_UP_WATCH_MS, watchHangUp);
 
   /**
    * A proxy to the app at `upstream`, an http(s) URL.
@@ -127,6 +169,7 @@ export class UpstreamProxy implements Disposable {
     }
     this.#options = options;
     this.#timeoutMs = options.timeoutMs ?? PROXY_DEFAULTS.timeoutMs;
+    this.#deadlines = new Deadlines(this.#timeoutMs, timeOut);
     this.#base = this.upstream.origin + this.upstream.pathname.replace(/\/$/, "");
     // allowHost: the client's Host goes to the app; keep-alive through the pool.
     this.#client = Deno.createHttpClient({
@@ -147,22 +190,29 @@ export class UpstreamProxy implements Disposable {
     return base + rest;
   }
 
-  /** The headers the app gets, once aim's secrets among the request's are known. */
-  async #headers(request: Request, from: RequestFrom): Promise<Headers> {
+  /**
+   * The headers the app gets, once aim's secrets among the request's are known: at once when
+   * they are known in memory (no shared store, or seen before), which is every page of a person.
+   */
+  #headers(request: Request, from: RequestFrom): HeaderPairs | Promise<HeaderPairs> {
     const credentials = this.#options.credentials;
-    let secrets: ReadonlySet<string> = NO_SECRETS;
     if (credentials) {
       const found = credentials.issuedIn(request.headers);
-      // Looked up in memory (no shared store, or seen before): no wait.
-      secrets = (found instanceof Promise ? await found : found) ?? NO_SECRETS;
-    } else {
-      const candidates = [
-        ...secretCandidates(request.headers.get("authorization") ?? ""),
-        ...secretCandidates(request.headers.get("sec-websocket-protocol") ?? ""),
-      ];
-      if (candidates.length) secrets = new Set(candidates);
+      if (found instanceof Promise) {
+        return found.then((secrets) => this.#pairs(request, from, secrets));
+      }
+      return this.#pairs(request, from, found ?? NO_SECRETS);
     }
-    return upstreamRequestHeaders(request.headers, {
+    const candidates = [
+      ...secretCandidates(request.headers.get("authorization") ?? ""),
+      ...secretCandidates(request.headers.get("sec-websocket-protocol") ?? ""),
+    ];
+    return this.#pairs(request, from, candidates.length ? new Set(candidates) : NO_SECRETS);
+  }
+
+  /** {@linkcode upstreamRequestPairs} of a request with these secrets. */
+  #pairs(request: Request, from: RequestFrom, secrets: ReadonlySet<string>): HeaderPairs {
+    return upstreamRequestPairs(request.headers, {
       client: from.client,
       peer: from.peer,
       origin: from.origin,
@@ -194,24 +244,21 @@ export class UpstreamProxy implements Disposable {
     if (request.headers.get("upgrade")?.toLowerCase() === "websocket") {
       return await this.#websocket(request, from, url);
     }
-    const headers = await this.#headers(request, from);
+    const pending = this.#headers(request, from);
+    const headers = pending instanceof Promise ? await pending : pending;
     // One controller: the timeout, or a client that hangs up, withdraws the request from the app.
     const controller = new AbortController();
     const signal = controller.signal;
-    let timedOut = false;
-    let timeout: ReturnType<typeof setTimeout> | undefined;
+    let answered = false;
     // The app's time to answer counts once it has the whole request: an upload takes its time.
-    const arm = () =>
-      void (timeout = setTimeout(() => {
-        timedOut = true;
-        controller.abort();
-      }, this.#timeoutMs));
-    const hangUp = () => controller.abort();
-    request.signal.addEventListener("abort", hangUp, { once: true });
+    const arm = () => void (answered || this.#deadlines.add(controller));
+    const waiting: Waiting = { request, controller };
+    this.#watches.add(waiting);
     let answer: Response;
     try {
       // A small body of a declared length goes with it (bridge/upstream/request_body.ts).
-      const { body, streams } = await upstreamBody(request, arm);
+      const sent = upstreamBody(request, arm);
+      const { body, streams } = sent instanceof Promise ? await sent : sent;
       answer = await fetch(this.target(url), {
         method: request.method,
         headers,
@@ -222,8 +269,7 @@ export class UpstreamProxy implements Disposable {
         ...(streams ? { duplex: "half" } : {}),
       } as RequestInit);
     } catch (error) {
-      request.signal.removeEventListener("abort", hangUp);
-      if (timedOut) {
+      if (signal.reason === TIMED_OUT) {
         this.#options.onFailure?.("gateway_timeout");
         throw gatewayTimeout(this.#timeoutMs);
       }
@@ -233,7 +279,10 @@ export class UpstreamProxy implements Disposable {
       throw Object.assign(badGateway(), { cause: error });
     } finally {
       // Past the headers, the body streams for as long as it takes (downloads, event streams).
-      clearTimeout(timeout);
+      answered = true;
+      this.#deadlines.delete(controller);
+      this.#watches.delete(waiting);
+      if (waiting.hangUp) request.signal.removeEventListener("abort", waiting.hangUp);
     }
     const appHeaders = answer.headers;
     // RFC 9112 §6.3: both is a message framed two ways (smuggling, or a broken app): an error.
@@ -242,11 +291,16 @@ export class UpstreamProxy implements Disposable {
       this.#options.onFailure?.("bad_gateway");
       throw badGateway();
     }
-    const out = clientResponseHeaders(appHeaders, fetchDecodes(headers));
+    const decoded = fetchDecodes(headers);
+    let out = clientAnswerHeaders(appHeaders, decoded);
     const location = appHeaders.get("location");
     if (location && !(this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost)) {
       const rewritten = this.#ownLocation(location, from.origin);
-      if (rewritten !== undefined) out.set("location", rewritten);
+      if (rewritten !== undefined) {
+        // The app's own headers cannot change (fetch made them immutable): a copy can.
+        if (out === appHeaders) out = clientResponseHeaders(appHeaders, decoded);
+        out.set("location", rewritten);
+      }
     }
     const nullBody = request.method === "HEAD" || [101, 204, 205, 304].includes(answer.status);
     return new Response(nullBody ? null : answer.body, {
@@ -274,7 +328,7 @@ export class UpstreamProxy implements Disposable {
 
   /** Relays a WebSocket between the client and the app, once the app accepted it. */
   async #websocket(request: Request, from: RequestFrom, url: string): Promise<Response> {
-    const headers = await this.#headers(request, from);
+    const headers = new Headers(await this.#headers(request, from));
     // The protocols the client offered, without any that carries aim's secrets.
     const protocols = (headers.get("sec-websocket-protocol") ?? "").split(",")
       .map((p) => p.trim()).filter(Boolean);
@@ -329,6 +383,8 @@ export class UpstreamProxy implements Disposable {
   /** Closes the connections kept to the app. */
   close(): void {
     this.#client.close();
+    this.#deadlines.close();
+    this.#watches.close();
   }
 
   /** Closes the proxy (`using`). */

@@ -29,21 +29,24 @@ export function declaredLength(headers: Headers): number | null {
  * The body of `request` as aim sends it on: `null` for none, the bytes when the client declared
  * at most {@linkcode BUFFERED_BODY_BYTES} of them (read here: the returned promise waits for the
  * upload, and rejects when the client hangs up), else the stream, passed through `onEnd` once
- * the last byte went.
+ * the last byte went. Only a body read whole is a promise: a page's `GET` costs no wait.
  */
-export async function upstreamBody(
+export function upstreamBody(
   request: Request,
   onEnd: () => void,
-): Promise<UpstreamBody> {
-  if (request.body === null || request.method === "GET" || request.method === "HEAD") {
+): UpstreamBody | Promise<UpstreamBody> {
+  if (request.method === "GET" || request.method === "HEAD" || request.body === null) {
     onEnd();
-    return { body: null, streams: false };
+    return NO_BODY;
   }
   const length = declaredLength(request.headers);
   if (length !== null && length <= BUFFERED_BODY_BYTES) {
-    const body = new Uint8Array(await request.arrayBuffer());
-    onEnd();
-    return { body, streams: false };
+    return request.arrayBuffer().then((bytes) => {
+      onEnd();
+      return { body: new Uint8Array(bytes), streams: false };
+    });
   }
   return { body: request.body.pipeThrough(new TransformStream({ flush: onEnd })), streams: true };
 }
+
+const NO_BODY: UpstreamBody = Object.freeze({ body: null, streams: false });

@@ -168,9 +168,9 @@ export const mutants: Mutant[] = [
     guarantee:
       "A shared store that cannot answer the lookup refuses the request (503); nothing is forwarded.",
     file: "bridge/upstream/proxy.ts",
-    find: `      secrets = (found instanceof Promise ? await found : found) ?? NO_SECRETS;`,
+    find: `        return found.then((secrets) => this.#pairs(request, from, secrets));`,
     replace:
-      `      secrets = (found instanceof Promise ? await found.catch(() => NO_SECRETS) : found) ?? NO_SECRETS;`,
+      `        return found.catch(() => NO_SECRETS).then((secrets) => this.#pairs(request, from, secrets));`,
     tests: CREDENTIALS,
   },
   {
@@ -203,8 +203,8 @@ export const mutants: Mutant[] = [
     name: "hop-by-hop-listed-kept-in-answers",
     guarantee: "A header the app's Connection names never reaches the client.",
     file: "bridge/upstream/headers.ts",
-    find: `    if (HOP_BY_HOP.has(name) || listed.has(name) || name === "set-cookie") continue;`,
-    replace: `    if (HOP_BY_HOP.has(name) || name === "set-cookie") continue;`,
+    find: `    if (HOP_BY_HOP.has(name) || listed.has(name) || name === "set-cookie") return;`,
+    replace: `    if (HOP_BY_HOP.has(name) || name === "set-cookie") return;`,
     tests: HOP,
   },
   // Where a request came from.
@@ -212,9 +212,8 @@ export const mutants: Mutant[] = [
     name: "forwarded-client-kept",
     guarantee: "A client's Forwarded and X-Real-IP never reach the app as it wrote them.",
     file: "bridge/upstream/headers.ts",
-    find: `    if (isForwarding(name) && (options.forwarded || !trusted)) continue;`,
-    replace:
-      `    if (name.startsWith("x-forwarded-") && (options.forwarded || !trusted)) continue;`,
+    find: `    if (isForwarding(name) && (options.forwarded || !trusted)) return;`,
+    replace: `    if (name.startsWith("x-forwarded-") && (options.forwarded || !trusted)) return;`,
     tests: FORWARDING,
   },
   {
@@ -237,8 +236,8 @@ export const mutants: Mutant[] = [
     name: "forwarded-kept-without-forwarding",
     guarantee: "With --no-forwarded, a client's forwarding headers are dropped, not passed.",
     file: "bridge/upstream/headers.ts",
-    find: `    if (isForwarding(name) && (options.forwarded || !trusted)) continue;`,
-    replace: `    if (isForwarding(name) && options.forwarded) continue;`,
+    find: `    if (isForwarding(name) && (options.forwarded || !trusted)) return;`,
+    replace: `    if (isForwarding(name) && options.forwarded) return;`,
     tests: FORWARDING,
   },
   // The app's answers.

@@ -9,6 +9,8 @@ import type { Mutant } from "./mutant.ts";
 const PROXY = ["tests/upstream/proxy_test.ts"];
 const CATALOG = ["tests/upstream/catalog_test.ts"];
 const BROWSER = ["tests/browser/upstream_test.ts"];
+const FORWARD = ["tests/upstream/forward_test.ts"];
+const DEADLINES = ["tests/upstream/deadlines_test.ts"];
 
 export const mutants: Mutant[] = [
   {
@@ -48,8 +50,8 @@ export const mutants: Mutant[] = [
     guarantee: "Headers a request's Connection header names are hop-by-hop: never sent to the app.",
     file: "bridge/upstream/headers.ts",
     find:
-      `    if (HOP_BY_HOP.has(name) || listed.has(name) || AIM_REQUEST_HEADERS.has(name)) continue;`,
-    replace: `    if (HOP_BY_HOP.has(name) || AIM_REQUEST_HEADERS.has(name)) continue;`,
+      `    if (HOP_BY_HOP.has(name) || listed.has(name) || AIM_REQUEST_HEADERS.has(name)) return;`,
+    replace: `    if (HOP_BY_HOP.has(name) || AIM_REQUEST_HEADERS.has(name)) return;`,
     tests: PROXY,
   },
   {
@@ -65,7 +67,7 @@ export const mutants: Mutant[] = [
     guarantee:
       "A body the runtime's fetch decoded never goes out labelled gzip: the client reads the app's bytes.",
     file: "bridge/upstream/headers.ts",
-    find: `    if (strip && (name === "content-encoding" || name === "content-length")) continue;`,
+    find: `    if (strip && (name === "content-encoding" || name === "content-length")) return;`,
     replace: ``,
     tests: PROXY,
   },
@@ -103,14 +105,15 @@ export const mutants: Mutant[] = [
     find:
       "  return { body: request.body.pipeThrough(new TransformStream({ flush: onEnd })), streams: true };",
     replace:
-      "  const body = new Uint8Array(await request.arrayBuffer());\n  onEnd();\n  return { body, streams: false };",
+      "  return request.arrayBuffer().then((bytes) => {\n    onEnd();\n    return { body: new Uint8Array(bytes), streams: false };\n  });",
     tests: [...PROXY, "tests/upstream/memory_test.ts"],
   },
   {
     name: "upstream-timeout-as-502",
     guarantee: "An app slower than the timeout gets the client 504 gateway_timeout, not 502.",
     file: "bridge/upstream/proxy.ts",
-    find: `      if (timedOut) {\n        this.#options.onFailure?.("gateway_timeout");`,
+    find:
+      `      if (signal.reason === TIMED_OUT) {\n        this.#options.onFailure?.("gateway_timeout");`,
     replace: `      if (false) {\n        this.#options.onFailure?.("gateway_timeout");`,
     tests: PROXY,
   },
@@ -207,5 +210,49 @@ export const mutants: Mutant[] = [
     find: `      for (const page of this.#visited.keys()) listed.add(page);`,
     replace: ``,
     tests: CATALOG,
+  },
+  // The one timer behind the timeouts and hang-up watches (bridge/upstream/deadlines.ts).
+  {
+    name: "deadlines-younger-called-early",
+    guarantee:
+      "A wait is called at its own deadline, never at an older wait's the timer fired for.",
+    file: "bridge/upstream/deadlines.ts",
+    find: "      if (at > now) break;",
+    replace: "",
+    tests: DEADLINES,
+  },
+  {
+    name: "deadlines-deleted-called",
+    guarantee: "A wait deleted before its deadline (the app answered in time) is never called.",
+    file: "bridge/upstream/deadlines.ts",
+    find: "    this.#waiting.delete(item);\n  }\n\n  /** Forgets",
+    replace: "  }\n\n  /** Forgets",
+    tests: DEADLINES,
+  },
+  {
+    name: "upstream-hang-up-before-watch-missed",
+    guarantee:
+      "A client that hung up before aim started watching is seen as the watch starts: 499, the app's request withdrawn.",
+    file: "bridge/upstream/proxy.ts",
+    find: "  if (request.signal.aborted) return controller.abort();\n",
+    replace: "",
+    tests: FORWARD,
+  },
+  {
+    name: "upstream-hang-up-unwatched",
+    guarantee: "A client that hangs up while the app is slow to answer withdraws the request: 499.",
+    file: "bridge/upstream/proxy.ts",
+    find: '  request.signal.addEventListener("abort", waiting.hangUp, { once: true });',
+    replace: "",
+    tests: FORWARD,
+  },
+  {
+    name: "upstream-answer-headers-unfiltered",
+    guarantee:
+      "An answer holding a header some rule removes (hop-by-hop, aim's Set-Cookie) is filtered, not passed as the app's.",
+    file: "bridge/upstream/headers.ts",
+    find: "    if (upstream.has(name)) return clientResponseHeaders(upstream, decoded);",
+    replace: "",
+    tests: ["tests/upstream/hop_by_hop_test.ts", ...PROXY],
   },
 ];

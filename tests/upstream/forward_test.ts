@@ -21,6 +21,7 @@ import { hashToken, newToken } from "../../bridge/core/tokens.ts";
 import { AimError } from "../../bridge/errors/aim_error.ts";
 import {
   CLIENT_CLOSED_REQUEST,
+  HANG_UP_WATCH_MS,
   type ProxyOptions,
   proxyRoutes,
   UpstreamProxy,
@@ -29,6 +30,22 @@ import { aimPaths } from "../../bridge/upstream/routes.ts";
 import { startApp, startRawApp } from "../helpers/upstream.ts";
 import { expectError } from "../helpers/errors.ts";
 import { echoApp, failures, FROM, rejectsWith } from "../helpers/proxy_checks.ts";
+
+/**
+ * `answer`, or a rejection after 2 s: a bound, not a wait, so that a hang-up the proxy missed
+ * (which would leave the answer pending) fails the test instead of hanging it.
+ */
+async function withinBound(answer: Promise<Response>): Promise<Response> {
+  let bound: ReturnType<typeof setTimeout> | undefined;
+  const late = new Promise<never>((_, reject) => {
+    bound = setTimeout(() => reject(new Error("the hang-up was not seen within 2 s")), 2_000);
+  });
+  try {
+    return await Promise.race([answer, late]);
+  } finally {
+    clearTimeout(bound);
+  }
+}
 
 Deno.test("an upstream is an http or https URL; any other scheme is refused", () => {
   for (const url of ["http://127.0.0.1:1", "https://app.example/base/"]) {
@@ -254,8 +271,33 @@ Deno.test("a client that hangs up before the app answered gets 499, and no failu
     const answer = proxy.forwardRequest(request, FROM);
     await reached;
     controller.abort();
-    assert.equal((await answer).status, CLIENT_CLOSED_REQUEST);
+    assert.equal((await withinBound(answer)).status, CLIENT_CLOSED_REQUEST);
     assert.equal(CLIENT_CLOSED_REQUEST, 499);
+    assert.deepEqual(told.told, []);
+  } finally {
+    release();
+  }
+});
+
+Deno.test("a client that hangs up while aim already watches (an app slower than the watch's start) gets 499 at once", async () => {
+  const { promise: reached, resolve: reach } = Promise.withResolvers<void>();
+  const { promise: never, resolve: release } = Promise.withResolvers<void>();
+  await using app = startApp(async () => {
+    reach();
+    await never;
+    return new Response("late");
+  });
+  const told = failures();
+  using proxy = new UpstreamProxy(app.url, told.options);
+  try {
+    const controller = new AbortController();
+    const request = new Request("http://aim.example/", { signal: controller.signal });
+    const answer = proxy.forwardRequest(request, FROM);
+    await reached;
+    // The watch starts HANG_UP_WATCH_MS after the request came: the hang-up comes later.
+    await new Promise((resolve) => setTimeout(resolve, 3 * HANG_UP_WATCH_MS));
+    controller.abort();
+    assert.equal((await withinBound(answer)).status, CLIENT_CLOSED_REQUEST);
     assert.deepEqual(told.told, []);
   } finally {
     release();

@@ -2,7 +2,8 @@
  * The tab client, one per page: opens the session, holds the tab channel, registers
  * the page's actions and state, runs invocations, and tells the page and the panel how it is.
  * Where the browser has WebMCP (`document.modelContext`), it loads elements/webmcp.ts, which
- * offers the same actions to agents in the browser.
+ * offers the same actions to agents in the browser. Both load `<aim-action>`'s markup reader
+ * (elements/load_markup.ts) before they first read the actions.
  *
  * @module
  */
@@ -17,6 +18,7 @@ import type { InputValue, SessionGrant, SessionRequest } from "../bridge/wire/sc
 import { type Timer, type WaitUntil, Work } from "./work.ts";
 import { warn } from "./warnings.ts";
 import { store, stored } from "./session_storage.ts";
+import { loadActionMarkup, markupPending } from "./load_markup.ts";
 
 /** Where the client is: see {@linkcode AimClient.status}. */
 export type Status = "connecting" | "waiting" | "connected" | "disconnected" | "ended";
@@ -269,7 +271,9 @@ export class AimClient extends EventTarget {
     let webmcp: unknown;
     const startWebMcp = () => {
       if ("modelContext" in document) {
-        webmcp ??= import("./webmcp.ts").then((m) => m.startWebMcp(this));
+        // The tools follow the declarations (`change`): read again once the markup reader loaded.
+        webmcp ??= Promise.all([import("./webmcp.ts"), loadActionMarkup()])
+          .then(([m]) => (m.startWebMcp(this), this.changed()));
       }
     };
     startWebMcp();
@@ -389,6 +393,7 @@ export class AimClient extends EventTarget {
       this.#send({ type: "hello", page: this.#at = here() });
       // The actions before the state, here: the bridge holds a page as arrived (an action that
       // led here answered) once its state is in and the actions sent before it registered.
+      if (this.#markupFirst()) return;
       this.#register();
       this.#flush();
     };
@@ -612,10 +617,22 @@ export class AimClient extends EventTarget {
    * only when its text differs from the last one sent.
    */
   #flush(actions?: boolean): void {
+    if (this.#markupFirst()) return;
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
     this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
     if (actions) this.#register();
+  }
+
+  /**
+   * Whether the bridge waits for `<aim-action>`'s markup reader, a chunk loaded once a session's
+   * channel opens: the actions, then the state, go once it is loaded, so that an agent never
+   * sees the page without its actions first.
+   */
+  #markupFirst(): boolean {
+    if (this.#socket?.readyState !== 1 || !markupPending(this.actions)) return false;
+    loadActionMarkup().then(() => (this.#register(), this.#flush()));
+    return true;
   }
 
   /** Reads the declarations, and sends a `register` when they differ from the last one sent. */

@@ -18,7 +18,7 @@ import {
 } from "../../bridge/markup/action.ts";
 import { parseActionSpec } from "../../bridge/input/action_spec.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { labelText } from "../../bridge/markup/element.ts";
+import { labelText } from "../../bridge/markup/reading.ts";
 import { escapeAttr, escapeText } from "../helpers/markup_model.ts";
 
 // ---------------------------------------------------------------------------------------------

@@ -1,0 +1,30 @@
+/**
+ * Named mutants of `<aim-action>`'s markup reader loading on demand (elements/load_markup.ts):
+ * a page without one never loads it, and a page whose session opens registers its actions only
+ * once it is loaded, never an empty list first.
+ *
+ * @module
+ */
+import type { Mutant } from "./mutant.ts";
+
+const BUNDLE = "tests/browser/bundle_test.ts";
+
+export const mutants: Mutant[] = [
+  {
+    name: "markup-loaded-without-actions",
+    guarantee: "A page that declares no <aim-action> never loads the markup reader's chunk.",
+    file: "elements/load_markup.ts",
+    find: `[...actions].some((a) => a.localName === "aim-action")`,
+    replace: "true",
+    tests: [BUNDLE],
+  },
+  {
+    name: "markup-registered-before-reader",
+    guarantee: "A tab whose session opens registers its actions once the markup reader loaded: " +
+      "its first register holds them, so the bridge never holds the page without them.",
+    file: "elements/client.ts",
+    find: "      if (this.#markupFirst()) return;\n",
+    replace: "",
+    tests: [BUNDLE],
+  },
+];

@@ -21,6 +21,7 @@ import {
   NO_CHROMIUM,
   panelToken,
   recordChannel,
+  Warnings,
 } from "./harness.ts";
 
 const ROOT = new URL("../../", import.meta.url);
@@ -383,5 +384,41 @@ Deno.test({
     // The bridge's own actions only.
     for (const { id } of manifest.body.actions) assert.match(id, /^(disconnect|login)$/);
     assert.ok(!loaded.includes("/__aim/elements.markup.js"), loaded.join(", "));
+  },
+});
+
+Deno.test({
+  name:
+    "a page whose markup reader cannot be fetched says so once, and registers its state without its <aim-action>s",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using browser = await launchBrowser();
+    await using bridge = await startBridge({
+      site: {
+        "blocked.html": `<!doctype html><title>Blocked</title>${ELEMENTS}
+<aim-action name="search" description="Search" input-example="x"></aim-action>
+<aim-state name="count" value="3"></aim-state>`,
+      },
+    });
+    await using context = await browser.context();
+    const tab = await context.newPage();
+    const warnings = new Warnings(tab);
+    // A proxy that blocks the chunk.
+    await tab.setRequestInterception(true);
+    tab.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/__aim/elements.markup.js") request.abort();
+      else request.continue();
+    });
+    await tab.goto(`${bridge.origin}/blocked`);
+    await warnings.waitFor(/the action markup did not load: .*#chunk-not-loaded/);
+    const token = await tab.waitForFunction(async () => {
+      const url = "/__aim/elements.js";
+      const { client } = await import(url);
+      return client.status === "connected" && client.token;
+    }).then((handle) => handle.jsonValue() as Promise<string>);
+    const agent = new Agent(bridge, token);
+    const manifest = await agent.manifestWhen("/blocked.json", (m) => m.state?.count === "3");
+    for (const { id } of manifest.body.actions) assert.match(id, /^(disconnect|login)$/);
+    assert.equal(warnings.lines.filter((line) => /did not load/.test(line)).length, 1);
   },
 });

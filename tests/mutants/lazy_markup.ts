@@ -1,7 +1,7 @@
 /**
  * Named mutants of `<aim-action>`'s markup reader loading on demand (elements/load_markup.ts):
- * a page without one never loads it, and a page whose session opens registers its actions only
- * once it is loaded, never an empty list first.
+ * a page without one never loads it, a page whose session opens registers its actions only
+ * once it is loaded, never an empty list first, and one that cannot load it registers the rest.
  *
  * @module
  */
@@ -24,6 +24,15 @@ export const mutants: Mutant[] = [
       "its first register holds them, so the bridge never holds the page without them.",
     file: "elements/client.ts",
     find: "      if (this.#markupFirst()) return;\n",
+    replace: "",
+    tests: [BUNDLE],
+  },
+  {
+    name: "markup-failure-waited-for",
+    guarantee: "A markup reader that could not be fetched is not waited for: the page registers " +
+      "its state (and warns once) without its <aim-action>s.",
+    file: "elements/load_markup.ts",
+    find: "      failed = true;\n",
     replace: "",
     tests: [BUNDLE],
   },

@@ -504,7 +504,9 @@ export class AimClient extends EventTarget {
         document.dispatchEvent(Object.assign(event, { waitUntil }));
         // Once it is done, its state first, then the word that it settled: the bridge answers
         // the sign-in or sign-out with that state (or says it could not wait that long).
-        work.done().then(() => {
+        work.done().then(async () => {
+          // While the markup reader loads, the actions and the state wait for it: so does the word.
+          if (this.#markupFirst()) await loadActionMarkup();
           this.#flush(true);
           if (settle) this.#send({ type: "settled", id: settle });
         });

@@ -36,4 +36,13 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: [BUNDLE],
   },
+  {
+    name: "markup-settled-before-reader",
+    guarantee: "A tab that hears of a sign-in while the markup reader loads says it settled only " +
+      "after its actions and state went, so the sign-in is answered with the page's state.",
+    file: "elements/client.ts",
+    find: "          if (this.#markupFirst()) await loadActionMarkup();\n",
+    replace: "",
+    tests: ["tests/browser/markup_chunk_test.ts"],
+  },
 ];

@@ -6,7 +6,6 @@
  * @module
  */
 import { collectRoots, deepAll, deepFirst } from "../bridge/markup/deep_selector.ts";
-import { actionItems, readAction } from "../bridge/markup/action.ts";
 import {
   type ActionSource,
   client,
@@ -18,6 +17,7 @@ import type { Deep, Items } from "./bindings.ts";
 import { Work } from "./work.ts";
 import { warn } from "./warnings.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
+import { actionMarkup } from "./load_markup.ts";
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";
 
@@ -70,16 +70,18 @@ export class AimAction extends Declaration implements ActionSource {
   }
 
   /**
-   * The declaration read from the markup; null when hidden, disabled or invalid.
+   * The declaration read from the markup; null when hidden, disabled or invalid, and until the
+   * markup reader is loaded (elements/load_markup.ts: whoever needs the declarations loads it).
    *
    * @internal The client's.
    */
   declaration(): Registered | null {
-    if (this.hidden || this.disabled) return null;
+    const reader = actionMarkup();
+    if (this.hidden || this.disabled || !reader) return null;
     const key = this.getAttribute("key-attribute");
     const roots = new Set<Node>([document.documentElement]);
     try {
-      return { ...collectRoots(roots, () => readAction(this, document, { keys: true })) };
+      return { ...collectRoots(roots, () => reader.readAction(this, document, { keys: true })) };
     } catch (error) {
       // A MarkupError, or a selector the browser cannot read: the author's, said once. A form
       // a framework has not rendered yet is no error while the page still loads.
@@ -150,7 +152,8 @@ export class AimAction extends Declaration implements ActionSource {
 
   #resolvers(): [Items, Deep] {
     return [
-      () => actionItems(this, document) as [Element, string | null][],
+      // Loaded: the action was registered before it ran.
+      () => (actionMarkup()?.actionItems(this, document) ?? []) as [Element, string | null][],
       { all: deepAll, first: deepFirst, text: shownText },
     ];
   }

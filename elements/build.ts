@@ -5,8 +5,13 @@
  * chunks are written beside it:
  *
  * - `elements.bundle.js`: the entry, served as `/__aim/elements.js`;
- * - `elements.shared.js`: what the entry and the lazy chunks share (the client, Lit's
+ * - `elements.shared.js`: what the entry and the panel's chunk share (the client, Lit's
  *   ReactiveElement), imported statically, so loaded up front;
+ * - `elements.readers.js`: what the entry and the markup reader's chunk share (selectors across
+ *   shadow roots, a child script's JSON), which `<aim-state>` reads with, so loaded up front;
+ * - `elements.markup.js`: `<aim-action>`'s markup reader (elements/action_markup.ts), imported
+ *   (elements/load_markup.ts) when the client registers the page's actions with a session, when
+ *   WebMCP offers them as tools, or when an `<aim-panel>` lists them;
  * - `elements.panel.js`: `<aim-panel>` with LitElement and lit-html, imported when an
  *   `<aim-panel>` is in the document;
  * - `elements.dialog.js`: the confirmation dialog and the rules of every prompt
@@ -44,14 +49,20 @@ import { minify } from "terser";
 /** The chunks `deno bundle` makes (named after their module), and the name each file gets. */
 const NAMES: Record<string, string> = {
   mod: "bundle",
-  chunk: "shared",
   aim_panel: "panel",
+  action_markup: "markup",
   confirm_dialog: "dialog",
   webmcp: "webmcp",
   bindings: "bindings",
   state_reader: "state",
   warning_text: "warnings",
 };
+
+/**
+ * The chunks of what several modules share (`chunk-<hash>.js`), named by the one module that
+ * imports each besides the entry.
+ */
+const SHARED: Record<string, string> = { aim_panel: "shared", action_markup: "readers" };
 
 const ROOT = new URL("../", import.meta.url);
 const out = resolve(Deno.args[0] ?? "elements/elements.bundle.js");
@@ -93,17 +104,28 @@ try {
   // they are replaced by ours before terser, whose short names follow character counts: the
   // same sources then build to the same bytes wherever the checkout is.
   const chunks = new Map<string, string>();
-  for await (const entry of Deno.readDir(join(temp, "out"))) {
-    const name = NAMES[entry.name.replace(/(-[A-Z0-9]+)?\.js$/, "")];
+  const outputs = [];
+  for await (const entry of Deno.readDir(join(temp, "out"))) outputs.push(entry.name);
+  const shared = new Map<string, string>();
+  for (const [module, name] of Object.entries(SHARED)) {
+    const file = outputs.find((f) => f.startsWith(`${module}-`));
+    const code = file ? await Deno.readTextFile(join(temp, "out", file)) : "";
+    for (const dep of imports(code).filter((f) => f.startsWith("chunk-"))) {
+      if (shared.has(dep)) throw new Error(`${dep} is imported by more than one module`);
+      shared.set(dep, name);
+    }
+  }
+  for (const file of outputs) {
+    const name = shared.get(file) ?? NAMES[file.replace(/(-[A-Z0-9]+)?\.js$/, "")];
     if (!name || [...chunks.values()].includes(name)) {
       throw new Error(
-        `deno bundle made an unexpected chunk, ${entry.name}: give it a name in elements/build.ts ` +
+        `deno bundle made an unexpected chunk, ${file}: give it a name in elements/build.ts ` +
           "and serve it in bridge/http/assets.ts",
       );
     }
-    chunks.set(entry.name, name);
+    chunks.set(file, name);
   }
-  if (chunks.size !== Object.keys(NAMES).length) {
+  if (chunks.size !== Object.keys(NAMES).length + Object.keys(SHARED).length) {
     throw new Error(`deno bundle made ${[...chunks.keys()].join(", ")}: one is missing`);
   }
   const files = new Map<string, { code: string; name: string }>();

@@ -3,7 +3,8 @@
  * the channel, the lease), it registers the page's actions and state, runs invocations, and
  * tells the page and the panel how it is. Where the browser has WebMCP
  * (`document.modelContext`), it loads elements/webmcp.ts, which offers the same actions to
- * agents in the browser.
+ * agents in the browser. Both load `<aim-action>`'s markup reader (elements/load_markup.ts)
+ * before they first read the actions.
  *
  * @module
  */
@@ -18,6 +19,7 @@ import { ClientLink } from "./client_link.ts";
 import { warn } from "./warnings.ts";
 import { redactSecrets } from "../bridge/markup/secrets.ts";
 import { fitState } from "../bridge/wire/state_limit.ts";
+import { loadActionMarkup, markupPending } from "./load_markup.ts";
 
 export type {
   ActionSource,
@@ -98,7 +100,9 @@ export class AimClient extends ClientLink {
     let webmcp: unknown;
     const startWebMcp = () => {
       if ("modelContext" in document) {
-        webmcp ??= import("./webmcp.ts").then((m) => m.startWebMcp(this));
+        // The tools follow the declarations (`change`): read again once the markup reader loaded.
+        webmcp ??= Promise.all([import("./webmcp.ts"), loadActionMarkup()])
+          .then(([m]) => (m.startWebMcp(this), this.changed()));
       }
     };
     startWebMcp();
@@ -114,6 +118,7 @@ export class AimClient extends ClientLink {
     this.#sent = ["", ""];
     // The actions before the state, here: the bridge holds a page as arrived (an action that
     // led here answered) once its state is in and the actions sent before it registered.
+    if (this.#markupFirst()) return;
     this.#register();
     this.#flush();
   }
@@ -186,7 +191,9 @@ export class AimClient extends ClientLink {
         document.dispatchEvent(Object.assign(event, { waitUntil }));
         // Once it is done, its state first, then the word that it settled: the bridge answers
         // the sign-in or sign-out with that state (or says it could not wait that long).
-        work.done().then(() => {
+        work.done().then(async () => {
+          // While the markup reader loads, the actions and the state wait for it: so does the word.
+          if (this.#markupFirst()) await loadActionMarkup();
           this.#flush(true);
           if (settle) this.send({ type: "settled", id: settle });
         });
@@ -280,10 +287,22 @@ export class AimClient extends ClientLink {
    * only when its text differs from the last one sent.
    */
   #flush(actions?: boolean): void {
+    if (this.#markupFirst()) return;
     // The state first: it is cheap to read, and on its way while the actions are read (a form's
     // fields, the keys of items); the bridge holds both before it reads a `result` sent after.
     this.#sendOnce(1, `{"type":"state","state":${JSON.stringify(this.snapshot())}}`);
     if (actions) this.#register();
+  }
+
+  /**
+   * Whether the bridge waits for `<aim-action>`'s markup reader, a chunk loaded once a session's
+   * channel opens: the actions, then the state, go once it is loaded, so that an agent never
+   * sees the page without its actions first.
+   */
+  #markupFirst(): boolean {
+    if (!this.channelOpen || !markupPending(this.actions)) return false;
+    loadActionMarkup().then(() => (this.#register(), this.#flush()));
+    return true;
   }
 
   /** Reads the declarations, and sends a `register` when they differ from the last one sent. */

@@ -30,6 +30,7 @@
  */
 import type { ReactiveController, ReactiveElement } from "@lit/reactive-element";
 import { type Activity, type AimClient, client, type ConfirmRequest } from "./client.ts";
+import { loadActionMarkup } from "./load_markup.ts";
 import type { ApproveGate as Gate } from "./prompt.ts";
 
 // The rules of every prompt (elements/prompt.ts) come with the dialog's chunk, loaded on demand.
@@ -116,6 +117,9 @@ export class ClientController implements ReactiveController {
     client.addEventListener("change", this.#update);
     document.addEventListener("aim-activity", this.#onActivity);
     client.confirmer = this.#confirmer;
+    // The panel lists the page's actions (an example in its instructions): their markup is read
+    // once its reader loaded, which a page without a session would never load otherwise.
+    loadActionMarkup().then(() => client.changed());
   }
 
   hostDisconnected(): void {

@@ -325,6 +325,11 @@ export abstract class ClientLink extends EventTarget {
     }
   }
 
+  /** Whether the channel to the bridge is open. */
+  protected get channelOpen(): boolean {
+    return this.#socket?.readyState === 1;
+  }
+
   /** Sends `text`, a message already in JSON, when the channel is open; true when it was. */
   protected sendText(text: string): boolean {
     const socket = this.#socket;

@@ -4,7 +4,8 @@
  * document. What only some pages need loads on demand, as chunks of its own: the panel (with
  * LitElement and lit-html) when an `<aim-panel>` appears, the confirmation dialog (with the
  * rules of every prompt, elements/prompt.ts) the first time a consequential action runs on a page
- * without a panel (see `AimClient.confirmer`), or with the panel.
+ * without a panel (see `AimClient.confirmer`), or with the panel; `<aim-action>`'s markup reader
+ * (elements/load_markup.ts) when the page's actions are first read.
  *
  * @example A page that lets an agent pay, after the person confirms each payment
  * ```html

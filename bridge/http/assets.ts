@@ -21,6 +21,8 @@ import type { Env, Hono } from "hono";
 // rebuilds it from elements/ (tests/browser/bundle_test.ts fails when it is stale).
 import bundle from "../../elements/elements.bundle.js" with { type: "text" };
 import shared from "../../elements/elements.shared.js" with { type: "text" };
+import readers from "../../elements/elements.readers.js" with { type: "text" };
+import markup from "../../elements/elements.markup.js" with { type: "text" };
 import panel from "../../elements/elements.panel.js" with { type: "text" };
 import dialog from "../../elements/elements.dialog.js" with { type: "text" };
 import webmcp from "../../elements/elements.webmcp.js" with { type: "text" };
@@ -61,11 +63,11 @@ export interface ElementsChunk {
 
 /**
  * The chunks, by URL (`/__aim/elements.<name>.js?v=<hash>`, as modules import them): `shared`
- * (imported by the entry, so loaded up front), `panel`, `dialog`, `webmcp`, `bindings`, `state`
- * and `warnings` (imported on demand).
+ * and `readers` (imported by the entry, so loaded up front), `markup`, `panel`, `dialog`,
+ * `webmcp`, `bindings`, `state` and `warnings` (imported on demand).
  */
 export const ELEMENTS_CHUNKS: ReadonlyMap<string, ElementsChunk> = new Map(
-  Object.entries({ shared, panel, dialog, webmcp, bindings, state, warnings }).map(
+  Object.entries({ shared, readers, markup, panel, dialog, webmcp, bindings, state, warnings }).map(
     ([name, code]) => {
       const bytes = new TextEncoder().encode(code);
       const chunk = { path: `/__aim/elements.${name}.js`, hash: contentHash(bytes), bytes };

@@ -6,7 +6,7 @@
  *
  * @module
  */
-import { OBJECT_NAMES } from "../wire/names.ts";
+import { OBJECT_NAMES } from "../wire/object_names.ts";
 import { READ_TOOL } from "../wire/tools.ts";
 import { firstIssue } from "../wire/issue.ts";
 import type { z } from "zod";

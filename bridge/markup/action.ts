@@ -10,17 +10,13 @@ import type { ActionSpec, InputSchema } from "../wire/schemas.ts";
 import { deepAll, deepFirst } from "./deep_selector.ts";
 import { parseUntrustedJson } from "../wire/json.ts";
 import {
-  fieldsOf,
-  flag,
   jsonScript,
   type MarkupDocument,
   type MarkupElement,
   MarkupError,
-  MAX_KEY_LENGTH,
-  MAX_KEYS,
   readJsonChild,
-  textOf,
 } from "./element.ts";
+import { fieldsOf, flag, MAX_KEY_LENGTH, MAX_KEYS, textOf } from "./reading.ts";
 import {
   checkName,
   controlType,

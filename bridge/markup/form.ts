@@ -4,22 +4,19 @@
  *
  * @module
  */
-import { OBJECT_NAMES } from "../wire/names.ts";
+import { OBJECT_NAMES } from "../wire/object_names.ts";
 // Types only: erased from the browser bundle, which must carry no validator.
 import type { InputSchema } from "../wire/schemas.ts";
+import { type MarkupDocument, type MarkupElement, MarkupError, tagOf } from "./element.ts";
 import {
   descendants,
   FIELD_TAGS,
   flag,
   integer,
   labelText,
-  type MarkupDocument,
-  type MarkupElement,
-  MarkupError,
   SKIPPED_INPUT_TYPES,
-  tagOf,
   textOf,
-} from "./element.ts";
+} from "./reading.ts";
 
 /** A string input or string field, as JSON Schema: the wire schema's type. */
 export type StringInput = InputSchema;

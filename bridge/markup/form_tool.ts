@@ -9,7 +9,7 @@
  * @module
  */
 import type { MarkupElement } from "./action.ts";
-import { labelText } from "./element.ts";
+import { labelText } from "./reading.ts";
 import type { WebMcpToolInfo } from "../wire/webmcp_tools.ts";
 
 /** Input types that are no fields of the tool. */

@@ -11,7 +11,7 @@ import { stringFields } from "../input/action_spec.ts";
 import type { InputSchema } from "../wire/schemas.ts";
 import type { MarkupElement } from "../markup/action.ts";
 import { SECRET_KEY } from "../markup/secrets.ts";
-import { OBJECT_NAMES } from "../wire/names.ts";
+import { OBJECT_NAMES } from "../wire/object_names.ts";
 import { readStateSpec, type StateField, typed } from "../markup/state.ts";
 import { type AddProblem, deepPrefix, deepWarning } from "./check_problem.ts";
 

@@ -1,7 +1,8 @@
 /**
  * What the browser bundle and the bridge share to agree on names: the tab channel's
- * subprotocols and close codes, where a page's manifest is, and the names no key or action may
- * take. No imports, so that the elements carry no validator.
+ * subprotocols and close codes, and where a page's manifest is
+ * (the names no key or action may take are in bridge/wire/object_names.ts). No imports, so
+ * that the elements carry no validator.
  *
  * @module
  */
@@ -13,28 +14,6 @@ export function manifestPath(page: string, format: "json" | "toon" = "json"): st
   const path = q < 0 ? page : page.slice(0, q);
   return `${path === "/" ? "/index" : path}.${format}${q < 0 ? "" : page.slice(q)}`;
 }
-
-/**
- * Names of `Object.prototype` (and `prototype`), in lower case: a key or an id that code might
- * look up in a plain object, refused wherever a page names one.
- */
-export const OBJECT_NAMES: ReadonlySet<string> = new Set(
-  [
-    "__proto__",
-    "__defineGetter__",
-    "__defineSetter__",
-    "__lookupGetter__",
-    "__lookupSetter__",
-    "constructor",
-    "hasOwnProperty",
-    "isPrototypeOf",
-    "propertyIsEnumerable",
-    "prototype",
-    "toLocaleString",
-    "toString",
-    "valueOf",
-  ].map((name) => name.toLowerCase()),
-);
 
 /** The subprotocol of the channel; the tab credential travels beside it. */
 export const TAB_PROTOCOL = "aim-tab-v1";

@@ -1,7 +1,7 @@
 /**
  * Tests of the elements as a build artifact: fresh, self-contained, small up front, the
- * panel, the dialog and WebMCP in chunks loaded on demand, and served with the right cache
- * headers.
+ * panel, the dialog, WebMCP and `<aim-action>`'s markup reader in chunks loaded on demand, and
+ * served with the right cache headers.
  *
  * @module
  */
@@ -14,7 +14,15 @@ import {
 } from "../../bridge/http/assets.ts";
 import { startBridge } from "../helpers/bridge.ts";
 import { tempDir } from "../helpers/temp.ts";
-import { ELEMENTS, launchBrowser, NO_CHROMIUM, panelToken } from "./harness.ts";
+import {
+  Agent,
+  ELEMENTS,
+  launchBrowser,
+  NO_CHROMIUM,
+  panelToken,
+  recordChannel,
+  Warnings,
+} from "./harness.ts";
 
 const ROOT = new URL("../../", import.meta.url);
 const ELEMENTS_DIR = new URL("elements/", ROOT);
@@ -23,6 +31,8 @@ const BUNDLE = new URL("elements.bundle.js", ELEMENTS_DIR);
 const FILES = [
   "elements.bundle.js",
   "elements.shared.js",
+  "elements.readers.js",
+  "elements.markup.js",
   "elements.panel.js",
   "elements.dialog.js",
   "elements.webmcp.js",
@@ -113,12 +123,17 @@ Deno.test("the modules import only each other, by the URLs the bridge serves the
   assert.equal(ELEMENTS_CHUNKS.size, FILES.length - 2);
 });
 
-Deno.test("up front: the client and the shared readAction, without zod, lit-html, the panel, the dialog or WebMCP", async () => {
+Deno.test("up front: the client and the readers of <aim-state>, without zod, lit-html, the panel, the dialog, WebMCP or readAction", async () => {
   const size = await bundleSize();
-  assert.deepEqual(size.upFront.map((m) => m.file), ["elements.bundle.js", "elements.shared.js"]);
+  assert.deepEqual(size.upFront.map((m) => m.file), [
+    "elements.bundle.js",
+    "elements.readers.js",
+    "elements.shared.js",
+  ]);
   assert.deepEqual(size.lazy.map((m) => m.file).sort(), [
     "elements.bindings.js",
     "elements.dialog.js",
+    "elements.markup.js",
     "elements.panel.js",
     "elements.state.js",
     "elements.warnings.js",
@@ -127,12 +142,21 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
   const upFront = (await Promise.all(size.upFront.map((m) => read(m.file)))).join("\n");
   // Booleans, not 20 KB of code in a failure.
   assert.ok(!/zod/i.test(upFront), "zod is up front");
-  // Messages that only bridge/markup/action.ts's readAction produces.
+  // Messages that only bridge/markup/action.ts's readAction (and the form reader it calls)
+  // produces: in the markup reader's chunk, loaded once something reads the page's actions.
+  const markup = await read("elements.markup.js");
   for (
     const text of ["is not a whole number", "the JSON schema must be an object", "no named fields"]
   ) {
-    assert.ok(upFront.includes(text), `readAction's "${text}" is missing`);
+    assert.ok(!upFront.includes(text), `readAction's "${text}" is up front`);
+    assert.ok(markup.includes(text), `readAction's "${text}" is not in the markup chunk`);
   }
+  // It shares with the entry only the readers <aim-state> reads with (deep selectors, a child's
+  // JSON), which import nothing: not the client, which would load twice.
+  const readers = importsOf(markup);
+  assert.deepEqual([...readers.static, ...readers.dynamic], ["elements.readers.js"]);
+  const own = importsOf(await read("elements.readers.js"));
+  assert.deepEqual([...own.static, ...own.dynamic], []);
   assert.ok(/export\s*\{[^}]*\bAimAction\b/.test(await read("elements.bundle.js")));
   // lit-html and LitElement announce themselves; only the panel needs them.
   assert.ok(!/litHtmlVersions|litElementVersions/.test(upFront), "lit-html is up front");
@@ -147,10 +171,12 @@ Deno.test("up front: the client and the shared readAction, without zod, lit-html
     "elements.panel.js",
     "elements.state.js",
   ]);
-  // The client loads the bindings' chunk, which runs invocations, with the first one.
+  // The client loads the bindings' chunk, which runs invocations, with the first one, and the
+  // markup reader (elements/load_markup.ts) before it first registers the page's actions.
   assert.deepEqual(importsOf(await read("elements.shared.js")).dynamic.sort(), [
     "elements.bindings.js",
     "elements.dialog.js",
+    "elements.markup.js",
     "elements.warnings.js",
     "elements.webmcp.js",
   ]);
@@ -268,7 +294,7 @@ Deno.test("the bridge serves the entry revalidated by ETag, and it and every chu
 
 Deno.test({
   name:
-    "a page loads the entry and the shared chunk up front, and the panel's chunk (with the dialog's, which holds the rules of every prompt) once an <aim-panel> is in it",
+    "a page loads the entry, the shared chunk and the readers up front, the markup reader once its session registers its actions, and the panel's chunk (with the dialog's, which holds the rules of every prompt) once an <aim-panel> is in it",
   ignore: NO_CHROMIUM,
   async fn() {
     await using browser = await launchBrowser();
@@ -280,6 +306,7 @@ Deno.test({
     });
     await using context = await browser.context();
     const tab = await context.newPage();
+    await recordChannel(tab);
     const loaded: string[] = [];
     tab.on("request", (request) => {
       const path = new URL(request.url()).pathname;
@@ -289,9 +316,25 @@ Deno.test({
     await tab.goto(`${bridge.origin}/plain`);
     await tab.waitForFunction(async () => {
       const url = "/__aim/elements.js";
-      return (await import(url)).client.status === "connected";
+      return (await import(url)).client.declarations.length === 1;
     });
-    assert.deepEqual(loaded, ["/__aim/elements.js", "/__aim/elements.shared.js"]);
+    assert.deepEqual(loaded.slice(0, 3).sort(), [
+      "/__aim/elements.js",
+      "/__aim/elements.readers.js",
+      "/__aim/elements.shared.js",
+    ]);
+    assert.deepEqual(loaded.slice(3), ["/__aim/elements.markup.js"]);
+    // The bridge never holds the page without its actions: after `hello`, the first message is
+    // the register of the action, read once the reader loaded, and the state follows it.
+    const sent = await tab.evaluate(() =>
+      (window as unknown as { aimSent: string[] }).aimSent.map((text) => JSON.parse(text))
+    );
+    assert.deepEqual(sent.slice(0, 3).map((m) => m.type), ["hello", "register", "state"]);
+    assert.deepEqual(sent[1].actions.map((a: { id: string }) => a.id), ["search"]);
+    assert.ok(
+      sent.every((m) => m.type !== "register" || m.actions.length === 1),
+      "a register without the action was sent",
+    );
 
     // A panel added later, deep in the page, is found, loaded and rendered.
     await tab.evaluate(() => {
@@ -300,11 +343,82 @@ Deno.test({
       document.body.append(box);
     });
     await panelToken(tab);
-    assert.deepEqual(loaded, [
-      "/__aim/elements.js",
-      "/__aim/elements.shared.js",
+    assert.deepEqual(loaded.slice(3), [
+      "/__aim/elements.markup.js",
       "/__aim/elements.panel.js",
       "/__aim/elements.dialog.js",
     ]);
+  },
+});
+
+Deno.test({
+  name:
+    "a page that declares no <aim-action> never loads the markup reader, its session registered all the same",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using browser = await launchBrowser();
+    await using bridge = await startBridge({
+      site: {
+        "state.html": `<!doctype html><title>State</title>${ELEMENTS}
+<aim-state name="count" value="3"></aim-state>`,
+      },
+    });
+    await using context = await browser.context();
+    const tab = await context.newPage();
+    const loaded: string[] = [];
+    tab.on("request", (request) => {
+      const path = new URL(request.url()).pathname;
+      if (path.startsWith("/__aim/elements")) loaded.push(path);
+    });
+    await tab.goto(`${bridge.origin}/state`);
+    const agent = new Agent(
+      bridge,
+      await tab.waitForFunction(async () => {
+        const url = "/__aim/elements.js";
+        const { client } = await import(url);
+        return client.status === "connected" && client.token;
+      }).then((handle) => handle.jsonValue() as Promise<string>),
+    );
+    // Its state is in: the session was registered, without the markup reader.
+    const manifest = await agent.manifestWhen("/state.json", (m) => m.state?.count === "3");
+    // The bridge's own actions only.
+    for (const { id } of manifest.body.actions) assert.match(id, /^(disconnect|login)$/);
+    assert.ok(!loaded.includes("/__aim/elements.markup.js"), loaded.join(", "));
+  },
+});
+
+Deno.test({
+  name:
+    "a page whose markup reader cannot be fetched says so once, and registers its state without its <aim-action>s",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using browser = await launchBrowser();
+    await using bridge = await startBridge({
+      site: {
+        "blocked.html": `<!doctype html><title>Blocked</title>${ELEMENTS}
+<aim-action name="search" description="Search" input-example="x"></aim-action>
+<aim-state name="count" value="3"></aim-state>`,
+      },
+    });
+    await using context = await browser.context();
+    const tab = await context.newPage();
+    const warnings = new Warnings(tab);
+    // A proxy that blocks the chunk.
+    await tab.setRequestInterception(true);
+    tab.on("request", (request) => {
+      if (new URL(request.url()).pathname === "/__aim/elements.markup.js") request.abort();
+      else request.continue();
+    });
+    await tab.goto(`${bridge.origin}/blocked`);
+    await warnings.waitFor(/the action markup did not load: .*#chunk-not-loaded/);
+    const token = await tab.waitForFunction(async () => {
+      const url = "/__aim/elements.js";
+      const { client } = await import(url);
+      return client.status === "connected" && client.token;
+    }).then((handle) => handle.jsonValue() as Promise<string>);
+    const agent = new Agent(bridge, token);
+    const manifest = await agent.manifestWhen("/blocked.json", (m) => m.state?.count === "3");
+    for (const { id } of manifest.body.actions) assert.match(id, /^(disconnect|login)$/);
+    assert.equal(warnings.lines.filter((line) => /did not load/.test(line)).length, 1);
   },
 });

@@ -10,7 +10,7 @@
 import assert from "node:assert/strict";
 import { actionItems, type MarkupElement, MarkupError } from "../../bridge/markup/action.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { labelText } from "../../bridge/markup/element.ts";
+import { labelText } from "../../bridge/markup/reading.ts";
 import { type Fake, h, page, read } from "../helpers/fake_dom.ts";
 
 const DECLARED: Record<string, string>[] = [

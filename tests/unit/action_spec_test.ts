@@ -17,7 +17,7 @@ import {
 } from "../../bridge/input/action_spec.ts";
 import { MAX_ACTION_PATTERN_SIZE } from "../../bridge/input/pattern.ts";
 import { MarkupError } from "../../bridge/markup/action.ts";
-import { OBJECT_NAMES } from "../../bridge/wire/names.ts";
+import { OBJECT_NAMES } from "../../bridge/wire/object_names.ts";
 import { READ_TOOL } from "../../bridge/wire/tools.ts";
 import type { InputSchema } from "../../bridge/wire/schemas.ts";
 

@@ -10,7 +10,7 @@ import { MarkupError } from "../../bridge/markup/action.ts";
 import { redactSecrets, SECRET_KEY } from "../../bridge/markup/secrets.ts";
 import { validateInput } from "../../bridge/input/validate.ts";
 import { scanPage } from "../../bridge/site/catalog.ts";
-import { OBJECT_NAMES } from "../../bridge/wire/names.ts";
+import { OBJECT_NAMES } from "../../bridge/wire/object_names.ts";
 import {
   actionId,
   type ActionModel,

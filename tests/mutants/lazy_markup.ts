@@ -23,8 +23,8 @@ export const mutants: Mutant[] = [
     guarantee: "A tab whose session opens registers its actions once the markup reader loaded: " +
       "its first register holds them, so the bridge never holds the page without them.",
     file: "elements/client.ts",
-    find: "      if (this.#markupFirst()) return;\n",
-    replace: "",
+    find: "    if (this.#markupFirst()) return;\n    this.#register();\n",
+    replace: "    this.#register();\n",
     tests: [BUNDLE],
   },
   {
@@ -35,14 +35,5 @@ export const mutants: Mutant[] = [
     find: "      failed = true;\n",
     replace: "",
     tests: [BUNDLE],
-  },
-  {
-    name: "markup-settled-before-reader",
-    guarantee: "A tab that hears of a sign-in while the markup reader loads says it settled only " +
-      "after its actions and state went, so the sign-in is answered with the page's state.",
-    file: "elements/client.ts",
-    find: "          if (this.#markupFirst()) await loadActionMarkup();\n",
-    replace: "",
-    tests: ["tests/browser/markup_chunk_test.ts"],
   },
 ];

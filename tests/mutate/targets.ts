@@ -193,7 +193,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     note: TAB_NOTE,
   },
   "bridge/core/channel_budget.ts": {
-    tests: ["tests/protocol/channel_budget_test.ts"],
+    tests: ["tests/unit/channel_budget_test.ts", "tests/protocol/channel_budget_test.ts"],
     note: TAB_NOTE,
   },
   "bridge/core/tab.ts": {

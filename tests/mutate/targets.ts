@@ -161,6 +161,10 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/upstream/proxy.ts": {
     tests: ["tests/upstream/forward_test.ts", "tests/upstream/answers_test.ts"],
   },
+  // The proxy's time limits and hang-up watch, one timer for all.
+  "bridge/upstream/deadlines.ts": {
+    tests: ["tests/upstream/deadlines_test.ts", "tests/upstream/forward_test.ts"],
+  },
   "bridge/upstream/request_body.ts": {
     tests: ["tests/upstream/request_body_test.ts"],
     note: UPSTREAM_NOTE,
@@ -212,7 +216,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
     note: TAB_NOTE,
   },
   "bridge/core/channel_budget.ts": {
-    tests: ["tests/protocol/channel_budget_test.ts"],
+    tests: ["tests/unit/channel_budget_test.ts", "tests/protocol/channel_budget_test.ts"],
     note: TAB_NOTE,
   },
   "bridge/core/tab.ts": {

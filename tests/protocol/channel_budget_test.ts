@@ -6,7 +6,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { CHANNEL_BUDGETS } from "../../bridge/core/channel_budget.ts";
+import { CHANNEL_BUDGETS, INVOKE_CREDIT } from "../../bridge/core/channel_budget.ts";
 import { ADDRESS_CHARACTERS } from "../../bridge/core/address_budget.ts";
 import { CREDENTIAL_PROTOCOL_PREFIX, TAB_PROTOCOL } from "../../bridge/wire/names.ts";
 import { ONE_PROCESS, startBridge, type TestBridge } from "../helpers/bridge.ts";
@@ -204,6 +204,43 @@ Deno.test(
       assert.deepEqual((await res.json()).state.last, `q${n}`);
     }
     await alive(tab);
+  },
+);
+
+Deno.test(
+  "an invocation pays for its own answers only: the messages and characters a tab sends after them count",
+  ONE_PROCESS,
+  async () => {
+    for (const flood of ["state", "characters"] as const) {
+      const { bridge } = await stillBridge();
+      await using _bridge = bridge;
+      const { token, tab } = await holder(bridge);
+      const res = await bridge.invoke(token, "search", "pens");
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+      const { perSecond } = CHANNEL_BUDGETS[flood];
+      const message = (n: number) => ({
+        type: "state",
+        state: flood === "state" ? { n } : { n, big: "x".repeat(1e6 - 100) },
+      });
+      // The tab answered with a result (1 of the credit's 4 messages): 3 messages are left, or 2
+      // messages of about 1e6 characters. First as much as the bucket holds (all 300 states, or
+      // 4 of the 4 MiB), heard; then exactly up to the one past the bucket and the credit
+      // together (more after it would reach a closed socket, whose close the client then misses).
+      const first = flood === "state" ? CHANNEL_BUDGETS.state.burst : 4;
+      for (let n = 0; n < first; n++) tab.send(message(n));
+      await alive(tab);
+      const more = flood === "state" ? INVOKE_CREDIT.messages : 3;
+      for (let n = 0; n < more; n++) tab.send(message(first + n));
+      const closed = await closedBy(tab);
+      assert.equal(closed.code, 1008, `${flood}: ${closed.reason}`);
+      assert.equal(
+        closed.reason,
+        flood === "state"
+          ? `more than ${perSecond} state messages a second`
+          : `more than ${perSecond} characters of messages a second`,
+      );
+    }
   },
 );
 

@@ -1,10 +1,8 @@
 /**
- * The tab channel's budgets (bridge/core/channel_budget.ts) on their own, time given by the
- * test: each kind of message and the characters are a token bucket (a burst, then so many a
- * second, never more than the burst, never refilled by a clock going back), the invocation's
- * credit pays first for the messages it made necessary and only for those, and each refusal says
- * which budget it went past. tests/protocol/channel_budget_test.ts holds the same through a
- * bridge and a tab.
+ * ChannelBudget (bridge/core/channel_budget.ts) read directly: each message type is charged to
+ * its kind's bucket, a burst and then its rate, never past its burst; an invocation's credit pays
+ * for its 4 answering messages and 2 MiB of characters once, never for what the tab sends after.
+ *
  * @module
  */
 import assert from "node:assert/strict";
@@ -14,127 +12,124 @@ import {
   ChannelBudget,
   type Credit,
   INVOKE_CREDIT,
-  type Rate,
 } from "../../bridge/core/channel_budget.ts";
 import type { TabMessage } from "../../bridge/wire/channel.ts";
 
-/** Each message type and the budget it is counted in. */
-const KINDS: [TabMessage["type"], BudgetKind][] = [
-  ["hello", "hello"],
-  ["navigate", "navigate"],
-  ["heartbeat", "heartbeat"],
-  ["register", "register"],
-  ["state", "state"],
-  ["result", "answer"],
-  ["awaiting", "answer"],
-  ["settled", "answer"],
-  ["run", "run"],
+/** Every message type, with the kind it is charged to and whether an invocation pays for it. */
+const TYPES: [type: TabMessage["type"], kind: BudgetKind, credited: boolean][] = [
+  ["hello", "hello", false],
+  ["navigate", "navigate", false],
+  ["heartbeat", "heartbeat", false],
+  ["register", "register", true],
+  ["state", "state", true],
+  ["result", "answer", true],
+  ["awaiting", "answer", true],
+  ["settled", "answer", false],
+  ["run", "run", false],
 ];
 
-/** The messages an invocation's credit pays for. */
-const CREDITED = new Set(["result", "awaiting", "state", "register"]);
-
-const NO_CREDIT = (): Credit => ({ messages: 0, characters: 0 });
-
-/** Rates of `burst` and `perSecond` for every kind. */
-function rates(burst: number, perSecond: number): Record<BudgetKind, Rate> {
-  const out = {} as Record<BudgetKind, Rate>;
-  for (const kind of Object.keys(CHANNEL_BUDGETS) as BudgetKind[]) {
-    out[kind] = { burst, perSecond };
-  }
-  return out;
+/** A credit as an `invoke` sets it. */
+function invoked(): Credit {
+  return { ...INVOKE_CREDIT };
 }
 
-Deno.test("every budget gives its burst at once and not one message more", () => {
-  for (const [kind, rate] of Object.entries(CHANNEL_BUDGETS) as [BudgetKind, Rate][]) {
+/** No credit: what a tab no invocation was sent to has. */
+function none(): Credit {
+  return { messages: 0, characters: 0 };
+}
+
+Deno.test("each message type is charged to its kind: its burst passes, the one after is refused", () => {
+  for (const [type, kind] of TYPES) {
     const budget = new ChannelBudget();
-    assert.ok(rate.burst > 0 && rate.perSecond > 0, kind);
-    if (kind === "characters") {
-      assert.ok(budget.take(kind, rate.burst, 1000), kind);
-    } else {
-      for (let i = 0; i < rate.burst; i++) assert.ok(budget.take(kind, 1, 1000), `${kind} ${i}`);
-    }
-    assert.equal(budget.take(kind, 1, 1000), false, kind);
+    const { burst, perSecond } = CHANNEL_BUDGETS[kind];
+    for (let n = 0; n < burst; n++) assert.equal(budget.overCount(type, none(), 0), null, type);
+    assert.equal(
+      budget.overCount(type, none(), 0),
+      `more than ${perSecond} ${type} messages a second`,
+    );
   }
 });
 
-Deno.test("a bucket fills at its rate per second, never past its burst, and not when the clock goes back", () => {
-  const budget = new ChannelBudget(rates(10, 4));
-  assert.ok(budget.take("navigate", 10, 0));
-  assert.equal(budget.take("navigate", 1, 0), false);
-  // 250 ms at 4 a second: one.
-  assert.ok(budget.take("navigate", 1, 250));
-  assert.equal(budget.take("navigate", 1, 250), false);
-  // 249 ms more: not yet a whole one.
-  assert.equal(budget.take("navigate", 1, 499), false);
-  assert.ok(budget.take("navigate", 1, 500));
-  // A long pause fills it to the burst only.
-  assert.ok(budget.take("navigate", 10, 60_000));
-  assert.equal(budget.take("navigate", 1, 60_000), false);
-  // A clock that goes back gives nothing, and the next refill counts from there.
-  assert.equal(budget.take("navigate", 1, 59_000), false);
-  assert.ok(budget.take("navigate", 1, 59_250));
-  // A refusal takes nothing: what is there is still there.
-  const other = new ChannelBudget(rates(3, 1));
-  assert.equal(other.take("state", 4, 0), false);
-  assert.ok(other.take("state", 3, 0));
-  // Each kind has its own bucket.
-  assert.ok(budget.take("state", 10, 60_000));
+Deno.test("the types of one kind share its bucket: results, awaitings and settleds together", () => {
+  const budget = new ChannelBudget();
+  const { burst } = CHANNEL_BUDGETS.answer;
+  const answers: TabMessage["type"][] = ["result", "awaiting", "settled"];
+  for (let n = 0; n < burst; n++) assert.equal(budget.overCount(answers[n % 3]!, none(), 0), null);
+  for (const type of answers) assert.notEqual(budget.overCount(type, none(), 0), null, type);
+  // Another kind's bucket is untouched.
+  assert.equal(budget.overCount("state", none(), 0), null);
 });
 
-Deno.test("each message type is counted in its own budget, and says which it went past", () => {
-  for (const [type, kind] of KINDS) {
-    const custom = rates(1000, 1000);
-    custom[kind] = { burst: 2, perSecond: 7 };
-    const budget = new ChannelBudget(custom);
-    const credit = NO_CREDIT();
-    assert.equal(budget.overCount(type, credit, 0), null, type);
-    assert.equal(budget.overCount(type, credit, 0), null, type);
-    assert.equal(budget.overCount(type, credit, 0), `more than 7 ${type} messages a second`, type);
-    // The other kinds' budgets are untouched.
-    for (const [other, otherKind] of KINDS) {
-      if (otherKind !== kind) assert.equal(budget.overCount(other, credit, 0), null, other);
+Deno.test("a bucket fills at its rate, never past its burst, however long the tab was quiet", () => {
+  const budget = new ChannelBudget();
+  const { burst, perSecond } = CHANNEL_BUDGETS.navigate;
+  for (let n = 0; n < burst; n++) budget.overCount("navigate", none(), 0);
+  assert.notEqual(budget.overCount("navigate", none(), 0), null);
+  // Half a second: half the rate.
+  for (let n = 0; n < perSecond / 2; n++) {
+    assert.equal(budget.overCount("navigate", none(), 500), null, `${n}`);
+  }
+  assert.notEqual(budget.overCount("navigate", none(), 500), null);
+  // An hour later: the burst again, not an hour's worth.
+  const later = 3_600_000;
+  for (let n = 0; n < burst; n++) assert.equal(budget.overCount("navigate", none(), later), null);
+  assert.notEqual(budget.overCount("navigate", none(), later), null);
+});
+
+Deno.test("an invocation's credit pays for its 4 answering messages once, then the bucket pays", () => {
+  for (const [type, kind, credited] of TYPES) {
+    const budget = new ChannelBudget();
+    const credit = invoked();
+    const { burst } = CHANNEL_BUDGETS[kind];
+    const free = credited ? INVOKE_CREDIT.messages : 0;
+    for (let n = 0; n < burst + free; n++) {
+      assert.equal(budget.overCount(type, credit, 0), null, `${type} ${n}`);
     }
+    assert.equal(credit.messages, credited ? 0 : INVOKE_CREDIT.messages, `${type}'s credit`);
+    assert.notEqual(budget.overCount(type, credit, 0), null, `${type} past its burst and credit`);
   }
 });
 
-Deno.test("an invocation's credit pays first for the messages it made necessary, and only those", () => {
-  for (const [type] of KINDS) {
-    const budget = new ChannelBudget(rates(0, 1));
-    const credit: Credit = { messages: 2, characters: 0 };
-    if (CREDITED.has(type)) {
-      assert.equal(budget.overCount(type, credit, 0), null, type);
-      assert.equal(credit.messages, 1, type);
-      assert.equal(budget.overCount(type, credit, 0), null, type);
-      assert.equal(credit.messages, 0, type);
-      assert.notEqual(budget.overCount(type, credit, 0), null, `${type}: the credit is spent`);
-      assert.equal(credit.messages, 0, type);
-    } else {
-      assert.notEqual(budget.overCount(type, credit, 0), null, type);
-      assert.equal(credit.messages, 2, `${type}: the credit does not pay for it`);
-    }
-  }
-  assert.deepEqual(INVOKE_CREDIT, { messages: 4, characters: 2 << 20 });
+Deno.test("an invocation's credit pays for 2 MiB of characters once, then the bucket pays", () => {
+  const budget = new ChannelBudget();
+  const credit = invoked();
+  const { burst, perSecond } = CHANNEL_BUDGETS.characters;
+  const size = 1 << 20;
+  const within = (INVOKE_CREDIT.characters + burst) / size;
+  for (let n = 0; n < within; n++) assert.equal(budget.overLength(size, credit, 0), null, `${n}`);
+  assert.equal(credit.characters, 0);
+  assert.equal(
+    budget.overLength(1, credit, 0),
+    `more than ${perSecond} characters of messages a second`,
+  );
 });
 
-Deno.test("characters are paid by the credit first, to the character, then by their bucket, and a refusal says so", () => {
+Deno.test("a message larger than what the credit has left is charged to the bucket whole", () => {
   const budget = new ChannelBudget({
-    ...rates(1000, 1000),
-    characters: { burst: 100, perSecond: 50 },
+    ...CHANNEL_BUDGETS,
+    characters: { burst: 100, perSecond: 10 },
   });
-  const credit: Credit = { messages: 0, characters: 30 };
-  assert.equal(budget.overLength(30, credit, 0), null);
-  assert.equal(credit.characters, 0, "spent exactly");
-  // The credit spent, the bucket pays: 100 at once.
-  assert.equal(budget.overLength(100, credit, 0), null);
-  assert.equal(budget.overLength(1, credit, 0), "more than 50 characters of messages a second");
-  // A credit smaller than the message pays nothing of it: the bucket pays it all.
-  const partial = new ChannelBudget({
-    ...rates(1000, 1000),
-    characters: { burst: 10, perSecond: 1 },
-  });
-  const small: Credit = { messages: 0, characters: 5 };
-  assert.equal(partial.overLength(10, small, 0), null);
-  assert.equal(small.characters, 5);
-  assert.notEqual(partial.overLength(1, { messages: 0, characters: 0 }, 0), null);
+  const credit = { messages: 0, characters: 50 };
+  assert.equal(budget.overLength(80, credit, 0), null);
+  // The credit was not spent on it: it pays for a smaller message next.
+  assert.equal(credit.characters, 50);
+  assert.equal(budget.overLength(50, credit, 0), null);
+  assert.equal(credit.characters, 0);
+  assert.equal(budget.overLength(20, credit, 0), null);
+  assert.notEqual(budget.overLength(1, credit, 0), null);
+});
+
+Deno.test("give() returns to a bucket what an invocation paid for, never past its burst", () => {
+  const budget = new ChannelBudget();
+  const { burst } = CHANNEL_BUDGETS.hello;
+  for (let n = 0; n < burst; n++) budget.overCount("hello", none(), 0);
+  assert.notEqual(budget.overCount("hello", none(), 0), null);
+  budget.give("hello", 1, 0);
+  assert.equal(budget.overCount("hello", none(), 0), null);
+  assert.notEqual(budget.overCount("hello", none(), 0), null);
+  // Given to a full bucket: nothing past its burst.
+  const full = new ChannelBudget();
+  full.give("hello", 5, 0);
+  for (let n = 0; n < burst; n++) assert.equal(full.overCount("hello", none(), 0), null);
+  assert.notEqual(full.overCount("hello", none(), 0), null);
 });

@@ -211,6 +211,7 @@ export class BridgeCore {
       onError: options.onError,
       onInvocation: options.onInvocation,
       now,
+      workClock: options.workClock,
     });
     // Calls another instance forwards here, where the session's tab is.
     share.serve(async (tokenHash, call, { onAwaiting, signal }) => {

@@ -141,6 +141,12 @@ export interface BridgeCoreOptions {
   share?: SessionShare | undefined;
   /** The clock; without it, `Date.now`. */
   now?: () => number;
+  /**
+   * The clock the checks of new actions are timed by, ms, for their budget
+   * (`SCHEMA_CHECK_BUDGET`); without it, `performance.now`. A test's own makes a check cost
+   * what the test says, whatever the machine's speed.
+   */
+  workClock?: (() => number) | undefined;
 }
 
 /** The defaults of {@linkcode BridgeCoreOptions}, as its `@default` tags say. */

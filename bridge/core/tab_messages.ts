@@ -58,7 +58,7 @@ export interface TabMessageContext {
    */
   schemaBudget?: Readonly<Rate>;
   /** The clock checks are timed by, ms; without it, `performance.now`. */
-  workClock?: () => number;
+  workClock?: (() => number) | undefined;
   /**
    * What the tabs of one client address may send, all its sessions together; without it,
    * `ADDRESS_CHARACTERS` (core/address_budget.ts).

@@ -64,6 +64,24 @@ export const mutants: Mutant[] = [
     tests: ["tests/unit/schema_checks_test.ts"],
   },
   {
+    name: "schema-check-clock-frozen",
+    guarantee: "Without a clock of its own, a check of a new action is charged the time it took " +
+      "on the bridge's clock (performance.now).",
+    file: "bridge/core/schema_checks.ts",
+    find: "this.#clock = options.clock ?? (() => performance.now());",
+    replace: "this.#clock = options.clock ?? (() => 0);",
+    tests: ["tests/unit/schema_checks_test.ts"],
+  },
+  {
+    name: "core-work-clock-ignored",
+    guarantee: "The core times the checks of new actions by its `workClock` option: a test's " +
+      "own makes a check cost what the test says, whatever the machine's speed.",
+    file: "bridge/core/bridge.ts",
+    find: "workClock: options.workClock,",
+    replace: "",
+    tests: ["tests/protocol/schema_budget_test.ts"],
+  },
+  {
     name: "schema-check-cache-ignored",
     guarantee: "An action checked before costs no time of the budget: the tabs of a page " +
       "register the same actions again and again.",

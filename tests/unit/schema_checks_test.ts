@@ -2,7 +2,8 @@
  * Unit tests of bridge/core/schema_checks.ts, the budget of the bridge's time a session's tabs
  * may spend on checking actions it has not seen: exactly the burst, then so much a second, the
  * refusal word for word, a check seen before free, and each session's budget its own. The
- * clocks are the test's: each check takes what the test says.
+ * clocks are the test's: each check takes what the test says; one test times real checks by
+ * the default clock, with a budget any check spends.
  *
  * @module
  */
@@ -147,4 +148,21 @@ Deno.test("a declaration of more than 24 KiB of JSON is checked, and charged, ev
     assert.throws(() => schemas.check(session, big), MarkupError);
     assert.equal(time.work - start, kept ? 100 : 200, `${length}`);
   }
+});
+
+Deno.test("without a clock of its own, a check is charged the time it took on the bridge's clock", () => {
+  // A burst of a microsecond, never refilled: any real check spends it, however fast the machine.
+  const schemas = new SchemaChecks({ budget: { burst: 0.001, perSecond: 0 }, now: () => 0 });
+  const declaration = (id: string) => ({
+    id,
+    description: "An action",
+    input_schema: { type: "string", pattern: `^${id}$` },
+    consequential: false,
+    protected: false,
+  });
+  const session = {};
+  assert.equal(schemas.check(session, declaration("first")).id, "first");
+  assert.match(refusal(() => schemas.check(session, declaration("second"))), /was not checked/);
+  // Another session's budget is whole.
+  assert.equal(schemas.check({}, declaration("second")).id, "second");
 });

@@ -85,15 +85,7 @@ Deno.test("inputProblem() accepts exactly the inputs the bridge's validateInput(
     fc.property(fc.oneof(fieldSchema, objectSchema), inputValue, (schema, input) => {
       // Only schemas the bridge would take (a minLength above maxLength it refuses).
       if ("minLength" in schema && (schema.minLength ?? 0) > (schema.maxLength ?? Infinity)) return;
-      const spec = {
-        id: "act",
-        description: "An action",
-        input_schema: schema as InputSchema,
-        input_example: "",
-        consequential: false,
-        protected: false,
-        read_only: false,
-      } as ActionSpec;
+      const spec = specOf(schema as Schema);
       let bridge = true;
       try {
         validateInput(spec, input);

@@ -8,6 +8,7 @@
 import type { Mutant } from "./mutant.ts";
 
 const BUNDLE = "tests/browser/bundle_test.ts";
+const CHUNK = "tests/browser/markup_chunk_test.ts";
 
 export const mutants: Mutant[] = [
   {
@@ -35,5 +36,22 @@ export const mutants: Mutant[] = [
     find: "      failed = true;\n",
     replace: "",
     tests: [BUNDLE],
+  },
+  {
+    name: "markup-channel-before-reader",
+    guarantee: "A tab opens its channel only once the markup reader loaded: it is connected, its " +
+      "token working, only with the page's actions registered, so an agent's first call finds them.",
+    file: "elements/client.ts",
+    find: "return markupPending(this.actions) ? loadActionMarkup() : undefined;",
+    replace: "return undefined;",
+    tests: [CHUNK],
+  },
+  {
+    name: "markup-channel-not-waited",
+    guarantee: "The channel waits for what the client needs before it opens (beforeChannel).",
+    file: "elements/client_link.ts",
+    find: "    if (ready) await ready;\n",
+    replace: "",
+    tests: [CHUNK],
   },
 ];

@@ -131,3 +131,53 @@ Deno.test({
     assert.equal(no.body.error, "declined");
   },
 });
+
+Deno.test({
+  name:
+    "an <aim-action> a script renders while the channel opens goes in the tab's first register, never after an empty one",
+  ignore: NO_CHROMIUM,
+  async fn() {
+    await using bridge = await startBridge({
+      site: {
+        "late.html": `<!doctype html><title>Late</title>${ELEMENTS}
+<aim-state name="count" value="3"></aim-state>`,
+      },
+    });
+    await using browser = await launchBrowser();
+    await using context = await browser.context();
+    const tab = await context.newPage();
+    await recordChannel(tab);
+    // The page has no <aim-action> when its session opens (nothing loads the markup reader);
+    // a framework renders one as the client opens the tab channel.
+    await tab.evaluateOnNewDocument(() => {
+      const Native = WebSocket;
+      globalThis.WebSocket = class extends Native {
+        constructor(url: string | URL, protocols?: string | string[]) {
+          super(url, protocols);
+          if (String(url).endsWith("/__aim/tab")) {
+            document.body.insertAdjacentHTML(
+              "beforeend",
+              '<aim-action name="search" description="Search" input-example="x"></aim-action>',
+            );
+          }
+        }
+      };
+    });
+    await tab.goto(`${bridge.origin}/late`);
+    const agent = new Agent(bridge, await connectedToken(tab));
+    await agent.manifestWhen(
+      "/late.json",
+      (m) => m.actions.some((a: { id: string }) => a.id === "search"),
+    );
+    const sent = await tab.evaluate(() =>
+      (window as unknown as { aimSent: string[] }).aimSent.map((text) => JSON.parse(text))
+    );
+    assert.deepEqual(sent.slice(0, 3).map((m) => m.type), ["hello", "register", "state"]);
+    assert.deepEqual(
+      sent.filter((m) => m.type === "register").map((m) =>
+        m.actions.map((a: { id: string }) => a.id)
+      ),
+      [["search"]],
+    );
+  },
+});

@@ -26,7 +26,7 @@ export const mutants: Mutant[] = [
     file: "elements/client.ts",
     find: "    if (this.#markupFirst()) return;\n    this.#register();\n",
     replace: "    this.#register();\n",
-    tests: [BUNDLE],
+    tests: [BUNDLE, CHUNK],
   },
   {
     name: "markup-failure-waited-for",
@@ -36,6 +36,15 @@ export const mutants: Mutant[] = [
     find: "      failed = true;\n",
     replace: "",
     tests: [BUNDLE],
+  },
+  {
+    name: "markup-settled-before-reader",
+    guarantee: "A tab that hears of a sign-in while the markup reader loads says it settled only " +
+      "after its actions and state went, so the sign-in is answered with the page's state.",
+    file: "elements/client.ts",
+    find: "          if (this.#markupFirst()) await loadActionMarkup();\n",
+    replace: "",
+    tests: [CHUNK],
   },
   {
     name: "markup-channel-before-reader",

@@ -1,7 +1,8 @@
 /**
  * Named mutants of `<aim-action>`'s markup reader loading on demand (elements/load_markup.ts):
- * a page without one never loads it, a page whose session opens registers its actions only
- * once it is loaded, never an empty list first, and one that cannot load it registers the rest.
+ * a page without one never loads it, a page whose session opens opens its channel only once it
+ * is loaded and registers its actions then, never an empty list first (nor says it settled a
+ * sign-in before), and one that cannot load it registers the rest.
  *
  * @module
  */

@@ -1,9 +1,10 @@
 /**
  * `<aim-action>`'s markup reader, a chunk of the elements of its own (`elements.markup.js`): the
  * one reading of an action's attributes, fields and form that the bridge's HTML scan shares
- * (bridge/markup/action.ts). A page needs it once its declarations are read: when its session's
- * channel opens (the client registers them with the bridge), when WebMCP offers them as tools,
- * or when an `<aim-panel>` lists them; elements/load_markup.ts loads it then.
+ * (bridge/markup/action.ts). A page needs it once its declarations are read: when its session is
+ * open, before its channel opens (the client registers them with the bridge as soon as it is),
+ * when WebMCP offers them as tools, or when an `<aim-panel>` lists them; elements/load_markup.ts
+ * loads it then.
  *
  * @module
  */

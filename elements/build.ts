@@ -10,8 +10,8 @@
  * - `elements.readers.js`: what the entry and the markup reader's chunk share (selectors across
  *   shadow roots, a child script's JSON), which `<aim-state>` reads with, so loaded up front;
  * - `elements.markup.js`: `<aim-action>`'s markup reader (elements/action_markup.ts), imported
- *   (elements/load_markup.ts) when the client registers the page's actions with a session, when
- *   WebMCP offers them as tools, or when an `<aim-panel>` lists them;
+ *   (elements/load_markup.ts) once the page's session is open, before its channel opens, when
+ *   WebMCP offers the actions as tools, or when an `<aim-panel>` lists them;
  * - `elements.panel.js`: `<aim-panel>` with LitElement and lit-html, imported when an
  *   `<aim-panel>` is in the document;
  * - `elements.dialog.js`: the confirmation dialog and the rules of every prompt

@@ -124,6 +124,19 @@ export class AimClient extends ClientLink {
   }
 
   /**
+   * The channel opens once `<aim-action>`'s markup reader has loaded (or could not): its `hello`
+   * is then followed at once by the page's actions, before the bridge grants this tab the
+   * session. Opened first, the tab would say it is connected (and the panel show the token)
+   * while the bridge holds the page without its actions, and an agent's first call would find
+   * none of them.
+   *
+   * @internal
+   */
+  protected override beforeChannel(): Promise<void> | undefined {
+    return markupPending(this.actions) ? loadActionMarkup() : undefined;
+  }
+
+  /**
    * The channel is gone: a prompt for the invocation in progress must go.
    *
    * @internal
@@ -295,9 +308,9 @@ export class AimClient extends ClientLink {
   }
 
   /**
-   * Whether the bridge waits for `<aim-action>`'s markup reader, a chunk loaded once a session's
-   * channel opens: the actions, then the state, go once it is loaded, so that an agent never
-   * sees the page without its actions first.
+   * Whether the bridge waits for `<aim-action>`'s markup reader, loaded before the channel opens
+   * (`beforeChannel`) but not yet when an `<aim-action>` came after that: the actions, then the
+   * state, go once it is loaded, so that an agent never sees the page without its actions first.
    */
   #markupFirst(): boolean {
     if (!this.channelOpen || !markupPending(this.actions)) return false;

@@ -117,6 +117,14 @@ export abstract class ClientLink extends EventTarget {
    * @internal The client's.
    */
   protected abstract onMessage(message: BridgeMessage): void;
+  /**
+   * What the channel waits for before it opens, if anything (the session is open by then):
+   * the client's reader of what the page declares, so that the bridge, and an agent given the
+   * token once the tab holds the session, never finds the page without its actions.
+   *
+   * @internal The client's.
+   */
+  protected abstract beforeChannel(): Promise<void> | undefined;
 
   /** Opens the session and the channel, and follows the tab's pages and its leaving. */
   start(): void {
@@ -224,6 +232,10 @@ export abstract class ClientLink extends EventTarget {
       this.#peers = new BroadcastChannel(`aim.${tag(this.token)}`);
       this.#peers.onmessage = (e) => e.data === "release" && this.#release();
     }
+    // Once the session is open (the bridge is there to load from), not in parallel with it:
+    // a chunk that failed to load is not loaded again before a reload.
+    const ready = this.beforeChannel();
+    if (ready) await ready;
     this.#connect();
   }
 

@@ -1,7 +1,8 @@
 /**
  * Loads `<aim-action>`'s markup reader (elements/action_markup.ts, a chunk of its own) once
- * something needs the page's declarations: the client before it registers them with a session,
- * WebMCP before it offers them as tools, the panel before it lists them. Until then, an
+ * something needs the page's declarations: the client once the page's session is open, before
+ * its channel opens (elements/client.ts `beforeChannel`), WebMCP before it offers them as tools,
+ * the panel before it lists them. Until then, an
  * `<aim-action>`'s `declaration()` is null; a page a visitor merely loads never reads it.
  *
  * @module

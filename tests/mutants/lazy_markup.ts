@@ -1,13 +1,15 @@
 /**
  * Named mutants of `<aim-action>`'s markup reader loading on demand (elements/load_markup.ts):
- * a page without one never loads it, a page whose session opens registers its actions only
- * once it is loaded, never an empty list first, and one that cannot load it registers the rest.
+ * a page without one never loads it, a page whose session opens opens its channel only once it
+ * is loaded and registers its actions then, never an empty list first (nor says it settled a
+ * sign-in before), and one that cannot load it registers the rest.
  *
  * @module
  */
 import type { Mutant } from "./mutant.ts";
 
 const BUNDLE = "tests/browser/bundle_test.ts";
+const CHUNK = "tests/browser/markup_chunk_test.ts";
 
 export const mutants: Mutant[] = [
   {
@@ -25,7 +27,7 @@ export const mutants: Mutant[] = [
     file: "elements/client.ts",
     find: "    if (this.#markupFirst()) return;\n    this.#register();\n",
     replace: "    this.#register();\n",
-    tests: [BUNDLE],
+    tests: [BUNDLE, CHUNK],
   },
   {
     name: "markup-failure-waited-for",
@@ -35,5 +37,31 @@ export const mutants: Mutant[] = [
     find: "      failed = true;\n",
     replace: "",
     tests: [BUNDLE],
+  },
+  {
+    name: "markup-settled-before-reader",
+    guarantee: "A tab that hears of a sign-in while the markup reader loads says it settled only " +
+      "after its actions and state went, so the sign-in is answered with the page's state.",
+    file: "elements/client.ts",
+    find: "          if (this.#markupFirst()) await loadActionMarkup();\n",
+    replace: "",
+    tests: [CHUNK],
+  },
+  {
+    name: "markup-channel-before-reader",
+    guarantee: "A tab opens its channel only once the markup reader loaded: it is connected, its " +
+      "token working, only with the page's actions registered, so an agent's first call finds them.",
+    file: "elements/client.ts",
+    find: "return markupPending(this.actions) ? loadActionMarkup() : undefined;",
+    replace: "return undefined;",
+    tests: [CHUNK],
+  },
+  {
+    name: "markup-channel-not-waited",
+    guarantee: "The channel waits for what the client needs before it opens (beforeChannel).",
+    file: "elements/client_link.ts",
+    find: "    if (ready) await ready;\n",
+    replace: "",
+    tests: [CHUNK],
   },
 ];

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { PACKAGING, skipUnlessPackaging } from "../helpers/cli.ts";
 
 const DENO_VERSION = Deno.version.deno;
 
@@ -22,8 +23,9 @@ function runtimeAvailable(): string | null {
   }
 }
 
+skipUnlessPackaging("compile_test");
 const runtime = runtimeAvailable();
-if (!runtime) {
+if (PACKAGING && !runtime) {
   console.log(
     "compile_test: skipped, deno compile needs its runtime (denort) and none is here: " +
       "set DENORT_BIN or run 'deno task compile' once on a machine with internet",
@@ -32,7 +34,7 @@ if (!runtime) {
 
 Deno.test({
   name: "deno task compile builds a binary that serves the embedded demo site and elements",
-  ignore: runtime === null,
+  ignore: !PACKAGING || runtime === null,
   async fn() {
     const compile = await new Deno.Command(Deno.execPath(), {
       args: ["task", "compile"],
@@ -98,7 +100,10 @@ async function compileWith(env: Record<string, string>): Promise<Deno.CommandOut
   }).output();
 }
 
-Deno.test("deno task compile without internet names DENORT_BIN and what to do", async () => {
+Deno.test({
+  name: "deno task compile without internet names DENORT_BIN and what to do",
+  ignore: !PACKAGING,
+}, async () => {
   const { env, dir } = await offlineWithoutRuntime();
   try {
     const offline = await compileWith(env);

@@ -1,5 +1,6 @@
 import assert from "node:assert/strict";
 import { join } from "node:path";
+import { PACKAGING, skipUnlessPackaging } from "../helpers/cli.ts";
 import { fileURLToPath } from "node:url";
 
 const ROOT = fileURLToPath(new URL("../../", import.meta.url));
@@ -17,7 +18,12 @@ console.log(JSON.stringify({ version: VERSION, actions: manifest.actions.map((a:
 await served.shutdown();
 `;
 
-Deno.test("another Deno project depends on aim through links in its deno.json, offline", async () => {
+skipUnlessPackaging("embedding_test");
+
+Deno.test({
+  name: "another Deno project depends on aim through links in its deno.json, offline",
+  ignore: !PACKAGING,
+}, async () => {
   const project = await Deno.makeTempDir({ prefix: "aim-embedder-" });
   try {
     await Deno.writeTextFile(

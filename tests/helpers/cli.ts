@@ -9,6 +9,20 @@ import { type TempDir, tempDir } from "./temp.ts";
 
 const MAIN = fileURLToPath(new URL("../../main.ts", import.meta.url));
 
+/**
+ * Whether the packaging tests run: they build aim whole (`deno compile`, another project that
+ * depends on it), a minute of CPU on two cores, so README's test command leaves them to
+ * `deno task test:packaging`, which CI runs after it (`deno task test:more`).
+ */
+export const PACKAGING: boolean = Deno.env.get("AIM_TEST_PACKAGING") === "1";
+
+/** Says once why a packaging test file is skipped. */
+export function skipUnlessPackaging(file: string): void {
+  if (!PACKAGING) {
+    console.log(`${file}: skipped, run by 'deno task test:packaging' (AIM_TEST_PACKAGING=1)`);
+  }
+}
+
 /** What a finished command printed and how it exited. */
 export interface CliResult {
   code: number;

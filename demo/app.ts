@@ -48,6 +48,8 @@ export const DEMO_DEFAULTS: { readonly auditRetentionDays: number } = {
 export interface RunningDemo extends AsyncDisposable {
   readonly served: ServedBridge;
   readonly store: DemoStore;
+  /** The audit trail; its rows are written once the event loop turns after each answer. */
+  readonly audit: AuditLog;
 }
 
 const RequestId = z.string().regex(/^req-\d{1,6}$/);
@@ -146,6 +148,7 @@ export async function startDemo(options: DemoOptions): Promise<RunningDemo> {
   return {
     served,
     store,
+    audit,
     async [Symbol.asyncDispose]() {
       await served.shutdown();
       store.close();

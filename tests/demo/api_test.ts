@@ -248,7 +248,9 @@ Deno.test("many agents approving one request at once: one wins, the rest fail, a
     else assert.match((await expectError(res, 422, "action_failed")).message, /already approved/);
   }
   assert.equal(demo.store.get("req-5").status, "approved");
-  // Every invocation is in the audit trail exactly once: no lost or doubled entries.
+  // Every invocation is in the audit trail exactly once: no lost or doubled entries. Its rows
+  // are written once the event loop turns after each answer: write those still queued.
+  demo.audit.flush();
   const db = new DatabaseSync(join(data, "audit.sqlite"));
   const rows = db.prepare(
     "SELECT status, count(*) AS n FROM audit WHERE action_id = 'approve_request' GROUP BY status",
@@ -273,6 +275,7 @@ Deno.test("a restart over the same data keeps the data and the audit trail, not 
   await expectError(await api(again.served.url, token, "/api/requests"), 403, "tab_required");
   await expectError(await invoke(again.served.url, token, "search", "x"), 401, "invalid_token");
   assert.equal(again.store.get("req-3").status, "approved");
+  again.audit.flush();
   const db = new DatabaseSync(join(data, "audit.sqlite"));
   const rows = db.prepare("SELECT action_id, status, input FROM audit ORDER BY id").all();
   db.close();

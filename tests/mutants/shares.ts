@@ -32,6 +32,14 @@ export const mutants: Mutant[] = [
     tests: SHARES,
   },
   {
+    name: "mints-under-way-unbounded",
+    guarantee: "An address has at most eight mints under way; its ninth waits for one to end.",
+    file: "bridge/core/bridge.ts",
+    find: "max: DEFAULTS.maxMintsPerClient,",
+    replace: "max: Infinity,",
+    tests: SHARES,
+  },
+  {
     name: "login-rate-unbounded",
     guarantee: "An address starts its password checks at a rate, whatever the accounts.",
     file: "bridge/core/server_actions.ts",

@@ -93,6 +93,55 @@ Deno.test(
   },
 );
 
+Deno.test(
+  "an address has at most eight mints under way; its ninth waits for one of them to end, another address's is answered at once",
+  ONE_PROCESS,
+  async () => {
+    // The rate lets every mint through: only the places under way hold the ninth back.
+    await using bridge = await startBridge({
+      trustProxy: true,
+      mintRate: { burst: 100, perSecond: 100 },
+    });
+    const gate = bridge.served.bridge.core.mints;
+    const key = `client:${A["X-Forwarded-For"]}`;
+    // A mint is under way until its body has arrived: these bodies are sent later.
+    const bodies: WritableStreamDefaultWriter<Uint8Array>[] = [];
+    const slow: Promise<Response>[] = [];
+    for (let i = 0; i < DEFAULTS.maxMintsPerClient; i++) {
+      const { readable, writable } = new TransformStream<Uint8Array, Uint8Array>();
+      bodies.push(writable.getWriter());
+      // A stream body needs duplex "half", as the Fetch standard says; Deno's types omit it.
+      const init: RequestInit & { duplex: "half" } = {
+        method: "POST",
+        headers: { "Content-Type": "application/json", ...A },
+        body: readable,
+        duplex: "half",
+      };
+      slow.push(bridge.fetch("/__aim/session", init));
+    }
+    await until(() => gate.inside === DEFAULTS.maxMintsPerClient, "eight mints under way");
+    const ninth = mint(bridge, A);
+    await until(() => gate.waitingOf(key) === 1, "the ninth mint waiting");
+    const other = await mint(bridge, B);
+    assert.equal(other.status, 200, "another address waited behind A's places");
+    assert.equal(gate.waitingOf(key), 1, "the ninth started with eight under way");
+    // One body arrives: its mint ends, and the ninth takes its place.
+    const body = new TextEncoder().encode(JSON.stringify({ page: "/control-panel" }));
+    await bodies[0]!.write(body);
+    await bodies[0]!.close();
+    assert.equal((await slow[0]!).status, 200);
+    assert.equal((await ninth).status, 200);
+    for (const writer of bodies.slice(1)) {
+      await writer.write(body);
+      await writer.close();
+    }
+    for (const res of await Promise.all(slow.slice(1))) {
+      assert.equal(res.status, 200);
+      await res.body?.cancel();
+    }
+  },
+);
+
 // A small scrypt cost keeps the checks fast; the turns do not depend on it.
 const hash = await hashPassword("correct horse", { N: 1024 });
 

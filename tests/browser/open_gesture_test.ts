@@ -24,13 +24,14 @@ import {
 /**
  * A list whose items are renamed as TodoMVC's are: double-click the label, and an editor appears
  * (here a frame and a little later, as an app that renders it after a fetch would), committed by
- * Enter. The "Stuck" item never opens. What the labels hear, and the titles saved, are its state.
+ * Enter. The "Stuck" item never opens: its edit field stays hidden. What the labels hear, and the
+ * titles saved, are its state.
  * A note is edited by pressing its Edit button.
  */
 const LIST = `<!doctype html><html lang="en"><head><meta charset="utf-8"><title>List</title>
 ${ELEMENTS}</head><body><aim-panel></aim-panel>
 <ul id="list"><li><label>Buy milk</label></li><li><label>Walk dog</label></li>
-<li class="stuck"><label>Stuck</label></li></ul>
+<li class="stuck"><label>Stuck</label><input class="edit" hidden></li></ul>
 <p id="note">Nothing yet</p><button id="edit-note">Edit</button>
 <aim-state name="heard"></aim-state><aim-state name="saved"></aim-state>
 <aim-action name="rename" description="Rename the item with this title" items="#list li"

@@ -13,10 +13,12 @@ import assert from "node:assert/strict";
 import { startBridge } from "../helpers/bridge.ts";
 import {
   Agent,
+  clickPanelButton,
   ELEMENTS,
   launchBrowser,
   NO_CHROMIUM,
   panelStatus,
+  panelText,
   panelToken,
   Warnings,
 } from "./harness.ts";
@@ -38,6 +40,9 @@ ${ELEMENTS}</head><body><aim-panel></aim-panel>
   key="label" open="dblclick:label" fill=".edit" commit="enter"></aim-action>
 <aim-action name="write_note" description="Write the note" open="click:#edit-note"
   fill="#note-editor" commit="enter"></aim-action>
+<aim-action name="retitle" description="Rename the item with this title, for everyone"
+  items="#list li" key="label" open="dblclick:label" fill=".edit" commit="enter"
+  consequential></aim-action>
 <aim-action name="misspelt" description="Rename, misspelt" items="#list li" key="label"
   open="doubleclick:label" fill=".edit"></aim-action>
 <script>
@@ -166,6 +171,21 @@ Deno.test({
         committed: "enter",
       });
       assert.equal(written.body.state.saved.at(-1), "note -> Call the plumber");
+    });
+
+    await t.step("the person asked is told what will be double-clicked, then filled", async () => {
+      const asking = agent.invoke("retitle", { item: "Buy milk", value: "Buy oat milk" });
+      await page.waitForFunction(() =>
+        !!document.querySelector("aim-panel")?.shadowRoot?.querySelector(".confirm")
+      );
+      assert.match(
+        (await panelText(page)).replace(/\s+/g, " "),
+        /double-click “Buy milk”, then fill what it opens on the item Buy milk/,
+      );
+      await clickPanelButton(page, "Approve");
+      const retitled = await asking;
+      assert.equal(retitled.status, 200, JSON.stringify(retitled.body));
+      assert.equal(retitled.body.result.after, "Buy oat milk");
     });
 
     await t.step(

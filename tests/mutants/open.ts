@@ -60,6 +60,15 @@ export const mutants: Mutant[] = [
     tests: [OPEN],
   },
   {
+    name: "open-not-named-to-person",
+    guarantee: "The person asked before a consequential open= action is told what will be " +
+      "double-clicked, even before what it opens is there.",
+    file: "elements/bindings.ts",
+    find: "const opener = opening && first(opening.selector);",
+    replace: "const opener = undefined;",
+    tests: [OPEN],
+  },
+  {
     name: "open-spelling-unchecked",
     guarantee: "An open= that is not click:<selector> or dblclick:<selector> leaves the action " +
       "out, on the server and in the page, saying why.",

@@ -13,7 +13,7 @@ import {
   type Target,
   type WaitUntil,
 } from "./client.ts";
-import type { Deep, Items } from "./bindings.ts";
+import type { Readers } from "./bindings.ts";
 import { Work } from "./work.ts";
 import { warn } from "./warnings.ts";
 import { Declaration, shownText, Watch } from "./declaration.ts";
@@ -133,7 +133,7 @@ export class AimAction extends Declaration implements ActionSource {
     if (response) return await response;
     if (event.defaultPrevented) throw new Error(`The page cancelled "${actionId}".`);
     // The declarative bindings are the event's default action; their code loads on first use.
-    return (await this.#binding()).runBinding(this, input, ...this.#resolvers());
+    return (await this.#binding()).runBinding(this, input, this.#readers());
   }
 
   /**
@@ -142,7 +142,7 @@ export class AimAction extends Declaration implements ActionSource {
    * @internal The prompt's.
    */
   async target(input: InputValue): Promise<Target | undefined> {
-    return (await this.#binding()).targetOf(this, input, ...this.#resolvers());
+    return (await this.#binding()).targetOf(this, input, this.#readers());
   }
 
   /** The bindings' chunk, loaded on first use (the client loads it for an invocation too). */
@@ -150,11 +150,13 @@ export class AimAction extends Declaration implements ActionSource {
     return import("./bindings.ts");
   }
 
-  #resolvers(): [Items, Deep] {
-    return [
-      // Loaded: the action was registered before it ran.
-      () => (actionMarkup()?.actionItems(this, document) ?? []) as [Element, string | null][],
-      { all: deepAll, first: deepFirst, text: shownText },
-    ];
+  /** The markup reader's readings (loaded: the action was registered before it ran). */
+  #readers(): Readers {
+    return {
+      items: () =>
+        (actionMarkup()?.actionItems(this, document) ?? []) as [Element, string | null][],
+      deep: { all: deepAll, first: deepFirst, text: shownText },
+      open: (action) => actionMarkup()?.readOpen(action),
+    };
   }
 }

@@ -8,8 +8,11 @@
  */
 // Types only, derived from the zod schemas: the bundle must not carry zod.
 import type { InputValue } from "../bridge/wire/schemas.ts";
+// Types only: open='s reading is the markup reader's, handed over as Readers.open.
+import type { OpenGesture } from "../bridge/markup/open.ts";
 import {
   type Control,
+  doubleClick,
   fillForm,
   formProblem,
   formUrl,
@@ -18,6 +21,7 @@ import {
   pressSubmit,
   rendered,
   setValue,
+  whenReady,
   type Written,
 } from "./gestures.ts";
 
@@ -35,6 +39,22 @@ export interface Deep {
   /** The text a node shows, shadow roots and slots included (declaration.ts's `shownText`). */
   text(node: Node): string;
 }
+
+/** What a binding reads its markup with, handed over by `<aim-action>` (elements/aim_action.ts). */
+export interface Readers {
+  /** The items of an `items=` action now, each with its key. */
+  items: Items;
+  /** Selectors across shadow roots. */
+  deep: Deep;
+  /** The action's `open=` (bridge/markup/open.ts `readOpen`, the markup reader's). */
+  open(action: Element): OpenGesture | undefined;
+}
+
+/**
+ * How long what `open=` opens may take to be there, shown and enabled, in milliseconds.
+ * @default {3000}
+ */
+export const OPEN_TIMEOUT_MS = 3000;
 
 const EVENT = { bubbles: true, composed: true };
 
@@ -92,16 +112,17 @@ function commit(how: string, control: Control, find: (selector: string) => Eleme
 
 /**
  * Runs the declarative binding of `action` with a validated input; resolves to its result.
- * `deep` resolves its selectors, which may cross shadow roots with `>>>`.
+ * `readers.deep` resolves its selectors, which may cross shadow roots with `>>>`.
  *
- * @throws {Error} when the markup's targets are missing now, or nothing binds the action.
+ * @throws {Error} when the markup's targets are missing now (what `open=` opens: not within
+ * {@linkcode OPEN_TIMEOUT_MS}), or nothing binds the action.
  */
 export async function runBinding(
   action: Element,
   input: InputValue,
-  items: Items,
-  deep: Deep,
+  readers: Readers,
 ): Promise<unknown> {
+  const { items, deep } = readers;
   const attr = (name: string) => action.getAttribute(name) || "";
   const fields = input as Record<string, Written>;
   let key = "";
@@ -124,12 +145,13 @@ export async function runBinding(
     }
   }
   const scope: ParentNode = item ?? document;
+  const inItem = item ? ` in the item ${JSON.stringify(key)}` : "";
+  const first = (selector: string) =>
+    selector === ":scope" && item ? item : deep.first(scope, selector);
   const find = (selector: string): Element => {
-    const el = selector === ":scope" && item ? item : deep.first(scope, selector);
+    const el = first(selector);
     if (!el || (el as HTMLButtonElement).disabled) {
-      throw new Error(
-        `"${selector}" is missing or disabled${item ? ` in the item ${JSON.stringify(key)}` : ""}.`,
-      );
+      throw new Error(`"${selector}" is missing or disabled${inItem}.`);
     }
     return el;
   };
@@ -188,8 +210,25 @@ export async function runBinding(
     }
     const filled: Record<string, Written> = {};
     let last: Control | undefined;
+    // open=: a person opens the editor first (TodoMVC's double-click on the label), then writes
+    // into it once it is there: what the app renders for it may take a while, bounded.
+    const opening = readers.open(action);
+    const opened = opening && `${opening.gesture}:${opening.selector}`;
+    if (opening) {
+      const el = find(opening.selector);
+      if (opening.gesture === "dblclick") doubleClick(el);
+      else (el as HTMLElement).click();
+    }
     for (const [name, selector, value] of writes) {
-      last = find(selector) as Control;
+      const shown = opening && await whenReady(() => first(selector), OPEN_TIMEOUT_MS);
+      if (opening && !shown) {
+        throw new Error(
+          `open="${opened}" did not open "${selector}"${inItem} within ${
+            OPEN_TIMEOUT_MS / 1000
+          } s: it is not there, not shown or disabled.`,
+        );
+      }
+      last = (shown || find(selector)) as Control;
       // Radio buttons and checkboxes: the selector may name a group, and the value picks in it.
       const all = deep.all(scope, selector) as Control[];
       const group = /^(radio|checkbox)$/.test(last.type) && all.length > 1 ? all : [last];
@@ -202,7 +241,12 @@ export async function runBinding(
     // that renders later (Lit) sees the value before the commit clears it.
     if (committed !== "change") await rendered();
     const to = last && commit(committed, last, find);
-    result = { filled: item ? fill : filled, committed, ...(to && { navigating_to: to }) };
+    result = {
+      ...(opened && { opened }),
+      filled: item ? fill : filled,
+      committed,
+      ...(to && { navigating_to: to }),
+    };
   }
   if (!item) return result;
   await rendered();
@@ -231,9 +275,9 @@ export interface BindingTarget {
 export function targetOf(
   action: Element,
   input: InputValue,
-  items: Items,
-  deep: Deep,
+  readers: Readers,
 ): BindingTarget | undefined {
+  const { items, deep } = readers;
   const attr = (name: string) => action.getAttribute(name) || "";
   const fields = (typeof input === "object" ? input : {}) as Record<string, Written>;
   let item: Element | undefined;
@@ -294,8 +338,14 @@ export function targetOf(
         : []
     );
   const controls = selectors.map(first).filter((el): el is Element => !!el);
-  if (!controls.length) return undefined;
-  return at(controls, `fill ${controls.map(quoted).join(", ")}`);
+  // open=: what a person presses first; what it opens may not be there yet.
+  const opening = readers.open(action);
+  const opener = opening && first(opening.selector);
+  const opens = opener
+    ? `${opening.gesture === "dblclick" ? "double-click" : "press"} ${quoted(opener)}, then `
+    : "";
+  if (!controls.length) return opener ? at([opener], `${opens}fill what it opens`) : undefined;
+  return at([opener, ...controls], `${opens}fill ${controls.map(quoted).join(", ")}`);
 }
 
 /**

@@ -257,3 +257,63 @@ export function label(el: Element): string {
       el.getAttribute("name") || el.id);
   return (text ?? "").replace(/\s+/g, " ").trim().slice(0, 80);
 }
+
+/**
+ * A person's double-click on `el`, as Chromium dispatches it to the page: the pointer comes over
+ * it and moves, then two presses (`pointerdown`, `mousedown`, `pointerup`, `mouseup`, `click`),
+ * the second with `detail` 2, then `dblclick`; each at the element's center, bubbling and
+ * composed. Listeners of any of them (AngularJS's `ng-dblclick`, React's `onDoubleClick`) run.
+ */
+export function doubleClick(el: Element): void {
+  const box = el.getBoundingClientRect();
+  const at = {
+    ...EVENT,
+    cancelable: true,
+    view: window,
+    clientX: box.left + box.width / 2,
+    clientY: box.top + box.height / 2,
+    screenX: screenX + box.left + box.width / 2,
+    screenY: screenY + box.top + box.height / 2,
+    pointerId: 1,
+    pointerType: "mouse",
+    isPrimary: true,
+  };
+  const fire = (type: string, detail: number, buttons: number) => {
+    // A pointer that presses no button (over, move) says -1; mouse events say the main one.
+    const button = /^pointer(over|move)$/.test(type) ? -1 : 0;
+    const init = { ...at, detail, buttons, button };
+    // Pointer events, and click as Chromium and Firefox fire it, are PointerEvents.
+    const pointer = /^pointer|^click$/.test(type) && typeof PointerEvent === "function";
+    el.dispatchEvent(pointer ? new PointerEvent(type, init) : new MouseEvent(type, init));
+  };
+  for (const type of ["pointerover", "mouseover", "pointermove", "mousemove"]) fire(type, 0, 0);
+  for (const detail of [1, 2]) {
+    fire("pointerdown", 0, 1);
+    fire("mousedown", detail, 1);
+    fire("pointerup", 0, 0);
+    fire("mouseup", detail, 0);
+    fire("click", detail, 0);
+  }
+  fire("dblclick", 2, 0);
+}
+
+/** Whether a person could write into `el` now: rendered, seen (not transparent), not disabled. */
+function ready(el: Element | null): boolean {
+  return !!el && !(el as HTMLInputElement).disabled &&
+    el.checkVisibility({ checkOpacity: true, checkVisibilityCSS: true });
+}
+
+/**
+ * The element `find` returns once a person could write into it (it is there, shown and enabled),
+ * looked for again after each frame the page renders; null when it is not by `ms` milliseconds:
+ * what an opened editor takes to appear is the page's, bounded.
+ */
+export async function whenReady(find: () => Element | null, ms: number): Promise<Element | null> {
+  const deadline = performance.now() + ms;
+  for (;;) {
+    const el = find();
+    if (ready(el)) return el;
+    if (performance.now() >= deadline) return null;
+    await rendered();
+  }
+}

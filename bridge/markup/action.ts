@@ -17,6 +17,7 @@ import {
   readJsonChild,
 } from "./element.ts";
 import { fieldsOf, flag, MAX_KEY_LENGTH, MAX_KEYS, textOf } from "./reading.ts";
+import { readOpen } from "./open.ts";
 import {
   checkName,
   controlType,
@@ -256,6 +257,8 @@ export function readAction(
         "action with a handler",
     );
   }
+  // open= must read, or the action would fill what it never opened (an edit the app never began).
+  readOpen(el);
   const { schema: input_schema, first } = readInput(el, doc, options);
   const rawExample = el.getAttribute("input-example");
   let input_example: unknown;

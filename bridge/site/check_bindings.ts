@@ -1,5 +1,5 @@
 /**
- * Checking an `<aim-action>`'s bindings (items=, key=, click=, check=, fill=, commit=,
+ * Checking an `<aim-action>`'s bindings (items=, key=, click=, check=, open=, fill=, commit=,
  * `<aim-field>`) against a page's static HTML.
  *
  * @module
@@ -7,12 +7,13 @@
 import { type AnyNode, type Document, type Element, isTag } from "domhandler";
 import { selectAll } from "css-select";
 import { INPUT_ATTRIBUTES, itemKey } from "../markup/action.ts";
+import { readOpen } from "../markup/open.ts";
 import { SECRET_KEY } from "../markup/secrets.ts";
 import { type AddProblem, type CheckProblem, deepPrefix, deepWarning } from "./check_problem.ts";
 import { markupOf } from "./check_state.ts";
 
 // ---------------------------------------------------------------------------------------------
-// <aim-action>: its bindings (items=, key=, click=, check=, fill=, commit=, <aim-field>) read
+// <aim-action>: its bindings (items=, key=, click=, check=, open=, fill=, commit=, <aim-field>) read
 // against the static HTML. What a script may render (items, their parts, filled controls) only
 // warns when it matches nothing; what can never work is an error.
 
@@ -355,6 +356,15 @@ export function checkActionBindings(
     checkFieldType(field, "", control, (message, severity) => say2(message, severity));
     checkInnerFields(field, name, say, label);
   }
+  // open='s spelling is readAction's error (reported with the catalog's); its element is ours.
+  const opening = (() => {
+    try {
+      return readOpen(markupOf(el, doc));
+    } catch {
+      return undefined;
+    }
+  })();
+  if (opening) target("open", opening.selector, el);
   const commit = el.attribs.commit;
   if (commit !== undefined) {
     if (binding !== "fill" && !filled.length) {

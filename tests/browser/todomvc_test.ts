@@ -4,8 +4,9 @@
  * `aim serve --upstream` in real Chromium. The app is unmodified; its index.html (the template)
  * is the package's with aim's markup added between `<!-- aim -->` and `<!-- /aim -->`
  * (tests/apps/todomvc-angularjs/index.html), written from the docs alone. An agent adds todos,
- * completes and reopens one, switches the app's views (its routes), deletes one and clears the
- * completed ones, the person approving exactly the two deletions.
+ * completes and reopens one, renames one (double-clicking its label first, as the app asks: a
+ * reload shows the new title stored), switches the app's views (its routes), deletes one and
+ * clears the completed ones, the person approving exactly the two deletions.
  * @module
  */
 import assert from "node:assert/strict";
@@ -13,7 +14,13 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { TODOMVC_DIR } from "../deps/todomvc.ts";
 import { startAim, startApp } from "../helpers/upstream.ts";
-import { clickPanelButton, launchBrowser, NO_CHROMIUM, panelToken } from "./harness.ts";
+import {
+  clickPanelButton,
+  launchBrowser,
+  NO_CHROMIUM,
+  panelStatus,
+  panelToken,
+} from "./harness.ts";
 import { agentOf, watchPerson } from "./person.ts";
 import { withoutAim } from "../helpers/fossil.ts";
 
@@ -112,11 +119,49 @@ Deno.test({
       assert.deepEqual(titles(reopened.body)[0], ["Buy milk", false]);
       await agent.invoke("complete_todo", "Write the report");
 
+      // Renaming: the app edits a todo once its label is double-clicked (open=), then saves what
+      // its edit field holds when its form is submitted; a reload shows what it stored.
+      const renamed = await agent.invoke("rename_todo", {
+        item: "Call the plumber",
+        value: "Call the electrician",
+      });
+      assert.equal(renamed.status, 200, JSON.stringify(renamed.body));
+      assert.deepEqual(renamed.body.result, {
+        item: "Call the plumber",
+        opened: "dblclick:label",
+        filled: ".edit",
+        committed: "submit",
+        after: "Call the electrician",
+      });
+      const saved = await page.evaluate(() => localStorage.getItem("todos-angularjs"));
+      assert.deepEqual(
+        JSON.parse(saved!).map((t: { title: string }) => t.title),
+        ["Buy milk", "Write the report", "Call the electrician"],
+      );
+      // The page loaded again reads what the app stored; the session follows it.
+      await page.reload();
+      await panelStatus(page, "connected");
+      const shownAgain = await page.$$eval(
+        "#todo-list label",
+        (els) => els.map((el) => el.textContent),
+      );
+      assert.deepEqual(shownAgain, ["Buy milk", "Write the report", "Call the electrician"]);
+      const reloaded = await agent.manifestWhen(
+        "/index.json",
+        (m) => m.state.todos?.length === 3,
+        15_000,
+      );
+      assert.deepEqual(titles(reloaded.body), [
+        ["Buy milk", false],
+        ["Write the report", true],
+        ["Call the electrician", false],
+      ]);
+
       // The app's routes (#/active, #/completed): one page for aim, the view in its state.
       const active = await agent.invoke("show_todos", "Active");
       assert.equal(active.status, 200, JSON.stringify(active.body));
       assert.equal(active.body.state.showing, "Active");
-      assert.deepEqual(titles(active.body), [["Buy milk", false], ["Call the plumber", false]]);
+      assert.deepEqual(titles(active.body), [["Buy milk", false], ["Call the electrician", false]]);
       assert.equal(new URL(page.url()).hash, "#/active");
       const all = await agent.invoke("show_todos", "All");
       assert.equal(all.body.state.showing, "All");
@@ -133,10 +178,10 @@ Deno.test({
       await clickPanelButton(page, "Approve");
       const cleared = await clearing;
       assert.equal(cleared.status, 200, JSON.stringify(cleared.body));
-      assert.deepEqual(titles(cleared.body), [["Call the plumber", false]]);
+      assert.deepEqual(titles(cleared.body), [["Call the electrician", false]]);
       assert.deepEqual(cleared.body.state.left, { count: 1 });
       const kept = await page.evaluate(() => localStorage.getItem("todos-angularjs"));
-      assert.deepEqual(JSON.parse(kept!), [{ title: "Call the plumber", completed: false }]);
+      assert.deepEqual(JSON.parse(kept!), [{ title: "Call the electrician", completed: false }]);
 
       assert.deepEqual(shown.prompts, ["delete_todo", "clear_completed"]);
       assert.deepEqual(shown.dialogs, []);

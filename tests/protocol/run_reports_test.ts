@@ -54,6 +54,20 @@ Deno.test("the bridge records a tab's run report as from WebMCP, with its own st
   assert.equal(panel.status, undefined, JSON.stringify(panel.status));
 });
 
+Deno.test("RUN_REPORTS holds the bounds docs/security.md and docs/channel.md state", async () => {
+  // The bounds are a documented promise: a change of either number must change the docs too.
+  const security = (await Deno.readTextFile("docs/security.md")).replace(/\s+/g, " ");
+  const channel = (await Deno.readTextFile("docs/channel.md")).replace(/\s+/g, " ");
+  const stated = security.match(/at most (\d+) at once and (\d+) a minute per tab/);
+  assert.ok(stated, "docs/security.md states the bounds of run reports");
+  assert.deepEqual(
+    { burst: Number(stated[1]), perMinute: Number(stated[2]) },
+    { burst: RUN_REPORTS.burst, perMinute: RUN_REPORTS.perMinute },
+  );
+  assert.deepEqual({ ...RUN_REPORTS }, { burst: 30, perMinute: 60 });
+  assert.ok(channel.includes(`${RUN_REPORTS.perMinute} a minute per tab`), "docs/channel.md");
+});
+
 Deno.test("a tab reports at most RUN_REPORTS.burst runs at once; the rest are dropped, the channel kept", async () => {
   let now = 1_000_000;
   await using bridge = await startBridge({ now: () => now });

@@ -19,6 +19,10 @@ import { FakeTab } from "../helpers/fake_tab.ts";
 
 /** Secret-looking keys, in the spellings pages use. */
 const SECRET_KEYS = [
+  "cookie",
+  "Cookie",
+  "sessionCookie",
+  "auth_cookie",
   "pwd",
   "user_pwd",
   "dbPwd",

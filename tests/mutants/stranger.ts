@@ -111,4 +111,28 @@ export const mutants: Mutant[] = [
     replace: "      path: c.req.url,\n      status: c.res.status,",
     tests: ["tests/cli/serve_test.ts"],
   },
+  {
+    name: "lease-16-seconds",
+    guarantee: "The tab lease lasts 15 s, as docs/security.md's Limits table says.",
+    file: "bridge/core/limits.ts",
+    find: "leaseMs: 15_000,",
+    replace: "leaseMs: 16_000,",
+    tests: ["tests/unit/limits_doc_test.ts"],
+  },
+  {
+    name: "mcp-sessions-per-client-513",
+    guarantee: "A client address holds at most 512 MCP sessions, as documented.",
+    file: "bridge/mcp/routes.ts",
+    find: "maxPerClient: 512,",
+    replace: "maxPerClient: 513,",
+    tests: ["tests/unit/limits_doc_test.ts"],
+  },
+  {
+    name: "login-failures-free-4",
+    guarantee: "The first 3 failed logins cost nothing, the fourth waits, as documented.",
+    file: "bridge/core/login.ts",
+    find: "  max: 3,\n  windowMs: 15 * 60_000,",
+    replace: "  max: 4,\n  windowMs: 15 * 60_000,",
+    tests: ["tests/unit/limits_doc_test.ts"],
+  },
 ];

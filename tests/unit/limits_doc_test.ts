@@ -216,3 +216,35 @@ Deno.test("docs/security.md's Login paragraph states the code's numbers", () => 
   assert.equal(LOGIN_DEFAULTS.loginRatePerAddress.perSecond, 1, "the docs say one a second");
   for (const sentence of sentences) assert.ok(text.includes(sentence), sentence);
 });
+
+Deno.test("docs/channel.md's budget table reads as CHANNEL_BUDGETS", async () => {
+  const doc = await Deno.readTextFile(new URL("../../docs/channel.md", import.meta.url));
+  const rows = new Map<string, string[]>();
+  for (const line of doc.slice(doc.search(/^\| messages +\| burst/m)).split("\n").slice(2)) {
+    if (!line.startsWith("| ")) break;
+    const cells = line.split(" | ").map((cell) => cell.replace(/^\||\|$/g, "").trim());
+    rows.set(cells[0]!, cells.slice(1));
+  }
+  const { characters } = CHANNEL_BUDGETS;
+  const expected: [string, string[]][] = [
+    ["`hello` (each socket of the session)", CHANNEL_BUDGETS.hello],
+    ["`navigate`", CHANNEL_BUDGETS.navigate],
+    ["`heartbeat`", CHANNEL_BUDGETS.heartbeat],
+    ["`register`", CHANNEL_BUDGETS.register],
+    ["`state`", CHANNEL_BUDGETS.state],
+    ["`result`, `awaiting`, `settled`", CHANNEL_BUDGETS.answer],
+    ["`run`", CHANNEL_BUDGETS.run],
+  ].map(([label, rate]) => {
+    const { burst, perSecond } = rate as (typeof CHANNEL_BUDGETS)["hello"];
+    return [label as string, [`${burst}`, `${perSecond}`]];
+  });
+  expected.push([
+    "characters of every message, all together",
+    [
+      `${characters.burst / (1 << 20)} Mi (${count(characters.burst)})`,
+      `${characters.perSecond / (1 << 20)} Mi (${count(characters.perSecond)})`,
+    ],
+  ]);
+  for (const [label, cells] of expected) assert.deepEqual(rows.get(label), cells, label);
+  assert.equal(rows.size, Object.keys(CHANNEL_BUDGETS).length);
+});

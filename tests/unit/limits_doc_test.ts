@@ -20,6 +20,7 @@ import { MAX_WAIT_SECONDS } from "../../bridge/http/session_manifests.ts";
 import { MCP_DEFAULTS } from "../../bridge/mcp/routes.ts";
 import { MAX_INITIALIZE_BYTES } from "../../bridge/mcp/session.ts";
 import { RUN_LIMITS } from "../../bridge/runs/registry.ts";
+import { CATALOG_DEFAULTS } from "../../bridge/upstream/catalog.ts";
 import { PROXY_DEFAULTS } from "../../bridge/upstream/proxy.ts";
 import { RELAY_DEFAULTS } from "../../bridge/upstream/websocket.ts";
 import { MAX_JSON_DEPTH } from "../../bridge/wire/json.ts";
@@ -247,4 +248,24 @@ Deno.test("docs/channel.md's budget table reads as CHANNEL_BUDGETS", async () =>
   ]);
   for (const [label, cells] of expected) assert.deepEqual(rows.get(label), cells, label);
   assert.equal(rows.size, Object.keys(CHANNEL_BUDGETS).length);
+});
+
+Deno.test("docs/security.md's bounds in front of an app are the catalog's and the relay's", () => {
+  const text = DOC.replace(/\s+/g, " ");
+  const sentences = [
+    `reads are bounded (${bytes(CATALOG_DEFAULTS.maxBytes)}, ${
+      duration(CATALOG_DEFAULTS.timeoutMs)
+    }, ${CATALOG_DEFAULTS.maxPages} pages, one read per page at a time) and cached ${
+      duration(CATALOG_DEFAULTS.freshMs)
+    } per page path`,
+    `The paths sessions visited are listed (bounded at ${CATALOG_DEFAULTS.maxPages})`,
+    `never wait more than \`upstreamCatalog.listWaitMs\` (${
+      duration(CATALOG_DEFAULTS.listWaitMs)
+    }) for the app`,
+    `Background reads go at most ${CATALOG_DEFAULTS.readers} at a time (\`upstreamCatalog.readers\`)`,
+    `the pages a list reads are at most ${CATALOG_DEFAULTS.maxPages} (the app's site map first`,
+    `costs the app ${CATALOG_DEFAULTS.readers} reads at once`,
+    `stay within ${bytes(RELAY_DEFAULTS.bufferBytes)} with it`,
+  ];
+  for (const sentence of sentences) assert.ok(text.includes(sentence), sentence);
 });

@@ -156,8 +156,9 @@ Deno.test({
         assert.ok(!shown.some((l) => l.text.startsWith("nope")), JSON.stringify(shown));
         for (const line of shown) assert.equal(line.time, line.expected);
 
-        // A burst of calls (each answer in a task of its own) draws the log once, in a frame,
-        // not once per call: a render per call would hold up the next call's answer.
+        // A burst of calls, one per frame (each answer in a task of its own), draws the log at
+        // most once every 250 ms (elements/client_controller.ts), not once per call nor per frame:
+        // each render is laid out and painted on the thread that takes the agent's next call.
         const renders = await page.evaluate(async () => {
           const panel = document.querySelector("aim-panel") as unknown as {
             updated(changed: unknown): void;
@@ -170,28 +171,37 @@ Deno.test({
           };
           const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
           await frame();
-          await Promise.all(
-            Array.from({ length: 8 }, (_, i) =>
-              new Promise<void>((resolve) =>
-                setTimeout(() => {
-                  const detail = {
-                    type: "activity",
-                    at: new Date().toISOString(),
-                    actionId: `burst${i}`,
-                    status: 200,
-                    outcome: "ok",
-                    durationMs: 1,
-                  };
-                  document.dispatchEvent(new CustomEvent("aim-activity", { detail }));
-                  resolve();
-                })
-              )),
-          );
-          await frame();
-          await frame();
-          return count;
+          const started = performance.now();
+          for (let i = 0; i < 8; i++) {
+            await new Promise<void>((resolve) =>
+              setTimeout(() => {
+                const detail = {
+                  type: "activity",
+                  at: new Date().toISOString(),
+                  actionId: `burst${i}`,
+                  status: 200,
+                  outcome: "ok",
+                  durationMs: 1,
+                };
+                document.dispatchEvent(new CustomEvent("aim-activity", { detail }));
+                resolve();
+              })
+            );
+            await frame();
+          }
+          // Frames come late on a loaded machine: the burst may span several intervals.
+          const intervals = Math.ceil((performance.now() - started) / 250);
+          // The last entry is drawn within the interval and a frame.
+          while (
+            document.querySelector("aim-panel")!.shadowRoot!.querySelector("li code")!
+              .textContent !== "burst7"
+          ) await frame();
+          return { count, intervals };
         });
-        assert.ok(renders >= 1 && renders <= 2, `${renders} renders for 8 calls`);
+        assert.ok(
+          renders.count >= 1 && renders.count <= Math.min(7, renders.intervals + 1),
+          `${renders.count} renders for 8 calls in ${renders.intervals} intervals of 250 ms`,
+        );
         assert.equal((await lines())[0]?.text, "burst7 200 ok");
       },
     );

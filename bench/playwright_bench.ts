@@ -164,7 +164,8 @@ try {
     console.log(`summary: playwright: not measured (${PLAYWRIGHT_MCP} did not start: ${error})`);
     Deno.exit(0);
   }
-  const version = client.getServerVersion();
+  // The package's version: its server reports Playwright's own.
+  const version = PLAYWRIGHT_MCP.replace(/^npm:/, "");
   try {
     await tool(client, "browser_navigate", { url: pageUrl });
     const signIn = await tool(client, "browser_snapshot", {});
@@ -225,9 +226,8 @@ try {
     await round(playwrightCall);
     const all = { aim: [] as number[], playwright: [] as number[] };
     console.log(
-      `# aim's filter_requests against Playwright MCP ${
-        version?.version ?? "?"
-      }'s browser_select_option on the demo's control panel, each through its own Chromium: ` +
+      `# aim's filter_requests against ${version}'s browser_select_option on the demo's ` +
+        `control panel, each through its own Chromium: ` +
         `${ROUNDS} rounds of ${CALLS} calls back to back, interleaved, after a warm-up round ` +
         `of each; Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, ` +
         `load average ${load()}`,
@@ -257,9 +257,9 @@ try {
         `load average ${load()}`,
     );
     console.log(
-      `summary: playwright: aim filter_requests ${both(aim)}; Playwright MCP ${
-        version?.version ?? "?"
-      } browser_select_option ${both(playwright)}; ${ratio.toFixed(1)}× faster at the median ` +
+      `summary: playwright: aim filter_requests ${both(aim)}; ${version} browser_select_option ${
+        both(playwright)
+      }; ${ratio.toFixed(1)}× faster at the median ` +
         `(≥ ${BUDGET_RATIO}×: ${ok ? "held" : "MISSED"}); ${ROUNDS} rounds of ${CALLS} ` +
         `interleaved, load average ${load()}`,
     );

@@ -79,6 +79,23 @@ export const mutants: Mutant[] = [
     tests: ["tests/browser/invoke_path_test.ts"],
   },
   {
+    name: "tab-recheck-every-answer",
+    guarantee:
+      "While calls keep coming, the tab reads again what no observer tells at most every 250 ms, not after every answer.",
+    file: "elements/client.ts",
+    find: "    if (wait > 0) this.#recheckTimer = setTimeout(run, wait);",
+    replace: "    if (wait > Infinity) this.#recheckTimer = setTimeout(run, wait);",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
+    name: "tab-recheck-dropped",
+    guarantee: "After an answer, the tab reads again what no observer tells (a form's fields).",
+    file: "elements/client.ts",
+    find: "    this.sendText(text);\n    this.#recheck();",
+    replace: "    this.sendText(text);",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
     name: "body-declared-length-unchecked",
     guarantee: "A body whose Content-Length is over the limit is refused 413 without being read.",
     file: "bridge/http/request.ts",

@@ -157,115 +157,116 @@ try {
     stderr: "inherit",
   });
   const client = new Client({ name: "aim-bench", version: "1.0.0" });
-  try {
-    await client.connect(transport);
-  } catch (error) {
+  // When it cannot start (no npm registry, say), the run says why and measures nothing.
+  const started = await client.connect(transport).then(() => true, (error) => {
     console.log(`playwright bench: Playwright MCP (${PLAYWRIGHT_MCP}) did not start: ${error}`);
     console.log(`summary: playwright: not measured (${PLAYWRIGHT_MCP} did not start: ${error})`);
-    Deno.exit(0);
-  }
-  // The package's version: its server reports Playwright's own.
-  const version = PLAYWRIGHT_MCP.replace(/^npm:/, "");
-  try {
-    await tool(client, "browser_navigate", { url: pageUrl });
-    const signIn = await tool(client, "browser_snapshot", {});
-    await tool(client, "browser_fill_form", {
-      fields: [
-        {
-          name: "Username",
-          type: "textbox",
-          target: refOf(signIn, "textbox", "Username"),
-          value: USER.username,
-        },
-        {
-          name: "Password",
-          type: "textbox",
-          target: refOf(signIn, "textbox", "Password"),
-          value: USER.password,
-        },
-      ],
-    });
-    await tool(client, "browser_click", {
-      element: "Sign in",
-      target: refOf(signIn, "button", "Sign in"),
-    });
-    await tool(client, "browser_wait_for", { text: "req-3" });
-    const select = refOf(await tool(client, "browser_snapshot", {}), "combobox", "Show");
-
-    const aimCall = async (i: number): Promise<number> => {
-      const input = INPUTS[i % 2]!;
-      const started = performance.now();
-      const { status, body } = await invoke("filter_requests", input);
-      const took = performance.now() - started;
-      if (status !== 200 || body.result?.filter !== input || body.state?.filter !== input) {
-        throw new Error(`aim filter_requests "${input}": ${status} ${JSON.stringify(body)}`);
-      }
-      return took;
-    };
-    const playwrightCall = async (i: number): Promise<number> => {
-      const value = INPUTS[i % 2]!;
-      const started = performance.now();
-      const said = await tool(client, "browser_select_option", {
-        element: "Show",
-        target: select,
-        values: [value],
+    return false;
+  });
+  if (started) {
+    // The package's version: its server reports Playwright's own.
+    const version = PLAYWRIGHT_MCP.replace(/^npm:/, "");
+    try {
+      await tool(client, "browser_navigate", { url: pageUrl });
+      const signIn = await tool(client, "browser_snapshot", {});
+      await tool(client, "browser_fill_form", {
+        fields: [
+          {
+            name: "Username",
+            type: "textbox",
+            target: refOf(signIn, "textbox", "Username"),
+            value: USER.username,
+          },
+          {
+            name: "Password",
+            type: "textbox",
+            target: refOf(signIn, "textbox", "Password"),
+            value: USER.password,
+          },
+        ],
       });
-      const took = performance.now() - started;
-      if (!said.includes(`selectOption('${value}')`)) {
-        throw new Error(`Playwright MCP browser_select_option "${value}": ${said}`);
-      }
-      return took;
-    };
-    const round = async (call: (i: number) => Promise<number>): Promise<number[]> => {
-      const samples: number[] = [];
-      for (let i = 0; i < CALLS; i++) samples.push(await call(i));
-      return samples;
-    };
+      await tool(client, "browser_click", {
+        element: "Sign in",
+        target: refOf(signIn, "button", "Sign in"),
+      });
+      await tool(client, "browser_wait_for", { text: "req-3" });
+      const select = refOf(await tool(client, "browser_snapshot", {}), "combobox", "Show");
 
-    await round(aimCall);
-    await round(playwrightCall);
-    const all = { aim: [] as number[], playwright: [] as number[] };
-    console.log(
-      `# aim's filter_requests against ${version}'s browser_select_option on the demo's ` +
-        `control panel, each through its own Chromium: ` +
-        `${ROUNDS} rounds of ${CALLS} calls back to back, interleaved, after a warm-up round ` +
-        `of each; Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, ` +
-        `load average ${load()}`,
-    );
-    for (let r = 0; r < ROUNDS; r++) {
-      const order = r % 2 === 0 ? ["aim", "playwright"] as const : ["playwright", "aim"] as const;
-      const medians: Record<string, number> = {};
-      for (const name of order) {
-        const samples = await round(name === "aim" ? aimCall : playwrightCall);
-        all[name].push(...samples);
-        medians[name] = stats(samples).median;
-      }
+      const aimCall = async (i: number): Promise<number> => {
+        const input = INPUTS[i % 2]!;
+        const started = performance.now();
+        const { status, body } = await invoke("filter_requests", input);
+        const took = performance.now() - started;
+        if (status !== 200 || body.result?.filter !== input || body.state?.filter !== input) {
+          throw new Error(`aim filter_requests "${input}": ${status} ${JSON.stringify(body)}`);
+        }
+        return took;
+      };
+      const playwrightCall = async (i: number): Promise<number> => {
+        const value = INPUTS[i % 2]!;
+        const started = performance.now();
+        const said = await tool(client, "browser_select_option", {
+          element: "Show",
+          target: select,
+          values: [value],
+        });
+        const took = performance.now() - started;
+        if (!said.includes(`selectOption('${value}')`)) {
+          throw new Error(`Playwright MCP browser_select_option "${value}": ${said}`);
+        }
+        return took;
+      };
+      const round = async (call: (i: number) => Promise<number>): Promise<number[]> => {
+        const samples: number[] = [];
+        for (let i = 0; i < CALLS; i++) samples.push(await call(i));
+        return samples;
+      };
+
+      await round(aimCall);
+      await round(playwrightCall);
+      const all = { aim: [] as number[], playwright: [] as number[] };
       console.log(
-        `round ${r + 1}: aim median ${ms(medians.aim!)}, Playwright MCP median ` +
-          `${ms(medians.playwright!)} (${(medians.playwright! / medians.aim!).toFixed(1)}×)`,
+        `# aim's filter_requests against ${version}'s browser_select_option on the demo's ` +
+          `control panel, each through its own Chromium: ` +
+          `${ROUNDS} rounds of ${CALLS} calls back to back, interleaved, after a warm-up round ` +
+          `of each; Deno ${Deno.version.deno}, ${navigator.hardwareConcurrency} CPUs, ` +
+          `load average ${load()}`,
       );
+      for (let r = 0; r < ROUNDS; r++) {
+        const order = r % 2 === 0 ? ["aim", "playwright"] as const : ["playwright", "aim"] as const;
+        const medians: Record<string, number> = {};
+        for (const name of order) {
+          const samples = await round(name === "aim" ? aimCall : playwrightCall);
+          all[name].push(...samples);
+          medians[name] = stats(samples).median;
+        }
+        console.log(
+          `round ${r + 1}: aim median ${ms(medians.aim!)}, Playwright MCP median ` +
+            `${ms(medians.playwright!)} (${(medians.playwright! / medians.aim!).toFixed(1)}×)`,
+        );
+      }
+      const aim = stats(all.aim);
+      const playwright = stats(all.playwright);
+      const ratio = playwright.median / aim.median;
+      const ok = ratio >= BUDGET_RATIO;
+      console.log(`aim filter_requests (POST /__aim/invoke):  ${both(aim)}`);
+      console.log(`Playwright MCP browser_select_option:     ${both(playwright)}`);
+      console.log(
+        `ratio of the medians: ${ratio.toFixed(1)}× (budget ≥ ${BUDGET_RATIO}×: ` +
+          `${ok ? "held" : "MISSED"}); of the p95s: ${(playwright.p95 / aim.p95).toFixed(1)}×; ` +
+          `load average ${load()}`,
+      );
+      console.log(
+        `summary: playwright: aim filter_requests ${both(aim)}; ${version} browser_select_option ${
+          both(playwright)
+        }; ${ratio.toFixed(1)}× faster at the median ` +
+          `(≥ ${BUDGET_RATIO}×: ${ok ? "held" : "MISSED"}); ${ROUNDS} rounds of ${CALLS} ` +
+          `interleaved, load average ${load()}`,
+      );
+      if (flags.strict && !ok) Deno.exitCode = 1;
+    } finally {
+      await client.close();
     }
-    const aim = stats(all.aim);
-    const playwright = stats(all.playwright);
-    const ratio = playwright.median / aim.median;
-    const ok = ratio >= BUDGET_RATIO;
-    console.log(`aim filter_requests (POST /__aim/invoke):  ${both(aim)}`);
-    console.log(`Playwright MCP browser_select_option:     ${both(playwright)}`);
-    console.log(
-      `ratio of the medians: ${ratio.toFixed(1)}× (budget ≥ ${BUDGET_RATIO}×: ` +
-        `${ok ? "held" : "MISSED"}); of the p95s: ${(playwright.p95 / aim.p95).toFixed(1)}×; ` +
-        `load average ${load()}`,
-    );
-    console.log(
-      `summary: playwright: aim filter_requests ${both(aim)}; ${version} browser_select_option ${
-        both(playwright)
-      }; ${ratio.toFixed(1)}× faster at the median ` +
-        `(≥ ${BUDGET_RATIO}×: ${ok ? "held" : "MISSED"}); ${ROUNDS} rounds of ${CALLS} ` +
-        `interleaved, load average ${load()}`,
-    );
-    if (flags.strict && !ok) Deno.exitCode = 1;
-  } finally {
-    await client.close();
   }
 } finally {
   await bridge.stop();

@@ -292,7 +292,7 @@ export class AimClient extends ClientLink {
    * What no observer tells (a form's fields) is read again after an answer, off the answer's
    * path: in the next frame after a pause, and while an agent's calls keep coming at most every
    * RECHECK_MS. Read in the frame after every answer, it (and the state read with it)
-   * held up back-to-back calls on the tab's thread (bench/playwright_bench.ts). What observers do
+   * held up back-to-back calls on the tab's thread (docs/mcp.md). What observers do
    * tell (the state, an action's element) still goes within a frame.
    */
   #recheck(): void {

@@ -82,9 +82,8 @@ export class ClientController implements ReactiveController {
     if (this.#logFrame || this.#logTimer !== undefined) return;
     // In the next frame, and while calls keep coming at most once every LOG_INTERVAL_MS: each
     // render of the log is laid out and painted in the frame after it, on the same thread that
-    // must take the agent's next call, so that drawing it once per call held up back-to-back
-    // calls by a sixth at the median (bench/playwright_bench.ts). A hidden page renders it when
-    // shown.
+    // must take the agent's next call, so that drawing it in every frame held up back-to-back
+    // calls by 8–22 % at the median (docs/mcp.md). A hidden page renders it when shown.
     const draw = () => {
       this.#logTimer = undefined;
       this.#logFrame = requestAnimationFrame(() => {

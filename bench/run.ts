@@ -8,8 +8,10 @@
  * on the demo (bench/tokens.ts, `deno task bench:tokens`); and what an invocation's round trip
  * through a real Chromium tab adds to the page's handler (bench/invoke_bench.ts; skipped where
  * there is no Chromium), and what an MCP `tools/call` adds to it with both official clients
- * (bench/mcp_bench.ts); and people's pages through nginx with aim beside it against nginx alone
- * (bench/beside_bench.ts, where nginx and wrk are installed). Every budget is printed as a
+ * (bench/mcp_bench.ts), and how much faster it is than Playwright MCP's nearest tool on the same
+ * page, interleaved in the same run (bench/playwright_bench.ts); and people's pages through nginx
+ * with aim beside it against nginx alone (bench/beside_bench.ts, where nginx and wrk are
+ * installed). Every budget is printed as a
  * figure or a ratio measured in the same run, held or MISSED; the summary repeats them, and
  * ends with every budget of DESIGN §8 and §11 (and §12's, issue 34) on a line of its own: held,
  * MISSED, or not measured in this run and why.
@@ -31,6 +33,7 @@ import { NO_CLUSTER } from "../tests/helpers/cluster.ts";
 import { startRedis } from "../tests/helpers/redis.ts";
 import { upstreamBench } from "./upstream_bench.ts";
 import { besideBench, hasWrk } from "./beside_bench.ts";
+import { type BudgetKey, BUDGETS } from "./budgets.ts";
 
 const { values: flags } = parseArgs({
   args: Deno.args,
@@ -59,30 +62,6 @@ const SESSION_LOAD = flags.quick
 const verdicts: { name: string; ok: boolean }[] = [];
 const summary: string[] = [];
 
-/**
- * Every budget of DESIGN §8 and §11 (and §12's), in the order the design lists them, with what
- * this run measured of it: held, missed, or null until a part of the run measures it.
- */
-const BUDGETS = {
-  manifest: "§8 a public manifest at >= 0.85x a bare Deno.serve's rate",
-  sessionJson: "§8 a session manifest (JSON) at >= 0.80x",
-  sessionToon: "§8 a session manifest (TOON) at >= 0.80x",
-  notModified: "§8 a 304 at >= 0.90x",
-  invokeAtRest: "§8 an invocation adds < 1.5 ms median, < 4 ms p95 at rest (demo, Chromium)",
-  memory10k: "§8 10,000 idle sessions with connected tabs under 300 MB resident",
-  bundle: "§8 what a page loads up front from the elements under 12 KB gzip",
-  mcpV2: "§8 aim's own MCP layer adds at most 0.1 ms over the bare official SDK server (v2 client)",
-  mcpV1: "§8 aim's own MCP layer adds at most 0.1 ms over the bare official SDK server (v1 client)",
-  cluster: "§8 a tab on another instance adds < 1 ms median, as an outside client measures it",
-  testCommand: "§11 README's test command within 5 minutes on a 2-core machine",
-  tokensMcp: "§11 the demo task in at most 1,000 tokens over MCP",
-  tokensHttp: "§11 the demo task in at most 700 tokens over the cheapest HTTP path",
-  invokeBack: "§11 an invocation adds at most 3 ms median back to back",
-  upstreamNginx: "§11 --upstream at >= 0.8x nginx proxy_pass, < 1 ms added at the median",
-  upstreamFetch: "§12 --upstream at >= 0.9x a bare proxy on the runtime's fetch",
-  beside: "§12 pages beside nginx at >= 0.95x nginx alone",
-} as const;
-type BudgetKey = keyof typeof BUDGETS;
 const measured = new Map<BudgetKey, { ok: boolean; result: string }>();
 /** Why a budget was not measured, when the run knows. */
 const unmeasured = new Map<BudgetKey, string>([
@@ -365,6 +344,33 @@ async function mcp(): Promise<void> {
   }
 }
 
+/**
+ * aim's `filter_requests` against Playwright MCP's `browser_select_option` on the same page,
+ * interleaved rounds (bench/playwright_bench.ts): its `summary:` line holds the ratio.
+ */
+async function playwright(): Promise<void> {
+  console.log(
+    "\n## An invocation against Playwright MCP's nearest tool (bench/playwright_bench.ts)",
+  );
+  const line = (await child(
+    "./playwright_bench.ts",
+    flags.quick ? ["--rounds", "4", "--calls", "20"] : [],
+  ))?.[0];
+  if (!line || line.startsWith("playwright: not measured")) {
+    const why = line?.replace(/^playwright: not measured \((.*)\)$/, "$1") ??
+      "bench/playwright_bench.ts failed; run `deno run -A --lock=deno.test.lock " +
+        "--frozen=false bench/playwright_bench.ts`";
+    summary.push(`playwright: not measured (${why})`);
+    unmeasured.set("playwright", why);
+    if (!line) verdicts.push({ name: "invocation against Playwright MCP", ok: false });
+    return;
+  }
+  summary.push(line);
+  const ok = !line.includes("MISSED");
+  verdicts.push({ name: "invocation against Playwright MCP", ok });
+  budget("playwright", ok, line.replace(/^playwright: /, ""));
+}
+
 async function micro(): Promise<void> {
   console.log(
     "\n## Micro benchmarks (deno bench bench/manifest_bench.ts bench/session_bench.ts)",
@@ -448,6 +454,7 @@ try {
   await tokens();
   await invocation();
   await mcp();
+  await playwright();
   // The proxy's goal (docs/upstream.md, "Speed": 0.8× nginx's throughput, under 1 ms added),
   // printed, never failed on: nginx must be installed.
   const nginx = await Deno.stat("/usr/sbin/nginx").then(() => true, () => false);

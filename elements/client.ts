@@ -43,6 +43,11 @@ function toJson(value: unknown): unknown {
  * default message limit (1 MiB of UTF-8, at most 3 bytes a character) whatever they hold.
  */
 const ONE_MESSAGE_CHARS = 256 * 1024;
+/**
+ * While an agent's calls keep coming, what no observer tells is read again at most this often
+ * after the answers, ms.
+ */
+const RECHECK_MS = 250;
 
 /**
  * The tab's side of the protocol. It fires `change` on itself when its status or its
@@ -90,6 +95,10 @@ export class AimClient extends ClientLink {
   #current = "";
   /** The bindings' chunk: it runs invocations (elements/invoke.ts). */
   #gestures: Promise<typeof import("./bindings.ts")> | undefined;
+  /** When what no observer tells was last read again after an answer (`performance.now()`). */
+  #rechecked = -Infinity;
+  /** The timer of the next such reading, while calls keep coming. */
+  #recheckTimer: ReturnType<typeof setTimeout> | undefined;
 
   /** Opens the session and the channel; where the browser has WebMCP, offers it the actions. */
   override start(): void {
@@ -276,9 +285,26 @@ export class AimClient extends ClientLink {
       text = `${text.slice(0, -1)},${state.slice(16)}`;
     }
     this.sendText(text);
-    // What no observer tells (a form's fields) is read again in the next frame, off the
-    // answer's path.
-    this.changed(false);
+    this.#recheck();
+  }
+
+  /**
+   * What no observer tells (a form's fields) is read again after an answer, off the answer's
+   * path: in the next frame after a pause, and while an agent's calls keep coming at most every
+   * RECHECK_MS. Read in the frame after every answer, it (and the state read with it)
+   * held up back-to-back calls on the tab's thread (docs/mcp.md). What observers do
+   * tell (the state, an action's element) still goes within a frame.
+   */
+  #recheck(): void {
+    if (this.#recheckTimer !== undefined) return;
+    const run = () => {
+      this.#recheckTimer = undefined;
+      this.#rechecked = performance.now();
+      this.changed(false);
+    };
+    const wait = this.#rechecked + RECHECK_MS - performance.now();
+    if (wait > 0) this.#recheckTimer = setTimeout(run, wait);
+    else run();
   }
 
   /**

@@ -20,7 +20,7 @@ import {
 
 /**
  * `add` puts an item in the state and shows `extra`, an action hidden until then; `echo`
- * changes nothing.
+ * changes nothing; `widen` adds a field to the form of `fill`, which no observer tells.
  */
 const PAGE = `<!doctype html><title>Invoke</title>${ELEMENTS}<aim-panel></aim-panel>
 <aim-state name="items"></aim-state>
@@ -28,6 +28,9 @@ const PAGE = `<!doctype html><title>Invoke</title>${ELEMENTS}<aim-panel></aim-pa
 <aim-action name="echo" description="Answer the input back" input-example="x"></aim-action>
 <aim-action name="extra" description="Shown once an item was added" hidden></aim-action>
 <aim-action name="big" description="Answer a large result" input-example="x"></aim-action>
+<form id="f"><input name="a"></form>
+<aim-action name="fill" form="#f" description="Fill the form"></aim-action>
+<aim-action name="widen" description="Add a field to the form" input-example="b"></aim-action>
 <script type="module">
   const items = document.querySelector("aim-state[name=items]");
   items.value = [];
@@ -38,6 +41,14 @@ const PAGE = `<!doctype html><title>Invoke</title>${ELEMENTS}<aim-panel></aim-pa
     return { added: item };
   };
   action("echo").handler = (text) => text;
+  // No observer sees a form's fields: the tab reads them again after its answers.
+  action("widen").handler = (name) => {
+    const input = document.createElement("input");
+    input.name = name;
+    document.getElementById("f").append(input);
+    return name;
+  };
+  action("fill").handler = () => "filled";
   action("extra").handler = () => "extra";
   action("big").handler = (item) => {
     items.value = [...items.value, item];
@@ -91,6 +102,49 @@ Deno.test({
           .filter((m) => m.type === "state" || m.type === "result");
         assert.deepEqual(types.map((m) => m.type), ["state", "result"]);
         assert.equal(types[1].state, undefined);
+      },
+    );
+
+    await t.step(
+      "after its answers the tab reads again what no observer tells, at most every 250 ms while calls keep coming",
+      async () => {
+        await using context = await browser.context();
+        const page = await context.newPage();
+        await page.goto(bridge.origin + "/");
+        const agent = new Agent(bridge, await panelToken(page));
+        await panelStatus(page, "connected");
+        // Each reading reads every action, `fill`'s form included: count those of `fill`.
+        const started = await page.evaluate(() => {
+          const fill = document.querySelector("aim-action[name=fill]") as unknown as {
+            declaration(): unknown;
+          };
+          const w = window as unknown as { readings: number };
+          w.readings = 0;
+          const declaration = fill.declaration.bind(fill);
+          fill.declaration = () => (w.readings++, declaration());
+          return performance.now();
+        });
+        // Twenty answers, each followed by a frame: read in the frame after each, that is twenty.
+        for (let i = 0; i < 20; i++) {
+          assert.equal((await agent.invoke("echo", `e${i}`)).status, 200);
+          await page.evaluate(() => new Promise((resolve) => requestAnimationFrame(resolve)));
+        }
+        const { readings, intervals } = await page.evaluate((started) => ({
+          readings: (window as unknown as { readings: number }).readings,
+          intervals: Math.ceil((performance.now() - started) / 250),
+        }), started);
+        assert.ok(
+          readings >= 1 && readings <= Math.min(19, intervals + 1),
+          `${readings} readings after 20 answers in ${intervals} intervals of 250 ms`,
+        );
+        // And what no observer tells still reaches the agent: the field `widen` added.
+        assert.equal((await agent.invoke("widen", "b")).status, 200);
+        await agent.manifestWhen(
+          "/index.json",
+          (m) =>
+            // deno-lint-ignore no-explicit-any
+            m.actions?.find((a: any) => a.id === "fill")?.input_schema?.properties?.b !== undefined,
+        );
       },
     );
 
@@ -156,8 +210,9 @@ Deno.test({
         assert.ok(!shown.some((l) => l.text.startsWith("nope")), JSON.stringify(shown));
         for (const line of shown) assert.equal(line.time, line.expected);
 
-        // A burst of calls (each answer in a task of its own) draws the log once, in a frame,
-        // not once per call: a render per call would hold up the next call's answer.
+        // A burst of calls, one per frame (each answer in a task of its own), draws the log at
+        // most once every 250 ms (elements/client_controller.ts), not once per call nor per frame:
+        // each render is laid out and painted on the thread that takes the agent's next call.
         const renders = await page.evaluate(async () => {
           const panel = document.querySelector("aim-panel") as unknown as {
             updated(changed: unknown): void;
@@ -170,28 +225,37 @@ Deno.test({
           };
           const frame = () => new Promise((resolve) => requestAnimationFrame(resolve));
           await frame();
-          await Promise.all(
-            Array.from({ length: 8 }, (_, i) =>
-              new Promise<void>((resolve) =>
-                setTimeout(() => {
-                  const detail = {
-                    type: "activity",
-                    at: new Date().toISOString(),
-                    actionId: `burst${i}`,
-                    status: 200,
-                    outcome: "ok",
-                    durationMs: 1,
-                  };
-                  document.dispatchEvent(new CustomEvent("aim-activity", { detail }));
-                  resolve();
-                })
-              )),
-          );
-          await frame();
-          await frame();
-          return count;
+          const started = performance.now();
+          for (let i = 0; i < 8; i++) {
+            await new Promise<void>((resolve) =>
+              setTimeout(() => {
+                const detail = {
+                  type: "activity",
+                  at: new Date().toISOString(),
+                  actionId: `burst${i}`,
+                  status: 200,
+                  outcome: "ok",
+                  durationMs: 1,
+                };
+                document.dispatchEvent(new CustomEvent("aim-activity", { detail }));
+                resolve();
+              })
+            );
+            await frame();
+          }
+          // Frames come late on a loaded machine: the burst may span several intervals.
+          const intervals = Math.ceil((performance.now() - started) / 250);
+          // The last entry is drawn within the interval and a frame.
+          while (
+            document.querySelector("aim-panel")!.shadowRoot!.querySelector("li code")!
+              .textContent !== "burst7"
+          ) await frame();
+          return { count, intervals };
         });
-        assert.ok(renders >= 1 && renders <= 2, `${renders} renders for 8 calls`);
+        assert.ok(
+          renders.count >= 1 && renders.count <= Math.min(7, renders.intervals + 1),
+          `${renders.count} renders for 8 calls in ${renders.intervals} intervals of 250 ms`,
+        );
         assert.equal((await lines())[0]?.text, "burst7 200 ok");
       },
     );

@@ -62,10 +62,37 @@ export const mutants: Mutant[] = [
   },
   {
     name: "panel-log-renders-per-call",
-    guarantee: "The panel draws its activity log once a frame, not once per call.",
+    guarantee: "The panel draws its activity log in a frame, not once per call.",
     file: "elements/client_controller.ts",
-    find: "    this.#logFrame ||= requestAnimationFrame(() => {",
-    replace: "    this.#update();\n    this.#logFrame ||= requestAnimationFrame(() => {",
+    find: "    this.log = [(e as CustomEvent<Activity>).detail, ...this.log].slice(0, 50);",
+    replace:
+      "    this.log = [(e as CustomEvent<Activity>).detail, ...this.log].slice(0, 50);\n    this.#update();",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
+    name: "panel-log-drawn-every-frame",
+    guarantee:
+      "While calls keep coming, the panel draws its activity log at most once every 250 ms, not in every frame.",
+    file: "elements/client_controller.ts",
+    find: "    if (wait > 0) this.#logTimer = setTimeout(draw, wait);",
+    replace: "    if (wait > Infinity) this.#logTimer = setTimeout(draw, wait);",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
+    name: "tab-recheck-every-answer",
+    guarantee:
+      "While calls keep coming, the tab reads again what no observer tells at most every 250 ms, not after every answer.",
+    file: "elements/client.ts",
+    find: "    if (wait > 0) this.#recheckTimer = setTimeout(run, wait);",
+    replace: "    if (wait > Infinity) this.#recheckTimer = setTimeout(run, wait);",
+    tests: ["tests/browser/invoke_path_test.ts"],
+  },
+  {
+    name: "tab-recheck-dropped",
+    guarantee: "After an answer, the tab reads again what no observer tells (a form's fields).",
+    file: "elements/client.ts",
+    find: "    this.sendText(text);\n    this.#recheck();",
+    replace: "    this.sendText(text);",
     tests: ["tests/browser/invoke_path_test.ts"],
   },
   {

@@ -24,4 +24,100 @@ export const mutants: Mutant[] = [
     replace: "if (value.length >= INPUT_LIMITS.items) {",
     tests: ["tests/unit/input_bounds_test.ts"],
   },
+  {
+    name: "mcp-progress-any-method",
+    guarantee:
+      "Only a tools/call with an id and a progress token is served over its own SSE answer.",
+    file: "bridge/mcp/replies.ts",
+    find: 'if (message.method !== "tools/call") return undefined;',
+    replace: "",
+    tests: ["tests/unit/mcp_replies_test.ts"],
+  },
+  {
+    name: "mcp-transport-refusal-anywhere",
+    guarantee:
+      "Only a message that starts with one of the transport's refusals is the client's mistake.",
+    file: "bridge/mcp/replies.ts",
+    find: "/^(Not Acceptable|",
+    replace: "/(Not Acceptable|",
+    tests: ["tests/unit/mcp_replies_test.ts"],
+  },
+  {
+    name: "mcp-shared-session-without-token-hash",
+    guarantee: "A shared MCP session document without a token hash is no session.",
+    file: "bridge/mcp/replies.ts",
+    find:
+      'if (typeof tokenHash !== "string" || !mcp.isInitializeRequest(initialize)) return undefined;',
+    replace: "if (!mcp.isInitializeRequest(initialize)) return undefined;",
+    tests: ["tests/unit/mcp_replies_test.ts"],
+  },
+  {
+    name: "check-state-action-field-attribute-missed",
+    guarantee:
+      "aim check warns about maximum= on a state's field, as about fill=, required= and minimum=.",
+    file: "bridge/site/check_state.ts",
+    find: 'const ACTION_FIELD_ATTRIBUTES = ["fill", "required", "minimum", "maximum"];',
+    replace: 'const ACTION_FIELD_ATTRIBUTES = ["fill", "required", "minimum"];',
+    tests: ["tests/unit/check_state_test.ts"],
+  },
+  {
+    name: "check-state-object-name-case",
+    guarantee:
+      "aim check refuses an object name as a state field's name in any case (ValueOf too).",
+    file: "bridge/site/check_state.ts",
+    find: "OBJECT_NAMES.has(field.name.toLowerCase())",
+    replace: "OBJECT_NAMES.has(field.name)",
+    tests: ["tests/unit/check_state_test.ts"],
+  },
+  {
+    name: "check-deep-prefix-bad-part-passes",
+    guarantee:
+      "A deep selector with an invalid part after >>> is reported as not a valid selector.",
+    file: "bridge/site/check_problem.ts",
+    find: "for (const part of parts) if (part) selectAll(part, EMPTY);",
+    replace: 'selectAll(parts[0] || "*", EMPTY);',
+    tests: ["tests/unit/check_problem_test.ts"],
+  },
+  {
+    name: "form-tool-hidden-field-listed",
+    guarantee: "A hidden input of a declarative WebMCP form is no field of its tool.",
+    file: "bridge/markup/form_tool.ts",
+    find: '"image", "file", "hidden"]);',
+    replace: '"image", "file"]);',
+    tests: ["tests/unit/form_tool_test.ts"],
+  },
+  {
+    name: "form-tool-step-any-case",
+    guarantee:
+      "A number field with step=any (in any case) takes any number, not whole numbers only.",
+    file: "bridge/markup/form_tool.ts",
+    find: '(el.getAttribute("step") ?? "").toLowerCase() !== "any"',
+    replace: 'el.getAttribute("step") !== "any"',
+    tests: ["tests/unit/form_tool_test.ts"],
+  },
+  {
+    name: "form-tool-label-for-last",
+    guarantee: "A field described by label for= takes the first such label's text.",
+    file: "bridge/markup/form_tool.ts",
+    find: "if (target && !byFor.has(target)) byFor.set(target, labelText(el));",
+    replace: "if (target) byFor.set(target, labelText(el));",
+    tests: ["tests/unit/form_tool_test.ts"],
+  },
+  {
+    name: "markup-json-child-type-case",
+    guarantee:
+      "A child script of type application/json is read in any case and with spaces around.",
+    file: "bridge/markup/element.ts",
+    find: '(child.getAttribute("type") ?? "").trim().toLowerCase() === "application/json"',
+    replace: 'child.getAttribute("type") === "application/json"',
+    tests: ["tests/unit/form_tool_test.ts"],
+  },
+  {
+    name: "markup-json-child-proto-vanishes",
+    guarantee: "A __proto__ key in a child JSON script is refused by name, not dropped.",
+    file: "bridge/markup/element.ts",
+    find: 'if (parsed.problem === "proto") {',
+    replace: 'if (parsed.problem === "__proto__") {',
+    tests: ["tests/unit/form_tool_test.ts"],
+  },
 ];

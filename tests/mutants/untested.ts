@@ -356,4 +356,28 @@ export const mutants: Mutant[] = [
     replace: "answer?.result === undefined) {",
     tests: ["tests/unit/mcp_rebuild_test.ts"],
   },
+  {
+    name: "a2a-card-examples-unbounded",
+    guarantee: "A page's skill in the Agent Card shows at most 20 of its actions as examples.",
+    file: "bridge/a2a/card.ts",
+    find: "const MAX_EXAMPLES = 20;",
+    replace: "const MAX_EXAMPLES = 100;",
+    tests: ["tests/a2a/card_test.ts"],
+  },
+  {
+    name: "a2a-card-v03-scheme-case",
+    guarantee: "The v0.3 card names the bearer scheme in lower case, as OpenAPI writes it.",
+    file: "bridge/a2a/card.ts",
+    find: 'scheme: (http?.scheme ?? "bearer").toLowerCase(),',
+    replace: 'scheme: http?.scheme ?? "bearer",',
+    tests: ["tests/a2a/card_test.ts"],
+  },
+  {
+    name: "a2a-caller-any-user",
+    guarantee: "Only a caller the bridge's own route made speaks for an AIM session.",
+    file: "bridge/a2a/caller.ts",
+    find: "return context.user instanceof SessionUser ? context.user : undefined;",
+    replace: "return context.user as SessionUser | undefined;",
+    tests: ["tests/a2a/card_test.ts"],
+  },
 ];

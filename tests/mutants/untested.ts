@@ -380,4 +380,29 @@ export const mutants: Mutant[] = [
     replace: "return context.user as SessionUser | undefined;",
     tests: ["tests/a2a/card_test.ts"],
   },
+  {
+    name: "schema-check-pointer-escape",
+    guarantee:
+      "A failure's place names a field with a / as the field's own name (JSON Pointer ~1 decoded).",
+    file: "bridge/input/schema_check.ts",
+    find: '.replace(/~1/g, "/")',
+    replace: "",
+    tests: ["tests/unit/schema_check_direct_test.ts"],
+  },
+  {
+    name: "schema-check-unmatched-passes",
+    guarantee: "A string too long for its pattern is no match, even where it makes a oneOf pass.",
+    file: "bridge/input/schema_check.ts",
+    find: "if (result.valid && !tooLong && !out) return { ok: true };",
+    replace: "if (result.valid) return { ok: true };",
+    tests: ["tests/unit/schema_check_direct_test.ts"],
+  },
+  {
+    name: "schema-check-budget-carried-over",
+    guarantee: "Each check of an input starts with the whole pattern budget.",
+    file: "bridge/input/schema_check.ts",
+    find: "    budget.left = PATTERN_BUDGET;\n",
+    replace: "",
+    tests: ["tests/unit/schema_check_direct_test.ts"],
+  },
 ];

@@ -405,4 +405,20 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: ["tests/unit/schema_check_direct_test.ts"],
   },
+  {
+    name: "session-channels-lease-never-lost",
+    guarantee: "A tab channel whose lease the shared store did not renew is told it lost it.",
+    file: "bridge/core/session_channels.ts",
+    find: "(held) => held ? undefined : options.onLeaseLost(owner),",
+    replace: "() => undefined,",
+    tests: ["tests/unit/session_channels_test.ts"],
+  },
+  {
+    name: "session-channels-lease-time-ignored",
+    guarantee: "The shared lease lasts the store's leaseMs when it sets one.",
+    file: "bridge/core/session_channels.ts",
+    find: "const leaseMs = store.leaseMs ?? DEFAULTS.leaseMs;",
+    replace: "const leaseMs = DEFAULTS.leaseMs;",
+    tests: ["tests/unit/session_channels_test.ts"],
+  },
 ];

@@ -462,4 +462,29 @@ export const mutants: Mutant[] = [
     replace: "if (!/denort/i.test(stderr)) return undefined;",
     tests: ["tests/cli/compile_args_test.ts"],
   },
+  {
+    name: "proxy-config-listen-port-zero",
+    guarantee: "aim proxy-config refuses --listen 0: a port is 1 to 65535.",
+    file: "bridge/cli/proxy_config.ts",
+    find: "if (!match || port < 1 || port > 65535) {",
+    replace: "if (!match || port > 65535) {",
+    tests: ["tests/cli/proxy_config_test.ts"],
+  },
+  {
+    name: "proxy-config-origin-with-user",
+    guarantee: "aim proxy-config refuses an --upstream or --aim with a user name in it.",
+    file: "bridge/cli/proxy_config.ts",
+    find: "url.hash || url.username || url.password",
+    replace: "url.hash || url.password",
+    tests: ["tests/cli/proxy_config_test.ts"],
+  },
+  {
+    name: "proxy-config-same-host-other-scheme",
+    guarantee:
+      "aim proxy-config takes an app and an aim on the same host and port under two schemes.",
+    file: "bridge/cli/proxy_config.ts",
+    find: "if (upstream.host === aim.host && upstream.protocol === aim.protocol) {",
+    replace: "if (upstream.host === aim.host) {",
+    tests: ["tests/cli/proxy_config_test.ts"],
+  },
 ];

@@ -487,4 +487,37 @@ export const mutants: Mutant[] = [
     replace: "if (upstream.host === aim.host) {",
     tests: ["tests/cli/proxy_config_test.ts"],
   },
+  {
+    name: "work-declared-meanwhile-missed",
+    guarantee:
+      "An answer waits for work a page declared while the answer was waiting for other work.",
+    file: "elements/work.ts",
+    find: "for (let seen = -1; settled && seen < this.#all.length;) {",
+    replace: "for (let seen = -1; settled && seen < 0;) {",
+    tests: ["tests/unit/page_work_test.ts"],
+  },
+  {
+    name: "work-frame-on-hidden-page",
+    guarantee: "A hidden page's answer waits for no frame, which a hidden page never renders.",
+    file: "elements/work.ts",
+    find: "if (settled && this.#all.length && !document.hidden) {",
+    replace: "if (settled && this.#all.length) {",
+    tests: ["tests/unit/page_work_test.ts"],
+  },
+  {
+    name: "session-storage-half-session",
+    guarantee: "A stored session without its token or its credential is no session.",
+    file: "elements/session_storage.ts",
+    find: "return value?.token && value?.credential ? value : null;",
+    replace: "return value ? value : null;",
+    tests: ["tests/unit/page_work_test.ts"],
+  },
+  {
+    name: "markup-pending-for-any-element",
+    guarantee: "Only an <aim-action> waits for the markup reader; a page of states loads none.",
+    file: "elements/load_markup.ts",
+    find: '[...actions].some((a) => a.localName === "aim-action");',
+    replace: "[...actions].length > 0;",
+    tests: ["tests/unit/page_work_test.ts"],
+  },
 ];

@@ -520,4 +520,28 @@ export const mutants: Mutant[] = [
     replace: "[...actions].length > 0;",
     tests: ["tests/unit/page_work_test.ts"],
   },
+  {
+    name: "check-walks-node-modules",
+    guarantee: "aim check reads no page under node_modules.",
+    file: "bridge/cli/check.ts",
+    find: 'if (entry.name.startsWith(".") || entry.name === "node_modules") continue;',
+    replace: 'if (entry.name.startsWith(".")) continue;',
+    tests: ["tests/cli/check_command_test.ts"],
+  },
+  {
+    name: "check-walks-too-deep",
+    guarantee: "aim check reads a folder's pages at most 32 levels down.",
+    file: "bridge/cli/check.ts",
+    find: "if (depth > 32) return;",
+    replace: "if (depth > 33) return;",
+    tests: ["tests/cli/check_command_test.ts"],
+  },
+  {
+    name: "check-strict-ignored",
+    guarantee: "aim check --strict fails on a warning.",
+    file: "bridge/cli/check.ts",
+    find: "return errors || (values.strict && warnings) ? Exit.Failure : Exit.Ok;",
+    replace: "return errors ? Exit.Failure : Exit.Ok;",
+    tests: ["tests/cli/check_command_test.ts"],
+  },
 ];

@@ -544,4 +544,21 @@ export const mutants: Mutant[] = [
     replace: "return errors ? Exit.Failure : Exit.Ok;",
     tests: ["tests/cli/check_command_test.ts"],
   },
+  {
+    name: "manifest-origin-with-path",
+    guarantee: "aim manifest --origin takes the URL's origin only, whatever path it has.",
+    file: "bridge/cli/manifest.ts",
+    find: 'origin = new URL(values.origin ?? "http://127.0.0.1:8000").origin;',
+    replace: 'origin = new URL(values.origin ?? "http://127.0.0.1:8000").href.replace(/\\/$/, "");',
+    tests: ["tests/cli/manifest_command_test.ts"],
+  },
+  {
+    name: "manifest-htm-file-taken",
+    guarantee:
+      "aim manifest refuses a .htm file, which aim serves as no page, as not an .html file.",
+    file: "bridge/cli/manifest.ts",
+    find: "if (!/\\.html$/.test(file)) throw",
+    replace: "if (!/\\.html?$/i.test(file)) throw",
+    tests: ["tests/cli/manifest_command_test.ts"],
+  },
 ];

@@ -561,4 +561,28 @@ export const mutants: Mutant[] = [
     replace: "if (!/\\.html?$/i.test(file)) throw",
     tests: ["tests/cli/manifest_command_test.ts"],
   },
+  {
+    name: "invoke-hint-twice",
+    guarantee: "aim invoke prints an error's hint only when its message does not say it already.",
+    file: "bridge/cli/invoke.ts",
+    find: "const hint = body.hint && !String(body.message).includes(body.hint)",
+    replace: "const hint = body.hint",
+    tests: ["tests/cli/invoke_command_test.ts"],
+  },
+  {
+    name: "invoke-json-input-leading-space",
+    guarantee: "aim invoke reads an INPUT that starts with spaces and then [ or { as JSON.",
+    file: "bridge/cli/invoke.ts",
+    find: "if (!text && /^\\s*[{[]/.test(raw)) {",
+    replace: "if (!text && /^[{[]/.test(raw)) {",
+    tests: ["tests/cli/invoke_command_test.ts"],
+  },
+  {
+    name: "invoke-waits-for-any-action",
+    guarantee: "aim invoke says it waits for the person only for a consequential action.",
+    file: "bridge/cli/invoke.ts",
+    find: "manifest.actions?.some((a) => a.id === action && a.consequential === true)",
+    replace: "manifest.actions?.some((a) => a.consequential === true)",
+    tests: ["tests/cli/invoke_command_test.ts"],
+  },
 ];

@@ -97,8 +97,8 @@ Deno.test("nginxConfig() sends each kind of request where it goes: aim, aim firs
 
 Deno.test("nginxConfig() listens where asked, names the servers, and keeps a TLS upstream's name", () => {
   const plain = nginxConfig(OPTIONS);
-  assert.match(plain, /\n  listen 80;\n  server_name _;\n/);
-  assert.match(plain, /upstream aim_app \{\n  server 127\.0\.0\.1:8080;/);
+  assert.ok(plain.includes("\n  listen 80;\n  server_name _;\n"));
+  assert.ok(plain.includes("upstream aim_app {\n  server 127.0.0.1:8080;"));
   assert.doesNotMatch(plain, /proxy_ssl/);
   const tls = nginxConfig({
     ...OPTIONS,
@@ -106,8 +106,8 @@ Deno.test("nginxConfig() listens where asked, names the servers, and keeps a TLS
     listen: "[::]:8443",
     serverNames: ["shop.example", "*.shop.example"],
   });
-  assert.match(tls, /\n  listen \[::\]:8443;\n  server_name shop\.example \*\.shop\.example;\n/);
-  assert.match(tls, /upstream aim_app \{\n  server app\.internal:443;/);
+  assert.ok(tls.includes("\n  listen [::]:8443;\n  server_name shop.example *.shop.example;\n"));
+  assert.ok(tls.includes("upstream aim_app {\n  server app.internal:443;"));
   for (const name of ["/", "@app"]) {
     const directives = location(tls, name);
     assert.match(directives, /proxy_pass https:\/\/aim_app;/, name);

@@ -83,10 +83,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "Runs only in a browser (custom elements, DOM, Lit): the ReactiveElement base of <aim-state> and <aim-action>; tests/browser/elements_test.ts holds it.",
   "elements/gestures.ts":
     "Runs only in a browser (custom elements, DOM, Lit): trusted user gestures on live controls; tests/browser/gestures_test.ts holds it.",
-  "elements/invoke.ts":
-    "Runs only in a browser (custom elements, DOM, Lit): an invocation's run on the page; tests/browser/invoke_path_test.ts and settle_test.ts hold it.",
-  "elements/leaving.ts":
-    "Runs only in a browser (custom elements, DOM, Lit): navigations away from the page; tests/browser/leaving_test.ts and spa_navigate_test.ts hold it.",
   "elements/mod.ts":
     "Runs only in a browser (custom elements, DOM, Lit): the bundle's entry, which defines the custom elements; every test of tests/browser/ loads it, tests/browser/bundle_test.ts checks it.",
   "elements/state_reader.ts":

@@ -61,8 +61,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "No direct test yet (issue 32): the stdio-to-HTTP MCP proxy of `aim mcp`; held by tests/mcp/stdio_test.ts.",
   "bridge/mcp/sessions.ts":
     "No direct test yet (issue 32): the MCP sessions of the endpoint; held over HTTP by tests/mcp/endpoint_test.ts, session_limits_test.ts and tests/cluster/mcp_cluster_test.ts.",
-  "bridge/site/check_bindings.ts":
-    "No direct test yet (issue 32): `aim check` of an action's bindings; held through the command by tests/cli/check_actions_test.ts, check_deep_test.ts and check_test.ts.",
   "elements/aim_action.ts":
     "Runs only in a browser (custom elements, DOM, Lit): tests/browser/elements_test.ts, item_actions_test.ts and target_test.ts hold it through the bundle.",
   "elements/aim_panel.ts":

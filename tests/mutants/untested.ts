@@ -356,4 +356,30 @@ export const mutants: Mutant[] = [
     replace: "answer?.result === undefined) {",
     tests: ["tests/unit/mcp_rebuild_test.ts"],
   },
+  {
+    name: "check-bindings-form-not-a-binding",
+    guarantee: "aim check refuses fill= beside form=: two bindings of one action.",
+    file: "bridge/site/check_bindings.ts",
+    find: 'const bound = ["click", "check", "uncheck", "fill", "form"].filter(attr);',
+    replace: 'const bound = ["click", "check", "uncheck", "fill"].filter(attr);',
+    tests: ["tests/unit/check_bindings_test.ts"],
+  },
+  {
+    name: "check-bindings-commit-unanchored",
+    guarantee: "aim check refuses a commit= that only starts like one it knows.",
+    file: "bridge/site/check_bindings.ts",
+    find: "!/^(enter|change|blur|submit|click:.+)$/.test(commit)",
+    replace: "!/^(enter|change|blur|submit|click:.+)/.test(commit)",
+    tests: ["tests/unit/check_bindings_test.ts"],
+  },
+  {
+    name: "check-bindings-field-twice",
+    guarantee: "aim check refuses an action's <aim-field> declared twice.",
+    file: "bridge/site/check_bindings.ts",
+    find:
+      '    if (names.has(name)) say2("is declared twice");\n    names.add(name);\n    if (name && SECRET_KEY.test(name)) say2(SECRET_WORDS, "warning");\n    let control',
+    replace:
+      '    if (name && SECRET_KEY.test(name)) say2(SECRET_WORDS, "warning");\n    let control',
+    tests: ["tests/unit/check_bindings_test.ts"],
+  },
 ];

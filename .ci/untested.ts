@@ -57,8 +57,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "No direct test yet (issue 32): the tab's WebSocket; held by tests/protocol/channel_test.ts, channel_budget_test.ts and tests/security/leak_test.ts.",
   "bridge/mcp/progress.ts":
     "No direct test yet (issue 32): one call's SSE answer, which needs the SDK's server and a waiting tab; held by tests/mcp/endpoint_test.ts and browser_test.ts.",
-  "bridge/mcp/proxy.ts":
-    "No direct test yet (issue 32): the stdio-to-HTTP MCP proxy of `aim mcp`; held by tests/mcp/stdio_test.ts.",
   "bridge/mcp/sessions.ts":
     "No direct test yet (issue 32): the MCP sessions of the endpoint; held over HTTP by tests/mcp/endpoint_test.ts, session_limits_test.ts and tests/cluster/mcp_cluster_test.ts.",
   "elements/aim_action.ts":

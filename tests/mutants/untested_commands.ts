@@ -269,4 +269,28 @@ export const mutants: Mutant[] = [
     replace: 'v === true || v === false ? (v ? " " : "")',
     tests: ["tests/unit/tab_invoke_test.ts"],
   },
+  {
+    name: "mcp-proxy-error-code-lost",
+    guarantee: "The stdio proxy passes a remote error on with its own JSON-RPC code.",
+    file: "bridge/mcp/proxy.ts",
+    find: 'if (typeof code === "number" && Number.isInteger(code)) {',
+    replace: "if (false) {",
+    tests: ["tests/mcp/proxy_server_test.ts"],
+  },
+  {
+    name: "mcp-proxy-progress-dropped",
+    guarantee: "The stdio proxy forwards the remote's progress to a client that asked for it.",
+    file: "bridge/mcp/proxy.ts",
+    find: "...(progressToken === undefined ? {} : {",
+    replace: "...(true ? {} : {",
+    tests: ["tests/mcp/proxy_server_test.ts"],
+  },
+  {
+    name: "mcp-proxy-list-changed-dropped",
+    guarantee: "The stdio proxy tells its client when the remote's tools changed.",
+    file: "bridge/mcp/proxy.ts",
+    find: "server.sendToolListChanged().catch(() => {});",
+    replace: "",
+    tests: ["tests/mcp/proxy_server_test.ts"],
+  },
 ];

@@ -37,8 +37,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "No direct test yet (issue 32): the TaskStore over shared runs; held over HTTP by tests/a2a/a2a_test.ts and, shared, by tests/cluster/.",
   "bridge/acp/routes.ts":
     "No direct test yet (issue 32): the ACP routes on a bridge; held over HTTP by tests/acp/runs_test.ts, run_control_test.ts, acp_sdk_test.ts and tests/security/acp_limits_test.ts.",
-  "bridge/cli/mcp.ts":
-    "No direct test yet (issue 32): `aim mcp`, a stdio MCP server in front of a bridge; held by tests/mcp/stdio_test.ts and lazy_sdk_test.ts, which run it as a process.",
   "bridge/cli/serve.ts":
     "No direct test yet (issue 32): `aim serve`; held by tests/cli/serve_test.ts and start_test.ts and tests/upstream/cli_test.ts, which run it as a process.",
   "bridge/core/sessions.ts":

@@ -293,4 +293,20 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: ["tests/mcp/proxy_server_test.ts"],
   },
+  {
+    name: "mcp-command-token-in-error",
+    guarantee: "aim mcp never prints the session token, even where the bridge's refusal echoes it.",
+    file: "bridge/cli/mcp.ts",
+    find: 'message.replaceAll(token, "…")',
+    replace: "message",
+    tests: ["tests/mcp/mcp_command_test.ts"],
+  },
+  {
+    name: "mcp-command-endpoint-path-kept",
+    guarantee: "aim mcp reads any URL of the bridge as its MCP endpoint.",
+    file: "bridge/cli/mcp.ts",
+    find: "return new URL(MCP_PATH, url.origin);",
+    replace: "return url;",
+    tests: ["tests/mcp/mcp_command_test.ts"],
+  },
 ];

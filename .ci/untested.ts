@@ -41,8 +41,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "No direct test yet (issue 32): `aim serve`; held by tests/cli/serve_test.ts and start_test.ts and tests/upstream/cli_test.ts, which run it as a process.",
   "bridge/core/sessions.ts":
     "No direct test yet (issue 32): the session store; held through the bridge by tests/protocol/session_test.ts, lease_test.ts, tests/security/sessions_test.ts and tests/cluster/.",
-  "bridge/core/shared_copies.ts":
-    "No direct test yet (issue 32): sessions copied from a shared store; held by tests/cluster/harness_test.ts, faults_test.ts and tests/protocol/fast_reads_test.ts.",
   "bridge/core/tab.ts":
     "No direct test yet (issue 32): a tab's state and invocations; held through the tab channel by tests/protocol/channel_test.ts, invoke_test.ts and settle_test.ts.",
   "bridge/http/session_manifests.ts":

@@ -77,8 +77,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "Runs only in a browser (custom elements, DOM, Lit): trusted user gestures on live controls; tests/browser/gestures_test.ts holds it.",
   "elements/mod.ts":
     "Runs only in a browser (custom elements, DOM, Lit): the bundle's entry, which defines the custom elements; every test of tests/browser/ loads it, tests/browser/bundle_test.ts checks it.",
-  "elements/state_reader.ts":
-    "Runs only in a browser (custom elements, DOM, Lit): reads tables and items of the live DOM (HTMLInputElement…); tests/browser/state_items_test.ts holds it.",
   "elements/webmcp.ts":
     "Runs only in a browser (custom elements, DOM, Lit): navigator.modelContext; tests/browser/webmcp_test.ts and webmcp_page_edges_test.ts hold it.",
   "elements/webmcp_api.ts":

@@ -309,4 +309,28 @@ export const mutants: Mutant[] = [
     replace: "return url;",
     tests: ["tests/mcp/mcp_command_test.ts"],
   },
+  {
+    name: "state-reader-boolean-false-case",
+    guarantee: 'A boolean attribute reading "false", in any case and with spaces around, is false.',
+    file: "elements/state_reader.ts",
+    find: "a !== null && !/^\\s*false\\s*$/i.test(a)",
+    replace: 'a !== null && a !== "false"',
+    tests: ["tests/unit/state_reader_test.ts"],
+  },
+  {
+    name: "state-reader-password-read",
+    guarantee: "An <aim-state> never reads a password field.",
+    file: "elements/state_reader.ts",
+    find: 'if (el instanceof HTMLInputElement && el.type === "password") {',
+    replace: "if (false) {",
+    tests: ["tests/unit/state_reader_test.ts"],
+  },
+  {
+    name: "state-reader-hidden-shown",
+    guarantee: "An item with the hidden attribute is not published as shown.",
+    file: "elements/state_reader.ts",
+    find: 'return !el.hasAttribute("hidden") && ',
+    replace: "return ",
+    tests: ["tests/unit/state_reader_test.ts"],
+  },
 ];

@@ -11,7 +11,7 @@
  */
 import assert from "node:assert/strict";
 import { type InvocationMessage, invoke, type InvokingClient } from "../../elements/invoke.ts";
-import { guardMessage, NavigationWatch } from "../../elements/leaving.ts";
+import { guardMessage, type NavigationWatch } from "../../elements/leaving.ts";
 
 /** Where the fake page is: its path and query, as `location` gives them. */
 const page = { pathname: "/list", search: "" };

@@ -365,4 +365,30 @@ export const mutants: Mutant[] = [
     replace: "this.#registry.remove(task);",
     tests: ["tests/a2a/tasks_store_test.ts"],
   },
+  {
+    name: "gestures-checkbox-true-only",
+    guarantee: 'A lone checkbox is checked by any value but false and "", not by true alone.',
+    file: "elements/gestures.ts",
+    find: 'return value === true || (value !== false && value !== "");',
+    replace: "return value === true;",
+    tests: ["tests/unit/gesture_values_test.ts"],
+  },
+  {
+    name: "gestures-checkbox-never-unchecked",
+    guarantee: "A checked checkbox is unchecked by a click when its value says so.",
+    file: "elements/gestures.ts",
+    find: 'if (control.checked !== want && (want || control.type === "checkbox")) control.click();',
+    replace: "if (control.checked !== want && want) control.click();",
+    tests: ["tests/unit/gesture_values_test.ts"],
+  },
+  {
+    name: "gestures-instance-value-set",
+    guarantee:
+      "A value is written through the control's prototype setter, which React's own instance property would hide.",
+    file: "elements/gestures.ts",
+    find:
+      'Object.getOwnPropertyDescriptor(Object.getPrototypeOf(control), "value")?.set?.call(\n        control,\n        String(value),\n      );',
+    replace: "(control as HTMLInputElement).value = String(value);",
+    tests: ["tests/unit/gesture_values_test.ts"],
+  },
 ];

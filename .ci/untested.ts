@@ -43,10 +43,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "No direct test yet (issue 32): a tab's state and invocations; held through the tab channel by tests/protocol/channel_test.ts, invoke_test.ts and settle_test.ts.",
   "bridge/http/session_manifests.ts":
     "No direct test yet (issue 32): the session's manifest routes; held over HTTP by tests/protocol/manifest_test.ts, change_documents_test.ts and versions_test.ts.",
-  "bridge/http/session_routes.ts":
-    "No direct test yet (issue 32): /__aim/session and /__aim/invoke; held over HTTP by tests/protocol/session_test.ts, invoke_test.ts and errors_test.ts.",
-  "bridge/http/site_routes.ts":
-    "No direct test yet (issue 32): the site's pages, manifests and site map; held over HTTP by tests/protocol/static_test.ts and manifest_test.ts.",
   "bridge/http/tab_socket.ts":
     "No direct test yet (issue 32): the tab's WebSocket; held by tests/protocol/channel_test.ts, channel_budget_test.ts and tests/security/leak_test.ts.",
   "bridge/mcp/progress.ts":

@@ -391,4 +391,28 @@ export const mutants: Mutant[] = [
     replace: "(control as HTMLInputElement).value = String(value);",
     tests: ["tests/unit/gesture_values_test.ts"],
   },
+  {
+    name: "if-match-sixteen-digits",
+    guarantee: "An If-Match of a state_version over 15 digits is refused 400.",
+    file: "bridge/http/session_routes.ts",
+    find: '/^\\s*(?:W\\/)?"v(\\d{1,15})"\\s*$/',
+    replace: '/^\\s*(?:W\\/)?"v(\\d{1,16})"\\s*$/',
+    tests: ["tests/unit/http_routes_test.ts"],
+  },
+  {
+    name: "if-match-star-spaced",
+    guarantee: "An If-Match of * with spaces around is no condition, as * is.",
+    file: "bridge/http/session_routes.ts",
+    find: 'if (header === undefined || header.trim() === "*") return undefined;',
+    replace: 'if (header === undefined || header === "*") return undefined;',
+    tests: ["tests/unit/http_routes_test.ts"],
+  },
+  {
+    name: "public-manifests-unbounded-origins",
+    guarantee: "A page's public manifests are kept for at most 8 origins, which clients choose.",
+    file: "bridge/http/site_routes.ts",
+    find: "if (!cache) this.#cache.set(info, cache = new BoundedMap(8));",
+    replace: "if (!cache) this.#cache.set(info, cache = new BoundedMap(64));",
+    tests: ["tests/unit/http_routes_test.ts"],
+  },
 ];

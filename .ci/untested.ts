@@ -43,8 +43,6 @@ export const UNTESTED: Readonly<Record<string, string>> = {
     "No direct test yet (issue 32): a tab's state and invocations; held through the tab channel by tests/protocol/channel_test.ts, invoke_test.ts and settle_test.ts.",
   "bridge/http/session_manifests.ts":
     "No direct test yet (issue 32): the session's manifest routes; held over HTTP by tests/protocol/manifest_test.ts, change_documents_test.ts and versions_test.ts.",
-  "bridge/http/tab_socket.ts":
-    "No direct test yet (issue 32): the tab's WebSocket; held by tests/protocol/channel_test.ts, channel_budget_test.ts and tests/security/leak_test.ts.",
   "bridge/mcp/progress.ts":
     "No direct test yet (issue 32): one call's SSE answer, which needs the SDK's server and a waiting tab; held by tests/mcp/endpoint_test.ts and browser_test.ts.",
   "bridge/mcp/sessions.ts":

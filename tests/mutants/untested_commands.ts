@@ -415,4 +415,20 @@ export const mutants: Mutant[] = [
     replace: "if (!cache) this.#cache.set(info, cache = new BoundedMap(64));",
     tests: ["tests/unit/http_routes_test.ts"],
   },
+  {
+    name: "tab-socket-without-tab-protocol",
+    guarantee: "The tab channel opens only when the tab protocol is offered with the credential.",
+    file: "bridge/http/tab_socket.ts",
+    find: "if (!offered.includes(TAB_PROTOCOL) || !session) {",
+    replace: "if (!session) {",
+    tests: ["tests/unit/tab_socket_test.ts"],
+  },
+  {
+    name: "tab-socket-any-origin",
+    guarantee: "The tab channel refuses a request from another origin with 403 forbidden_origin.",
+    file: "bridge/http/tab_socket.ts",
+    find: 'if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();',
+    replace: "",
+    tests: ["tests/unit/tab_socket_test.ts"],
+  },
 ];

@@ -31,8 +31,6 @@ export const TESTED_FOLDERS: readonly string[] = ["bridge", "elements"];
 export const UNTESTED: Readonly<Record<string, string>> = {
   "bridge/a2a/executor.ts":
     "No direct test yet (issue 32): the SDK's AgentExecutor over a live session's tasks; held over HTTP by the SDK's own client in tests/a2a/a2a_test.ts and tests/a2a/protocol_test.ts.",
-  "bridge/a2a/routes.ts":
-    "No direct test yet (issue 32): the A2A routes on a bridge; held over HTTP by tests/a2a/a2a_test.ts, tests/a2a/protocol_test.ts and tests/cluster/.",
   "bridge/acp/routes.ts":
     "No direct test yet (issue 32): the ACP routes on a bridge; held over HTTP by tests/acp/runs_test.ts, run_control_test.ts, acp_sdk_test.ts and tests/security/acp_limits_test.ts.",
   "bridge/cli/serve.ts":

@@ -431,4 +431,28 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: ["tests/unit/tab_socket_test.ts"],
   },
+  {
+    name: "a2a-card-v0-version-new",
+    guarantee: "A client that names a 0.x A2A version gets the v0.3 Agent Card.",
+    file: "bridge/a2a/routes.ts",
+    find: 'return !version || version.startsWith("0.");',
+    replace: "return !version;",
+    tests: ["tests/a2a/routes_test.ts"],
+  },
+  {
+    name: "a2a-endpoint-any-origin",
+    guarantee: "The A2A endpoint refuses a browser request from another origin with 403.",
+    file: "bridge/a2a/routes.ts",
+    find: 'if (isCrossOrigin(c, c.get("origin"))) throw forbiddenOrigin();',
+    replace: "",
+    tests: ["tests/a2a/routes_test.ts"],
+  },
+  {
+    name: "a2a-card-cached-stale",
+    guarantee: "The Agent Card is revalidated on each use: pages come and go.",
+    file: "bridge/a2a/routes.ts",
+    find: '"Cache-Control": "no-cache",',
+    replace: '"Cache-Control": "public, max-age=3600",',
+    tests: ["tests/a2a/routes_test.ts"],
+  },
 ];

@@ -31,8 +31,6 @@ export const TESTED_FOLDERS: readonly string[] = ["bridge", "elements"];
 export const UNTESTED: Readonly<Record<string, string>> = {
   "bridge/a2a/executor.ts":
     "No direct test yet (issue 32): the SDK's AgentExecutor over a live session's tasks; held over HTTP by the SDK's own client in tests/a2a/a2a_test.ts and tests/a2a/protocol_test.ts.",
-  "bridge/acp/routes.ts":
-    "No direct test yet (issue 32): the ACP routes on a bridge; held over HTTP by tests/acp/runs_test.ts, run_control_test.ts, acp_sdk_test.ts and tests/security/acp_limits_test.ts.",
   "bridge/cli/serve.ts":
     "No direct test yet (issue 32): `aim serve`; held by tests/cli/serve_test.ts and start_test.ts and tests/upstream/cli_test.ts, which run it as a process.",
   "bridge/core/sessions.ts":

@@ -455,4 +455,20 @@ export const mutants: Mutant[] = [
     replace: '"Cache-Control": "public, max-age=3600",',
     tests: ["tests/a2a/routes_test.ts"],
   },
+  {
+    name: "acp-runs-allow-wrong",
+    guarantee: "A wrong method on /runs is answered 405 with Allow: POST, the one it takes.",
+    file: "bridge/acp/routes.ts",
+    find: 'app.all("/runs", () => methodNotAllowed("POST"));',
+    replace: 'app.all("/runs", () => methodNotAllowed("GET, POST"));',
+    tests: ["tests/acp/routes_test.ts"],
+  },
+  {
+    name: "acp-agents-own-listing-cached",
+    guarantee: "The agents listed for a caller's token are never stored by a cache.",
+    file: "bridge/acp/routes.ts",
+    find: 'c.header("Cache-Control", session ? "no-store" : "no-cache");',
+    replace: 'c.header("Cache-Control", "no-cache");',
+    tests: ["tests/acp/routes_test.ts"],
+  },
 ];

@@ -47,7 +47,6 @@ export interface A2ARoutesOptions {
 const VERSION_HEADER = "A2A-Version";
 const NO_STORE = { "Cache-Control": "no-store" };
 
-/** A JSON-RPC id of a request, or null. */
 /** The methods answered with a stream, in A2A v1 and v0.3. */
 const STREAMING_METHODS: ReadonlySet<unknown> = new Set([
   "SendStreamingMessage",
@@ -61,6 +60,7 @@ function methodOf(body: unknown): unknown {
   return (body as { method?: unknown } | null)?.method;
 }
 
+/** A JSON-RPC id of a request, or null. */
 function idOf(body: unknown): string | number | null {
   const id = (body as { id?: unknown } | null)?.id;
   return typeof id === "string" || typeof id === "number" ? id : null;

@@ -49,7 +49,8 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
   if (pageQuery.length) {
     throw new CliError("--page-query goes with a URL: a file is a page of its own", Exit.Usage);
   }
-  if (!/\.html?$/i.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);
+  // Only what aim serves as a page: a `.htm` or `.HTML` file is no page of a site's (site/paths.ts).
+  if (!/\.html$/.test(file)) throw new CliError(`${file} is not an .html file`, Exit.Usage);
   let origin: string;
   try {
     origin = new URL(values.origin ?? "http://127.0.0.1:8000").origin;
@@ -62,7 +63,7 @@ export async function manifestCommand(args: string[], io: CliIO): Promise<number
     if (error instanceof CliError) throw error;
     throw new CliError(`${file} does not exist`);
   }
-  const name = basename(file).replace(/\.html?$/i, "");
+  const name = basename(file).replace(/\.html$/, "");
   const page = name === "index" ? "/" : `/${name}`;
   const core = new BridgeCore({ root: dirname(file) });
   try {

@@ -122,3 +122,6 @@ export const DEFAULTS = {
    */
   maxStreams: 1024,
 } as const;
+
+/** The longest wait a client may ask a manifest's long poll for (`Prefer: wait=N`), seconds. */
+export const MAX_WAIT_SECONDS = 60;

@@ -10,7 +10,7 @@ import type { Context } from "hono";
 import type { BridgeCore } from "../core/bridge.ts";
 import type { Session } from "../core/session.ts";
 import { AimError, invalidToken } from "../errors/aim_error.ts";
-import { DEFAULTS } from "../core/limits.ts";
+import { DEFAULTS, MAX_WAIT_SECONDS } from "../core/limits.ts";
 import { createJsonPatch, type JsonPatchOperation } from "../wire/json_patch.ts";
 import { createMergePatch } from "../wire/merge_patch.ts";
 import type { Manifest } from "../wire/schemas.ts";
@@ -18,9 +18,6 @@ import { BoundedMap } from "../utils/bounded_map.ts";
 import type { AppEnv } from "./env.ts";
 import { encodeBody, MANIFEST_HEADERS, textResponse } from "./responses.ts";
 import { parseIfNoneMatch } from "./if_none_match.ts";
-
-/** The longest wait a client may ask for, seconds. */
-export const MAX_WAIT_SECONDS = 60;
 
 /** The media type of a JSON Merge Patch (RFC 7396). */
 export const MERGE_PATCH_TYPE = "application/merge-patch+json";

@@ -9,14 +9,12 @@ import assert from "node:assert/strict";
 import { AUDIT_DEFAULTS } from "../../bridge/audit/log.ts";
 import { ADDRESS_CHARACTERS } from "../../bridge/core/address_budget.ts";
 import { CHANNEL_BUDGETS } from "../../bridge/core/channel_budget.ts";
-import { DEFAULT_LIMITS, DEFAULTS } from "../../bridge/core/limits.ts";
+import { DEFAULT_LIMITS, DEFAULTS, MAX_WAIT_SECONDS } from "../../bridge/core/limits.ts";
 import { ATTEMPT_DEFAULTS } from "../../bridge/core/login.ts";
 import { SCHEMA_CHECK_BUDGET } from "../../bridge/core/schema_checks.ts";
 import { LOGIN_DEFAULTS } from "../../bridge/core/server_actions.ts";
 import { STREAM_DEFAULTS } from "../../bridge/core/streams.ts";
-import { MAX_TABS } from "../../bridge/core/tab.ts";
 import { RUN_REPORTS } from "../../bridge/core/tab_messages.ts";
-import { MAX_WAIT_SECONDS } from "../../bridge/http/session_manifests.ts";
 import { MCP_DEFAULTS } from "../../bridge/mcp/routes.ts";
 import { MAX_INITIALIZE_BYTES } from "../../bridge/mcp/session.ts";
 import { RUN_LIMITS } from "../../bridge/runs/registry.ts";
@@ -72,7 +70,7 @@ const LIMITS: [label: string, value: string][] = [
   ],
   ["state snapshot", bytes(DEFAULT_LIMITS.maxStateBytes)],
   ["invocations in flight per session", `${DEFAULT_LIMITS.maxInFlight}`],
-  ["tabs per session", `${MAX_TABS}`],
+  ["tabs per session", `${DEFAULTS.maxTabs}`],
   ["time for a new channel to say hello", duration(DEFAULTS.helloTimeoutMs)],
   [
     "runs of an in-browser agent (WebMCP) one tab may report",
@@ -163,7 +161,6 @@ Deno.test("every row of docs/security.md's Limits table reads as the code's defa
   assert.equal(rows.size, LIMITS.length, "a row of the Limits table is not checked here");
   // What the table and the code use beside each other must agree too.
   assert.equal(PROXY_DEFAULTS.webSocketBufferBytes, RELAY_DEFAULTS.bufferBytes);
-  assert.equal(MAX_TABS, DEFAULTS.maxTabs);
   assert.deepEqual(ADDRESS_CHARACTERS, CHANNEL_BUDGETS.characters);
 });
 

@@ -210,6 +210,7 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
   "bridge/http/request.ts": {
     tests: [
       "tests/unit/http_request_test.ts",
+      "tests/unit/http_request_edges_test.ts",
       "tests/security/credential_test.ts",
       "tests/unit/auth_test.ts",
     ],

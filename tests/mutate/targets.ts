@@ -214,8 +214,8 @@ export const TARGETS: Readonly<Record<string, MutateTarget>> = {
       "tests/security/credential_test.ts",
       "tests/unit/auth_test.ts",
     ],
-    note: "Run on mutate3: five survivors are left to look at (the empty-body test with a length " +
-      "declared and no body, the read's catch, the timer's clear, hostName's bracket test twice).",
+    note: "Run on mutate3: four survivors are left to look at (the empty-body test with a length " +
+      "declared and no body, the read's catch, hostName's bracket test twice).",
   },
   "bridge/http/token.ts": {
     tests: [

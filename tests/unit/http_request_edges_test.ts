@@ -151,3 +151,30 @@ Deno.test("isAllowedHost() remembers each verdict for its own list of allowed na
   assert.equal(isAllowedHost("ab.example", ["ab.example"]), true);
   assert.equal(isAllowedHost("ab.example", ["ab", ".example"]), false);
 });
+
+Deno.test("readJson() clears its body timer once the body is read, whatever the outcome: no request leaves one for its whole time", async () => {
+  const timeoutMs = 60_000;
+  const started = new Set<number>();
+  const { setTimeout: set, clearTimeout: clear } = globalThis;
+  globalThis.setTimeout = ((fn: () => void, ms?: number, ...rest: unknown[]) => {
+    const id = set(fn, ms, ...rest);
+    if (ms === timeoutMs) started.add(id);
+    return id;
+  }) as typeof setTimeout;
+  globalThis.clearTimeout = ((id?: number) => {
+    started.delete(id!);
+    clear(id);
+  }) as typeof clearTimeout;
+  try {
+    const app = appOf((c) => readJson(c, 10, timeoutMs));
+    for (const body of ['{"a":1}', "{", '{"a":"123456789"}']) {
+      const res = await app.request("/", { method: "POST", headers: JSON_HEADERS, body });
+      await res.body?.cancel();
+      assert.equal(started.size, 0, body);
+    }
+  } finally {
+    globalThis.setTimeout = set;
+    globalThis.clearTimeout = clear;
+    for (const id of started) clear(id);
+  }
+});

@@ -22,8 +22,7 @@ export const globals: Record<string | symbol, unknown> = globalThis as unknown a
   unknown
 >;
 globals.window = globalThis;
-// A form's tool is found by a selector built with CSS.escape (no form here: declarative tools are
-// the browser tests').
+// A form's tool is found by a selector built with CSS.escape.
 globals.CSS = { escape: (text: string) => text.replace(/["\\]/g, "\\$&") };
 Object.defineProperty(globalThis, "location", {
   value: { origin: ORIGIN },
@@ -39,12 +38,37 @@ export function element(attributes: Record<string, string>) {
   };
 }
 
+/** A group of radio buttons of one name, as a form's `elements.namedItem()` gives it. */
+export class FakeRadioNodeList {
+  readonly #items: readonly object[];
+  constructor(items: readonly object[]) {
+    this.#items = items;
+  }
+  [Symbol.iterator](): Iterator<object> {
+    return this.#items[Symbol.iterator]();
+  }
+}
+globals.RadioNodeList ??= FakeRadioNodeList;
+
+/** A `<form toolname>` with its attributes and its named fields (a radio group as a list). */
+export function form(
+  attributes: Record<string, string>,
+  fields: Record<string, object> = {},
+): ReturnType<typeof element> & { elements: { namedItem(name: string): object | null } } {
+  return {
+    ...element(attributes),
+    elements: { namedItem: (name) => Object.hasOwn(fields, name) ? fields[name]! : null },
+  };
+}
+
 /** The document: its `<aim-tool>` elements, its `<form toolname>`s, its ready state, its listeners. */
 export class FakeDocument extends EventTarget {
   readyState: DocumentReadyState = "complete";
   tools: ReturnType<typeof element>[] = [];
-  /** The names of the page's declarative forms (`<form toolname>`). */
+  /** The names of the page's declarative forms (`<form toolname>`) without fields. */
   forms: string[] = [];
+  /** The page's declarative forms with fields, by tool name. */
+  formElements: Map<string, ReturnType<typeof form>> = new Map();
   querySelectorAll(selector: string) {
     assert.equal(selector, "aim-tool");
     return this.tools;
@@ -52,6 +76,8 @@ export class FakeDocument extends EventTarget {
   querySelector(selector: string) {
     const name = /^form\[toolname="(.*)"\]$/.exec(selector)?.[1];
     assert.ok(name !== undefined, selector);
+    const withFields = this.formElements.get(name);
+    if (withFields) return withFields;
     return this.forms.includes(name) ? element({ toolname: name }) : null;
   }
 }
@@ -94,6 +120,7 @@ export function reset(): void {
   delete globals[ERRORS];
   document.tools = [];
   document.forms = [];
+  document.formElements = new Map();
   document.readyState = "complete";
 }
 

@@ -42,4 +42,13 @@ export const mutants: Mutant[] = [
     replace: 'FORBIDDEN_NAMES: readonly string[] = ["constructor", "prototype"];',
     tests: ["tests/unit/webmcp_tools_rules_test.ts", "tests/unit/webmcp_tool_fields_test.ts"],
   },
+  {
+    name: "content-length-not-a-number-read-whole",
+    guarantee: "A Content-Length that is no number of bytes is refused (400): hono's body limit " +
+      "would take it for a length it need not count and read a body of any size whole.",
+    file: "bridge/http/request.ts",
+    find: "if (length !== undefined && !/^\\d+$/.test(length)) {",
+    replace: "if (false) {",
+    tests: ["tests/unit/http_request_edges_test.ts"],
+  },
 ];

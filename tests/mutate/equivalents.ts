@@ -15,6 +15,18 @@ export const EQUIVALENTS: readonly Equivalent[] = [
   // bridge/wire/webmcp_tools.ts
   {
     file: "bridge/wire/webmcp_tools.ts",
+    mutator: "MethodExpression",
+    in: "schemaOf",
+    original: "name.slice(0, 80)",
+    replacement: "name",
+    near: 'const mapped = schemaOf(field, `field "${name.slice(0, 80)}"`, depth + 1);',
+    reason:
+      "A field's schema is mapped only once its name passed FIELD_NAME, which takes at most " +
+      "64 characters: the cut at 80 never cuts there (the refusal of a longer name, a line " +
+      "above, is cut, and killed).",
+  },
+  {
+    file: "bridge/wire/webmcp_tools.ts",
     mutator: "ObjectLiteral",
     in: "inputSchemaOfTool",
     original: '{ type: "object", properties: {} }',

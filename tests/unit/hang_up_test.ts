@@ -51,3 +51,46 @@ Deno.test("an address that is neither IPv4 nor IPv6 is not looked up", () => {
   assert.equal(tableAddresses(tcp("1:2:3:4:5:6:7:8:9", 1)), undefined);
   assert.equal(tableAddresses(tcp("256.0.0.1", 1)), undefined);
 });
+
+Deno.test("every spelling of an address Deno may hand over is read, and any other is not looked up", () => {
+  const v6 = (hex: string) => ({ family: "v6", v6: `${hex}:0102` });
+  const v4 = (word: string) => ({
+    family: "v4",
+    v4: `${word}:0102`,
+    v6: `0000000000000000FFFF0000${word}:0102`,
+  });
+  const table: [string, unknown][] = [
+    ["1:2:3:4:5:6:7:8", v6("02000100040003000600050008000700")],
+    ["[::1]", v6("00000000000000000000000001000000")],
+    ["fe80::1%eth0", v6("000080FE000000000000000001000000")],
+    ["[fe80::1%25eth0]", v6("000080FE000000000000000001000000")],
+    ["::", v6("00000000000000000000000000000000")],
+    ["1::", v6("00000100000000000000000000000000")],
+    ["ABCD::ef", v6("0000CDAB0000000000000000EF000000")],
+    ["::1.2.3.4", v6("00000000000000000000000004030201")],
+    // IPv4-mapped only with ten zero bytes, then ffff.
+    ["1::ffff:1.2.3.4", v6("0000010000000000FFFF000004030201")],
+    ["::fffe:1.2.3.4", v6("0000000000000000FEFF000004030201")],
+    ["::ffff:0.0.0.0", v4("00000000")],
+    ["0:0:0:0:0:ffff:102:304", v4("04030201")],
+    ["001.002.003.004", v4("04030201")],
+    ...[
+      "::ffff:1.2.3.256",
+      "::ffff:1.2.3",
+      "1::2::3",
+      ":::",
+      "1:2:3:4:5:6:7",
+      "12345::1",
+      "g::1",
+      "1.2.3",
+      "1.2.3.4.5",
+      "a.b.c.d",
+      "1234.1.1.1",
+      "1.2.3.-4",
+      "1.2.3.",
+    ].map((text): [string, unknown] => [text, undefined]),
+  ];
+  for (const [hostname, expected] of table) {
+    assert.deepEqual(tableAddresses(tcp(hostname, 258)), expected, hostname);
+  }
+});

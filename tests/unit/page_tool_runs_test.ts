@@ -9,6 +9,7 @@
  */
 import assert from "node:assert/strict";
 import {
+  type PageTool,
   PageTools,
   type ReadableModelContext,
   type RegisteredTool,
@@ -19,6 +20,8 @@ import {
   ERRORS,
   FakeClient,
   FakeContext,
+  FakeRadioNodeList,
+  form,
   globals,
   read,
   REGISTRY,
@@ -27,6 +30,51 @@ import {
   tool,
   warnings,
 } from "../helpers/page_tools_fakes.ts";
+
+// --- What the person is shown ----------------------------------------------------------------
+
+Deno.test("a declarative tool's target is its form and the fields the input fills, in words that say whether it submits", async () => {
+  reset();
+  const date = { field: "date" };
+  const small = { field: "size", value: "s" };
+  const large = { field: "size", value: "l" };
+  const book = form({ toolname: "book", toolautosubmit: "" }, {
+    date,
+    size: new FakeRadioNodeList([small, large]),
+  });
+  const note = form({ toolname: "note" }, { text: { field: "text" } });
+  document.formElements = new Map([["book", book], ["note", note]]);
+  const context = new FakeContext();
+  context.tools = [tool("book"), tool("note"), tool("plain")];
+  const { client } = await read(context);
+  const target = (name: string, input: unknown) =>
+    client.tools().get(name)!.target(input as Parameters<PageTool["target"]>[0]);
+  const cases: [string, unknown, { elements: unknown[]; words: string } | undefined][] = [
+    // A field the form does not have is named, but adds no element.
+    ["book", { date: "2026-12-24", size: "l", guests: 2 }, {
+      elements: [book, date, small, large],
+      words: "fill the form “book” (date, size, guests) and submit it",
+    }],
+    ["book", { date: "2026-12-24" }, {
+      elements: [book, date],
+      words: "fill the form “book” (date) and submit it",
+    }],
+    ["note", { text: "hi" }, {
+      elements: [note, { field: "text" }],
+      words: "fill the form “note” (text) for you to submit",
+    }],
+    // No field named: the form alone; an input that is no object names none.
+    ["note", {}, { elements: [note], words: "fill the form “note” for you to submit" }],
+    ["note", "ab", { elements: [note], words: "fill the form “note” for you to submit" }],
+    ["note", null, { elements: [note], words: "fill the form “note” for you to submit" }],
+    // No form declares the tool.
+    ["plain", { q: "x" }, undefined],
+  ];
+  for (const [name, input, expected] of cases) {
+    assert.deepEqual(await target(name, input), expected, `${name} ${JSON.stringify(input)}`);
+  }
+  reset();
+});
 
 // --- Runs --------------------------------------------------------------------------------------
 

@@ -230,6 +230,25 @@ Deno.test("<aim-tool read-only> counts only where aim saw the tool's hints: regi
   reset();
 });
 
+Deno.test("an ignored <aim-tool read-only> leaves the rest of the owner's markup: hidden stays hidden, the example stays", async () => {
+  reset();
+  const context = new FakeContext();
+  const unsaid = { annotations: {} };
+  context.tools = [tool("hidden_too", unsaid), tool("with_example", unsaid)];
+  document.tools = [
+    element({ name: "hidden_too", "read-only": "", hidden: "" }),
+    element({ name: "with_example", "read-only": "", "input-example": '{"q":"owner"}' }),
+  ];
+  let client!: FakeClient;
+  await warnings(async () => ({ client } = await read(context)));
+  assert.deepEqual([...client.tools().keys()], ["with_example"]);
+  const declared = client.tools().get("with_example")!.declaration()!;
+  assert.deepEqual(declared.input_example, { q: "owner" });
+  assert.equal(declared.consequential, true);
+  assert.equal(declared.read_only, false);
+  reset();
+});
+
 Deno.test("aim's own tools, the read tool in any case, an <aim-action>'s id in any case and another frame's tools are not the page's", async () => {
   reset();
   const context = new FakeContext();

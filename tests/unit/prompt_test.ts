@@ -11,6 +11,7 @@ import {
   cutNote,
   MAX_SHOWN_CHARS,
   readable,
+  READABLE_DEFAULTS,
   REPLACED_NOTICE,
   shownInput,
 } from "../../elements/prompt.ts";
@@ -109,4 +110,11 @@ Deno.test("a prompt that replaced a withdrawn one says so, and says how to make 
     "This request replaced an earlier one, withdrawn before you answered. Read it again: " +
       "Approve works once you point at or tap this request.",
   );
+});
+
+Deno.test("readable()'s documented defaults are what it does without options: escapes a line feed, cuts nothing", () => {
+  assert.deepEqual(READABLE_DEFAULTS, { lines: false, max: Infinity });
+  const text = `a\n${"b".repeat(5000)}`;
+  assert.deepEqual(readable(text), readable(text, READABLE_DEFAULTS));
+  assert.deepEqual(readable(text), { text: `a\\u000A${"b".repeat(5000)}`, more: 0 });
 });

@@ -125,6 +125,27 @@ Deno.test("<aim-tool> markup reads every spelling of its flags, several elements
     readOnly: true,
   });
   assert.equal(readToolMarkup([el({ "read-only": "" }), el({ name: " " })]).size, 0);
+  // A later element without a flag or an example keeps what an earlier one said; a later
+  // example replaces an earlier one; none given, none is kept.
+  const flags = { consequential: false, hidden: false, readOnly: false };
+  const sequences: [Record<string, string>[], Record<string, unknown>][] = [
+    [[{ name: "t", consequential: "" }, { name: "t" }], { ...flags, consequential: true }],
+    [[{ name: "t", hidden: "" }, { name: "t" }], { ...flags, hidden: true }],
+    [[{ name: "t", "read-only": "" }, { name: "t" }], { ...flags, readOnly: true }],
+    [[{ name: "t", "input-example": '{"a":1}' }, { name: "t" }], {
+      ...flags,
+      inputExample: '{"a":1}',
+    }],
+    [[{ name: "t", "input-example": "1" }, { name: "t", "input-example": "2" }], {
+      ...flags,
+      inputExample: "2",
+    }],
+    [[{ name: "t" }, { name: "t", "input-example": "" }], { ...flags, inputExample: "" }],
+    [[{ name: "t" }, { name: "t" }], flags],
+  ];
+  for (const [elements, expected] of sequences) {
+    assert.deepEqual(read(...elements), expected, JSON.stringify(elements));
+  }
 });
 
 Deno.test("the public catalog reads <aim-tool> for a page's forms as the page does", () => {

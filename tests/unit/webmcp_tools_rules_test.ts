@@ -325,6 +325,24 @@ Deno.test('a keyword named like a prototype\'s property is refused, never copied
   }
 });
 
+Deno.test("only an anyOf of string consts becomes an enum, and only a list of examples is cut to eight", () => {
+  const consts = [{ const: "a" }, { const: "b" }];
+  const nine = Array.from({ length: 9 }, (_, i) => `v${i}`);
+  const kept = [
+    { oneOf: consts },
+    { allOf: consts },
+    { type: "string", enum: nine },
+    { type: "string", pattern: "^[a-z]{1,12}$" },
+    { type: "array", items: { type: "string" }, minItems: 1 },
+  ];
+  for (const schema of kept) {
+    assert.deepEqual(mapped(one(schema)).input_schema.properties, { a: schema });
+  }
+  assert.deepEqual(mapped(one({ type: "string", examples: nine })).input_schema.properties, {
+    a: { type: "string", examples: nine.slice(0, 8) },
+  });
+});
+
 Deno.test("a select's anyOf becomes an enum only when it is of string consts, not said to be numbers", () => {
   const consts = [{ const: "a", title: "A" }, { type: "string", const: "b" }];
   const enumOf = { type: "string", enum: ["a", "b"] };

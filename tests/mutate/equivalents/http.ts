@@ -11,6 +11,9 @@ const HOT_PATH_CHECKS = "A short cut before the Host check: the hot path " +
   "ending in .json or .toon, so the request is left to the router all the same (the Host " +
   "check in between only remembers a verdict).";
 
+const REMEMBERED = "A remembered answer only: without it the same answer is worked out " +
+  "again, so every request gets what it got before.";
+
 /** The accepted equivalents of bridge/http/. */
 export const HTTP_EQUIVALENTS: readonly Equivalent[] = [
   // bridge/http/credentials.ts
@@ -171,5 +174,162 @@ export const HTTP_EQUIVALENTS: readonly Equivalent[] = [
     replacement: "query <= 0",
     reason: "A `?` is looked for from the path's slash on, past `scheme://authority`, so it is " +
       "never at index 0.",
+  },
+  // bridge/http/request.ts
+  {
+    file: "bridge/http/request.ts",
+    mutator: "OptionalChaining",
+    in: "addressOf",
+    original: "hops?.[hops.length - 1]?.trim",
+    replacement: "hops?.[hops.length - 1].trim",
+    reason:
+      "`split()` of a string always gives at least one part, so the last hop is a string whenever " +
+      "there are hops (and with no header the chain stops at `hops?.`).",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ConditionalExpression",
+    in: "requestOrigin",
+    original: "hostHeader !== undefined",
+    replacement: "true",
+    reason:
+      "Without a Host header the shape is tested on `undefined`, which RegExp reads as the text " +
+      '"undefined", a well-formed name: the header is let through either way.',
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "BlockStatement",
+    in: "requestOrigin",
+    original: "{ return null; }",
+    replacement: "{}",
+    near: "} catch { return null; }",
+    reason:
+      "The first of the two: a Request's url is always written by the URL parser, so urlOrigin() " +
+      "throws only for a url that `new URL()` just below refuses too, which answers null.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "OptionalChaining",
+    in: "requestOrigin",
+    original: 'req.header("X-Forwarded-Proto")?.split(",")[0]?.trim',
+    replacement: 'req.header("X-Forwarded-Proto")?.split(",")[0].trim',
+    reason: "`split()` of a string always gives a first part, so `[0]` is never undefined.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "OptionalChaining",
+    in: "requestOrigin",
+    original: 'req.header("X-Forwarded-Host")?.split(",")[0]?.trim',
+    replacement: 'req.header("X-Forwarded-Host")?.split(",")[0].trim',
+    reason: "`split()` of a string always gives a first part, so `[0]` is never undefined.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ConditionalExpression",
+    in: "urlOrigin",
+    original: "end < 0",
+    replacement: "true",
+    reason:
+      "The origin of the whole URL is the origin of its scheme and authority: only the key under " +
+      "which it is remembered changes.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "EqualityOperator",
+    in: "urlOrigin",
+    original: "end < 0",
+    replacement: "end <= 0",
+    reason: "The slash is looked for past `scheme://`, so it is never at index 0.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "MethodExpression",
+    in: "urlOrigin",
+    original: "url.slice(0, end)",
+    replacement: "url",
+    reason:
+      "The origin of the whole URL is the origin of its scheme and authority: only the key under " +
+      "which it is remembered changes.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ConditionalExpression",
+    in: "urlOrigin",
+    original: "origin === undefined",
+    replacement: "true",
+    reason: REMEMBERED,
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "CallExpression",
+    in: "urlOrigin",
+    original: "origins.set(prefix, origin);",
+    replacement: ";",
+    reason: REMEMBERED,
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "StringLiteral",
+    in: "readJson",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    reason:
+      "Without a Content-Type the type read is not application/json either way: the same 400.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ConditionalExpression",
+    in: "readJson",
+    original: "declared !== undefined",
+    replacement: "true",
+    reason:
+      "`undefined > maxBytes` is false: without a declared length the test is false either way.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "CallExpression",
+    in: "readJson",
+    original: "late.catch(() => {});",
+    replacement: ";",
+    reason:
+      "`late` rejects only once its timer fires, and the timer is cleared as soon as the race is " +
+      "decided: a rejection of it is always the race's, which is awaited.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ConditionalExpression",
+    in: "readJson",
+    original: "declared === undefined",
+    replacement: "true",
+    near: "const limit = declared === undefined",
+    reason:
+      "Hono's bodyLimit, given a Content-Length, checks it against the limit and counts nothing; " +
+      "the declared length is already within the limit here, so it only calls on to the read.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ArrowFunction",
+    in: "readJson",
+    original: "() => Promise.resolve()",
+    replacement: "() => undefined",
+    reason:
+      "Hono's bodyLimit awaits what its `next` returns; awaiting undefined and a resolved promise " +
+      "go on alike.",
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "ConditionalExpression",
+    in: "isAllowedHost",
+    original: "verdict === undefined",
+    replacement: "true",
+    reason: REMEMBERED,
+  },
+  {
+    file: "bridge/http/request.ts",
+    mutator: "CallExpression",
+    in: "isAllowedHost",
+    original: "hostVerdicts.set(key, verdict);",
+    replacement: ";",
+    reason: REMEMBERED,
   },
 ];

@@ -158,7 +158,41 @@ export function upstreamRequestPairs(incoming: Headers, options: ForwardOptions)
 const DECODED_BY_FETCH = new Set(["gzip", "br"]);
 
 /** Names of answer headers some rule of {@linkcode clientResponseHeaders} may remove. */
-const ANSWER_FILTERED: readonly string[] = [...HOP_BY_HOP, "set-cookie"];
+const ANSWER_FILTERED: ReadonlySet<string> = new Set([...HOP_BY_HOP, "set-cookie"]);
+
+/** What the proxy reads of the app's answer headers, in one pass over them. */
+export interface AppAnswer {
+  /** The headers the client receives: {@linkcode clientAnswerHeaders}. */
+  headers: Headers;
+  /**
+   * Whether the answer is framed both by `Transfer-Encoding` and `Content-Length` (RFC 9112
+   * §6.3: smuggling, or a broken app), which the proxy refuses.
+   */
+  framedTwice: boolean;
+  /** The app's `Location` (repeated values joined, as `Headers.get` joins them), or null. */
+  location: string | null;
+}
+
+/**
+ * The app's answer headers read once: what the client receives, whether the answer is framed
+ * two ways, and its `Location`. One `forEach`, not a lookup per rule: the runtime keeps the
+ * sorted list of an answer's (immutable) headers after the first pass, where each lookup scans
+ * them all again.
+ */
+export function appAnswer(upstream: Headers, decoded: boolean): AppAnswer {
+  const seen = { filtered: false, chunked: false, length: false, location: null as string | null };
+  upstream.forEach((value, name) => {
+    if (ANSWER_FILTERED.has(name) || (decoded && name === "content-encoding")) seen.filtered = true;
+    if (name === "transfer-encoding") seen.chunked = true;
+    else if (name === "content-length") seen.length = true;
+    else if (name === "location") seen.location = value;
+  });
+  return {
+    headers: seen.filtered ? clientResponseHeaders(upstream, decoded) : upstream,
+    framedTwice: seen.chunked && seen.length,
+    location: seen.location,
+  };
+}
 
 /**
  * The headers the client receives for the app's answer, as {@linkcode clientResponseHeaders}
@@ -166,11 +200,7 @@ const ANSWER_FILTERED: readonly string[] = [...HOP_BY_HOP, "set-cookie"];
  * when they hold no name any rule removes: most answers, which then cost no copy.
  */
 export function clientAnswerHeaders(upstream: Headers, decoded: boolean): Headers {
-  for (const name of ANSWER_FILTERED) {
-    if (upstream.has(name)) return clientResponseHeaders(upstream, decoded);
-  }
-  if (decoded && upstream.has("content-encoding")) return clientResponseHeaders(upstream, decoded);
-  return upstream;
+  return appAnswer(upstream, decoded).headers;
 }
 
 /**

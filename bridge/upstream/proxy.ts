@@ -13,7 +13,7 @@ import { remoteAddress } from "../http/request.ts";
 import { type AimCredentials, secretCandidates } from "../http/credentials.ts";
 import { ambiguousPath, type AppDoor, type RequestFrom } from "../http/front_door.ts";
 import {
-  clientAnswerHeaders,
+  appAnswer,
   clientResponseHeaders,
   fetchDecodes,
   type HeaderPairs,
@@ -285,15 +285,16 @@ export class UpstreamProxy implements Disposable {
       if (waiting.hangUp) request.signal.removeEventListener("abort", waiting.hangUp);
     }
     const appHeaders = answer.headers;
+    const decoded = fetchDecodes(headers);
+    const read = appAnswer(appHeaders, decoded);
     // RFC 9112 §6.3: both is a message framed two ways (smuggling, or a broken app): an error.
-    if (appHeaders.has("transfer-encoding") && appHeaders.has("content-length")) {
+    if (read.framedTwice) {
       await answer.body?.cancel().catch(() => {});
       this.#options.onFailure?.("bad_gateway");
       throw badGateway();
     }
-    const decoded = fetchDecodes(headers);
-    let out = clientAnswerHeaders(appHeaders, decoded);
-    const location = appHeaders.get("location");
+    let out = read.headers;
+    const location = read.location;
     if (location && !(this.#options.preserveHost ?? PROXY_DEFAULTS.preserveHost)) {
       const rewritten = this.#ownLocation(location, from.origin);
       if (rewritten !== undefined) {

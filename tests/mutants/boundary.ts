@@ -246,7 +246,7 @@ export const mutants: Mutant[] = [
     guarantee:
       "An answer framed by both Transfer-Encoding and Content-Length is a 502; the client's next request is answered.",
     file: "bridge/upstream/proxy.ts",
-    find: `    if (appHeaders.has("transfer-encoding") && appHeaders.has("content-length")) {`,
+    find: `    if (read.framedTwice) {`,
     replace: `    if (false) {`,
     tests: ANSWERS,
   },

@@ -251,8 +251,28 @@ export const mutants: Mutant[] = [
     guarantee:
       "An answer holding a header some rule removes (hop-by-hop, aim's Set-Cookie) is filtered, not passed as the app's.",
     file: "bridge/upstream/headers.ts",
-    find: "    if (upstream.has(name)) return clientResponseHeaders(upstream, decoded);",
-    replace: "",
+    find:
+      '    if (ANSWER_FILTERED.has(name) || (decoded && name === "content-encoding")) seen.filtered = true;',
+    replace: '    if (decoded && name === "content-encoding") seen.filtered = true;',
     tests: ["tests/upstream/hop_by_hop_test.ts", ...PROXY],
+  },
+  {
+    name: "upstream-decoded-answer-unfiltered",
+    guarantee:
+      "An answer fetch decoded is filtered (its Content-Encoding and Content-Length dropped), not passed as the app's.",
+    file: "bridge/upstream/headers.ts",
+    find:
+      '    if (ANSWER_FILTERED.has(name) || (decoded && name === "content-encoding")) seen.filtered = true;',
+    replace: "    if (ANSWER_FILTERED.has(name)) seen.filtered = true;",
+    tests: [...PROXY, "tests/upstream/answers_test.ts"],
+  },
+  {
+    name: "upstream-answer-location-unread",
+    guarantee:
+      "The app's Location is read from its answer in the one pass, so that preserveHost off rewrites it.",
+    file: "bridge/upstream/headers.ts",
+    find: '    else if (name === "location") seen.location = value;',
+    replace: "",
+    tests: [...FORWARD, "tests/upstream/answers_test.ts"],
   },
 ];

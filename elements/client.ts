@@ -50,6 +50,16 @@ const ONE_MESSAGE_CHARS = 256 * 1024;
 const RECHECK_MS = 250;
 
 /**
+ * Whether `DOMContentLoaded` has fired: deferred and module scripts run while the document is
+ * already "interactive", before it, so the ready state alone cannot tell.
+ */
+function contentLoaded(): boolean {
+  if (document.readyState === "complete") return true;
+  const [timing] = performance.getEntriesByType("navigation") as PerformanceNavigationTiming[];
+  return timing ? timing.domContentLoadedEventStart > 0 : document.readyState !== "loading";
+}
+
+/**
  * The tab's side of the protocol. It fires `change` on itself when its status or its
  * registered actions change, and `aim-status`, `aim-activity` and `aim-session` (login changes)
  * on the document for the page.
@@ -133,7 +143,8 @@ export class AimClient extends ClientLink {
   }
 
   /**
-   * The channel opens once `<aim-action>`'s markup reader has loaded (or could not): its `hello`
+   * The channel opens once the document is parsed (`DOMContentLoaded`: the page's deferred and
+   * module scripts ran) and `<aim-action>`'s markup reader has loaded (or could not): its `hello`
    * is then followed at once by the page's actions, before the bridge grants this tab the
    * session. Opened first, the tab would say it is connected (and the panel show the token)
    * while the bridge holds the page without its actions, and an agent's first call would find
@@ -142,7 +153,14 @@ export class AimClient extends ClientLink {
    * @internal
    */
   protected override beforeChannel(): Promise<void> | undefined {
-    return markupPending(this.actions) ? loadActionMarkup() : undefined;
+    const markup = () => markupPending(this.actions) ? loadActionMarkup() : undefined;
+    if (contentLoaded()) return markup();
+    // Nor before the document is parsed and its deferred and module scripts ran: until then the
+    // page's own listeners and state may not be there, and an agent's first click would do
+    // nothing (a person cannot click what is not drawn yet; an agent reads the manifest at once).
+    return new Promise<void>((resolve) => {
+      document.addEventListener("DOMContentLoaded", () => resolve(), { once: true });
+    }).then(markup);
   }
 
   /**

@@ -212,4 +212,13 @@ export const mutants: Mutant[] = [
     replace: "    } finally {\n      void unmark;\n    }",
     tests: [TARGET],
   },
+  {
+    name: "channel-before-page-scripts",
+    guarantee:
+      "The tab offers the page's actions only once its deferred and module scripts ran, so an agent's first click is a person's.",
+    file: "elements/client.ts",
+    find: "    if (contentLoaded()) return markup();",
+    replace: "    if (contentLoaded() || true) return markup();",
+    tests: ["tests/browser/page_ready_test.ts"],
+  },
 ];

@@ -52,8 +52,8 @@ export const mutants: Mutant[] = [
     guarantee: "A tab opens its channel only once the markup reader loaded: it is connected, its " +
       "token working, only with the page's actions registered, so an agent's first call finds them.",
     file: "elements/client.ts",
-    find: "return markupPending(this.actions) ? loadActionMarkup() : undefined;",
-    replace: "return undefined;",
+    find: "const markup = () => markupPending(this.actions) ? loadActionMarkup() : undefined;",
+    replace: "const markup = () => undefined;",
     tests: [CHUNK],
   },
   {

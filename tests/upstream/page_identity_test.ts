@@ -57,6 +57,7 @@ const SPELLINGS: [query: string, page: string | null][] = [
   // PHP's own reading of names: leading spaces dropped, NUL ends them.
   ["+id=2&id=1", null],
   ["%20id=2", null],
+  ["%20%20id=2&id=1", null],
   ["id%00=2&id=1", null],
   // CGI stacks split on `;` too.
   ["id=1;id=2", null],
@@ -130,6 +131,11 @@ Deno.test("pageIdentity() keeps the declared parameters in the declared order, a
   assert.equal(repeatedParameter("/edit.php?id=1#&id=2", ["id"]), null);
   assert.equal(repeatedParameter("/edit.php?id=1&id=2#", ["id"]), "id");
   assert.equal(repeatedParameter("/edit.php", ["id"]), null);
+  // A part that names nothing (`?` alone), and a fragment that starts the text, give no parameter.
+  assert.equal(repeatedParameter("/p??", ["id"]), null);
+  assert.equal(repeatedParameter("/p??&id=1", ["stryker_was_here", "id"]), null);
+  assert.equal(repeatedParameter("#?id=1&id=2", ["id"]), null);
+  assert.equal(repeatedParameter("/p?x=1", ["s", "t"]), null);
   assert.deepEqual(splitPage("/a?b?c"), ["/a", "b?c"]);
   assert.deepEqual(splitPage("/a"), ["/a", ""]);
   assert.deepEqual(splitPage("/a?"), ["/a", ""]);

@@ -117,6 +117,25 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason:
       'A fragment at 0 makes the path `""` in the original and one that starts with `#` in the mutant: normalizePage() refuses both (a page\'s path starts with `/`), so null either way.',
   },
+  // bridge/core/address_budget.ts
+  {
+    file: "bridge/core/address_budget.ts",
+    mutator: "ConditionalExpression",
+    in: "AddressBudgets.#heavy",
+    original: "mine === 0",
+    replacement: "false",
+    reason:
+      "Recent counts are kept only at 1024 characters or more, so a session with none is absent and, when any session is present, the mean is positive and 0 is under it; with none, 0 >= 0 / 0 (NaN) is false: not heavy either way.",
+  },
+  {
+    file: "bridge/core/address_budget.ts",
+    mutator: "EqualityOperator",
+    in: "AddressBudgets.reconnectWait",
+    original: "entry.tokens >= half",
+    replacement: "entry.tokens > half",
+    reason:
+      "At exactly half a burst the wait computed below is Math.ceil(0 / perSecond), 0: the same answer as the early return.",
+  },
   // bridge/input/pattern.ts
   {
     file: "bridge/input/pattern.ts",

@@ -138,3 +138,28 @@ Deno.test("sessions that sent under 1024 characters lately do not count in the s
     assert.equal(budgets.charge("A", "heavy", 1, t), REASON);
   }
 });
+
+Deno.test("the wait, the debt bound and the decayed shares hold at their edges", () => {
+  const t = 1_000_000;
+  // A session that took its share, once the bucket is full again, waits for nothing.
+  const full = new AddressBudgets();
+  full.charge("A", "flood", burst, t);
+  assert.equal(full.reconnectWait("A", "flood", t + 10_000), 0);
+  // Half a MiB left: the wait is for 1.5 MiB at 2 MiB a second, a second rounded up.
+  const partial = new AddressBudgets();
+  partial.charge("A", "flood", burst - (1 << 19), t);
+  assert.equal(partial.reconnectWait("A", "flood", t), 1);
+  partial.charge("A", "flood", 1 << 19, t);
+  assert.equal(partial.reconnectWait("A", "flood", t), Math.ceil((burst / 2) / perSecond));
+  // A debt of exactly one burst is still allowed to a light session.
+  const debt = new AddressBudgets();
+  debt.charge("A", "flood", burst, t);
+  assert.equal(debt.charge("A", "light", burst, t), null);
+  assert.equal(debt.charge("A", "light2", 1, t), REASON);
+  // An old session's characters decay: two seconds on, it no longer lifts the share above new ones.
+  const decayed = new AddressBudgets();
+  decayed.charge("A", "old", burst, t);
+  assert.equal(decayed.charge("A", "new", 2 << 20, t + 2000), null);
+  assert.equal(decayed.charge("A", "third", 2 << 20, t + 2000), null);
+  assert.equal(decayed.charge("A", "new", 1, t + 2000), REASON);
+});

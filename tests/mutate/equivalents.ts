@@ -44,6 +44,98 @@ export const EQUIVALENTS: readonly Equivalent[] = [
     reason: "`value` already holds the answer (it starts as it, and JSON.parse threw before " +
       "assigning), so the assignment in the catch block changes nothing.",
   },
+  // bridge/site/page_identity.ts
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "EqualityOperator",
+    in: "looseName",
+    original: "cut < 0",
+    replacement: "cut <= 0",
+    reason:
+      'A cut at 0 (a name that starts with `[` or NUL) makes the listed spelling `""`, which no declared name\'s is; the mutant makes it the unlisted spelling, which repeatedParameter() looked up just before: either way the lookup adds nothing.',
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "StringLiteral",
+    in: "pageQueryProblem",
+    original: '"["',
+    replacement: '""',
+    reason:
+      "Declared names pass pageQueryProblem() (letters, digits, `_.-[]`, never a NUL), so a declared name without `[` has neither `[` nor NUL: looseName() cuts nothing from it, listed or not.",
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "ConditionalExpression",
+    in: "parts",
+    original: "!part",
+    replacement: "false",
+    reason:
+      'An empty part gives URLSearchParams no entry, so the fallback `["", ""]` is pushed, and the empty name is no declared parameter\'s: it is skipped either way.',
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "StringLiteral",
+    in: "parts",
+    original: '""',
+    replacement: '"Stryker was here!"',
+    reason:
+      "The fallback of a part with no entry (`?`): a name holding `!` (or, for the value, a pair whose name is empty) matches no declared name, which pageQueryProblem() keeps to `[A-Za-z0-9_.\\-[\\]]`: the part is skipped either way.",
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "ConditionalExpression",
+    in: "repeatedParameter",
+    original: "!params.length",
+    replacement: "false",
+    reason:
+      "With no declared parameter, the loop finds none declared and the last loop runs over none: null either way (the test is a shortcut).",
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "ConditionalExpression",
+    in: "repeatedParameter",
+    original: "!query",
+    replacement: "false",
+    reason:
+      "An empty query has no part and no parameter: both loops find nothing, null either way.",
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "StringLiteral",
+    in: "repeatedParameter",
+    original: '"["',
+    replacement: '""',
+    reason:
+      "Declared names pass pageQueryProblem() (letters, digits, `_.-[]`, never a NUL), so a declared name without `[` has neither `[` nor NUL: looseName() cuts nothing from it, listed or not.",
+  },
+  {
+    file: "bridge/site/page_identity.ts",
+    mutator: "EqualityOperator",
+    in: "pageIdentity",
+    original: "hash < 0",
+    replacement: "hash <= 0",
+    reason:
+      'A fragment at 0 makes the path `""` in the original and one that starts with `#` in the mutant: normalizePage() refuses both (a page\'s path starts with `/`), so null either way.',
+  },
+  // bridge/core/address_budget.ts
+  {
+    file: "bridge/core/address_budget.ts",
+    mutator: "ConditionalExpression",
+    in: "AddressBudgets.#heavy",
+    original: "mine === 0",
+    replacement: "false",
+    reason:
+      "Recent counts are kept only at 1024 characters or more, so a session with none is absent and, when any session is present, the mean is positive and 0 is under it; with none, 0 >= 0 / 0 (NaN) is false: not heavy either way.",
+  },
+  {
+    file: "bridge/core/address_budget.ts",
+    mutator: "EqualityOperator",
+    in: "AddressBudgets.reconnectWait",
+    original: "entry.tokens >= half",
+    replacement: "entry.tokens > half",
+    reason:
+      "At exactly half a burst the wait computed below is Math.ceil(0 / perSecond), 0: the same answer as the early return.",
+  },
   // bridge/input/pattern.ts
   {
     file: "bridge/input/pattern.ts",

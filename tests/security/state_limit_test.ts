@@ -205,3 +205,48 @@ Deno.test("the bridge counts a state past its room without writing its JSON, and
     assert.equal(boundedJsonBytes(value, Infinity), bytes(value));
   }
 });
+
+Deno.test("the bridge's count of a state past its room is never more than its JSON's bytes, and tells the same side of the room", () => {
+  fc.assert(
+    fc.property(fc.jsonValue({ maxDepth: 4 }), fc.nat({ max: 300 }), (value, room) => {
+      const exact = bytes(value);
+      const counted = boundedJsonBytes(value, room);
+      assert.equal(counted > room, exact > room, `room ${room}`);
+      assert.ok(counted <= exact, `${counted} counted of ${exact}`);
+      if (exact <= room) assert.equal(counted, exact);
+    }),
+    { numRuns: 500 },
+  );
+});
+
+Deno.test("the bridge's count is exact at every room around a state's size, whatever JSON.stringify leaves out", () => {
+  class Point {
+    constructor(readonly x: string) {}
+    toJSON() {
+      return 1;
+    }
+  }
+  const bare = Object.assign(Object.create(null), { k: "v" });
+  const table: unknown[] = [
+    { a: 1 },
+    { ab: "x", c: [true, null] },
+    ["x", "yy", 3],
+    [[], {}],
+    "é€",
+    { skipped: undefined, fn: () => 1, sym: Symbol("s"), kept: 2 },
+    { toJSON: () => 1, big: "x".repeat(40) },
+    new Point("y".repeat(40)),
+    { when: new Date(0) },
+    bare,
+    // Its own indexed characters are entries; its JSON is the string.
+    new String("abc"),
+  ];
+  for (const value of table) {
+    const exact = bytes(value);
+    for (let room = 0; room <= exact + 2; room++) {
+      const counted = boundedJsonBytes(value, room);
+      assert.ok(counted <= exact, `${JSON.stringify(value)} in ${room}: ${counted} of ${exact}`);
+      assert.equal(counted > room, exact > room, `${JSON.stringify(value)} in ${room}`);
+    }
+  }
+});

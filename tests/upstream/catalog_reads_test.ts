@@ -5,7 +5,7 @@
  * @module
  */
 import assert from "node:assert/strict";
-import { sitemapPaths } from "../../bridge/upstream/sitemap.ts";
+import { isSitemapPath, sitemapPaths } from "../../bridge/upstream/sitemap.ts";
 import { runAim } from "../helpers/cli.ts";
 import { startAim, startApp, type TestApp } from "../helpers/upstream.ts";
 
@@ -250,4 +250,55 @@ Deno.test("aim serve takes --upstream-sitemap as a path of the app only, and onl
   const alone = await runAim(["serve", "--upstream-sitemap", "/sitemap_index.xml"]);
   assert.equal(alone.code, 2);
   assert.match(alone.stderr, /--upstream-sitemap goes with --upstream/);
+});
+
+Deno.test("site map entries are read in order, each page once, at most max, with their query dropped", () => {
+  const origin = "http://127.0.0.1:8080";
+  const table: [xml: string, max: number, pages: string[]][] = [
+    [`<loc>${origin}/a</loc><loc>${origin}/b</loc><loc>${origin}/c</loc>`, 2, ["/a", "/b"]],
+    [`<loc>${origin}/a</loc><loc>${origin}/b</loc>`, 2, ["/a", "/b"]],
+    [`<loc>${origin}/a</loc>`, 0, []],
+    [`<loc>${origin}/a</loc><loc>${origin}/a</loc><loc>${origin}/b</loc>`, 10, ["/a", "/b"]],
+    [`<loc>${origin}/a?x=1</loc><loc>${origin}/a?x=2</loc>`, 10, ["/a"]],
+    [`<loc>${origin}/a.html#top</loc>`, 10, ["/a"]],
+    [`<LOC>${origin}/upper</LOC><Loc>${origin}/mixed</lOC>`, 10, ["/upper", "/mixed"]],
+    [`<loc>\n\t${origin}/spaced\n</loc>`, 10, ["/spaced"]],
+    [`<loc>${origin}/one two</loc>`, 10, []],
+    [`<loc></loc><loc>${origin}/after-empty</loc>`, 10, ["/after-empty"]],
+    [`<loc>${origin}/.env</loc><loc>${origin}/good</loc>`, 10, ["/good"]],
+  ];
+  for (const [xml, max, pages] of table) {
+    assert.deepEqual(sitemapPaths(xml, { origins: [origin], max }), pages, `${xml} (max ${max})`);
+  }
+  // With pageOf, the query reaches it, decoded from the XML's `&amp;`; a null from it is no page.
+  const seen: string[] = [];
+  const pageOf = (raw: string) => {
+    seen.push(raw);
+    return raw.includes("skip") ? null : raw;
+  };
+  const xml = `<loc>${origin}/e?id=1&amp;x=2#f</loc><loc>${origin}/skip</loc>`;
+  assert.deepEqual(sitemapPaths(xml, { origins: [origin], max: 10, pageOf }), ["/e?id=1&x=2"]);
+  assert.deepEqual(seen, ["/e?id=1&x=2", "/skip"]);
+});
+
+Deno.test("isSitemapPath() takes an absolute path with a query, never another host, a fragment or a control", () => {
+  const table: [path: string, ok: boolean][] = [
+    ["/sitemap.xml", true],
+    ["/", true],
+    ["/maps/sitemap.xml?lang=en", true],
+    [`/${"a".repeat(2047)}`, true],
+    [`/${"a".repeat(2048)}`, false],
+    ["", false],
+    ["sitemap.xml", false],
+    ["//elsewhere.example/sitemap.xml", false],
+    ["/sitemap.xml#top", false],
+    ["/site map.xml", false],
+    ["/sitemap.xml\n", false],
+    ["/sitemap\u0000.xml", false],
+    ["/sitemap\u007f.xml", false],
+    ["/\\elsewhere.example", false],
+    ["x/sitemap.xml", false],
+    ["https://elsewhere.example/sitemap.xml", false],
+  ];
+  for (const [path, ok] of table) assert.equal(isSitemapPath(path), ok, JSON.stringify(path));
 });

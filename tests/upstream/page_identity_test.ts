@@ -7,7 +7,12 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { pageIdentity, repeatedParameter } from "../../bridge/site/page_identity.ts";
+import {
+  pageIdentity,
+  pageQueryProblem,
+  repeatedParameter,
+  splitPage,
+} from "../../bridge/site/page_identity.ts";
 import { expectError } from "../helpers/errors.ts";
 import { FakeTab, rememberCredential } from "../helpers/fake_tab.ts";
 import { runAim } from "../helpers/cli.ts";
@@ -52,6 +57,7 @@ const SPELLINGS: [query: string, page: string | null][] = [
   // PHP's own reading of names: leading spaces dropped, NUL ends them.
   ["+id=2&id=1", null],
   ["%20id=2", null],
+  ["%20%20id=2&id=1", null],
   ["id%00=2&id=1", null],
   // CGI stacks split on `;` too.
   ["id=1;id=2", null],
@@ -100,6 +106,70 @@ Deno.test("a declared parameter given once keeps its page; given twice, none", (
       assert.equal(page === null, twice || semicolon, raw);
     }),
   );
+});
+
+Deno.test("pageIdentity() keeps the declared parameters in the declared order, and drops the rest", () => {
+  const table: [raw: string, params: string[], page: string | null][] = [
+    ["/edit.php?b=2&a=1&c=3", ["a", "b"], "/edit.php?a=1&b=2"],
+    ["/edit.php?x=1", ["id"], "/edit.php"],
+    ["/edit.php?id=a%20b", ["id"], "/edit.php?id=a+b"],
+    ["/edit.php?id=1", [], "/edit.php"],
+    ["/edit.php", ["id"], "/edit.php"],
+    ["/edit.php?", ["id"], "/edit.php"],
+    ["/index.html?id=1", ["id"], "/?id=1"],
+    ["/docs/?id=1#top", ["id"], "/docs?id=1"],
+    ["/edit.php#?id=1", ["id"], "/edit.php"],
+    ["/edit.php#x?id=1&id=2", ["id"], "/edit.php"],
+    ["/edit.php?id=1?x", ["id"], "/edit.php?id=1%3Fx"],
+    ["/.env?id=1", ["id"], null],
+    ["edit.php?id=1", ["id"], null],
+  ];
+  for (const [raw, params, page] of table) {
+    assert.equal(pageIdentity(raw, params), page, `${raw} ${params}`);
+  }
+  assert.equal(repeatedParameter("/edit.php#?id=1&id=2", ["id"]), null);
+  assert.equal(repeatedParameter("/edit.php?id=1#&id=2", ["id"]), null);
+  assert.equal(repeatedParameter("/edit.php?id=1&id=2#", ["id"]), "id");
+  assert.equal(repeatedParameter("/edit.php", ["id"]), null);
+  // A part that names nothing (`?` alone), and a fragment that starts the text, give no parameter.
+  assert.equal(repeatedParameter("/p??", ["id"]), null);
+  assert.equal(repeatedParameter("/p??&id=1", ["stryker_was_here", "id"]), null);
+  assert.equal(repeatedParameter("#?id=1&id=2", ["id"]), null);
+  assert.equal(repeatedParameter("/p?x=1", ["s", "t"]), null);
+  assert.deepEqual(splitPage("/a?b?c"), ["/a", "b?c"]);
+  assert.deepEqual(splitPage("/a"), ["/a", ""]);
+  assert.deepEqual(splitPage("/a?"), ["/a", ""]);
+  assert.deepEqual(splitPage("?q"), ["", "q"]);
+});
+
+Deno.test("pageQueryProblem() refuses a name that is no parameter's and two spellings of one parameter", () => {
+  const table: [names: string[], problem: string | null][] = [
+    [[], null],
+    [["id"], null],
+    [["id", "do", "page[id]", "page[name]", "a-b", "a.b", "A_9"], null],
+    [["a".repeat(64)], null],
+    [["a".repeat(65)], `"${"a".repeat(65)}" is not a parameter name`],
+    [[""], '"" is not a parameter name'],
+    [[" id"], '" id" is not a parameter name'],
+    [["id "], '"id " is not a parameter name'],
+    [["a/b"], '"a/b" is not a parameter name'],
+    [["id=1"], '"id=1" is not a parameter name'],
+    [["id&x"], '"id&x" is not a parameter name'],
+    [["id;x"], '"id;x" is not a parameter name'],
+    [["i%64"], '"i%64" is not a parameter name'],
+    [["id\0"], '"id\0" is not a parameter name'],
+    [["ok", "bad!"], '"bad!" is not a parameter name'],
+    [["id", "ID"], '"id" and "ID" name one parameter'],
+    [["Id", "x", "iD"], '"Id" and "iD" name one parameter'],
+    [["i_d", "i.d"], '"i_d" and "i.d" name one parameter'],
+    [["id", "id"], '"id" and "id" name one parameter'],
+    [["page[id]", "PAGE[ID]"], '"page[id]" and "PAGE[ID]" name one parameter'],
+    [["id", "id[]"], null],
+    [["id", "idx"], null],
+  ];
+  for (const [names, problem] of table) {
+    assert.equal(pageQueryProblem(names), problem, JSON.stringify(names));
+  }
 });
 
 /** An app whose /edit.php shows the note PHP would: the last `id`. */

@@ -8,7 +8,11 @@
  */
 import assert from "node:assert/strict";
 import fc from "fast-check";
-import { BUFFERED_BODY_BYTES, declaredLength } from "../../bridge/upstream/request_body.ts";
+import {
+  BUFFERED_BODY_BYTES,
+  declaredLength,
+  upstreamBody,
+} from "../../bridge/upstream/request_body.ts";
 import { IN_FRONT, startAim, startApp } from "../helpers/upstream.ts";
 
 /** What the app saw of one request's body. */
@@ -116,4 +120,44 @@ Deno.test("declaredLength reads a plain number of Content-Length, and nothing el
   fc.assert(fc.property(fc.nat(), (n) => {
     assert.equal(declaredLength(new Headers({ "content-length": String(n) })), n);
   }));
+});
+
+Deno.test("upstreamBody() sends no body, the bytes, or the stream, and calls onEnd once the body went", async () => {
+  const url = "http://127.0.0.1/form";
+  // As Deno.serve hands it over: with the length the client declared.
+  const post = (body: BodyInit, length: number) =>
+    new Request(url, { method: "POST", body, headers: { "Content-Length": String(length) } });
+  const chunked = () =>
+    new Request(url, { method: "PUT", body: stream(3), duplex: "half" } as RequestInit);
+  const bound = BUFFERED_BODY_BYTES;
+  // [what, the request, whether its body streams (null: no body), its bytes]
+  const table: [name: string, request: () => Request, streams: boolean | null, bytes: number][] = [
+    ["a GET", () => new Request(url), null, 0],
+    ["a HEAD", () => new Request(url, { method: "HEAD" }), null, 0],
+    ["a POST without a body", () => new Request(url, { method: "POST" }), null, 0],
+    ["a POST of 3 declared bytes", () => post("x=1", 3), false, 3],
+    ["a POST of the bound", () => post(new Uint8Array(bound), bound), false, bound],
+    ["a POST over the bound", () => post(new Uint8Array(bound + 1), bound + 1), true, bound + 1],
+    ["a PUT sent chunked", chunked, true, 3],
+  ];
+  for (const [name, request, streams, size] of table) {
+    let ended = 0;
+    const made = upstreamBody(request(), () => ended++);
+    const body = await made;
+    if (streams === null) {
+      assert.deepEqual(body, { body: null, streams: false }, name);
+      assert.equal(ended, 1, name);
+      continue;
+    }
+    assert.equal(body.streams, streams, name);
+    assert.equal(made instanceof Promise, !streams, name);
+    // A body read whole went with the read; a stream goes once its last byte is read.
+    assert.equal(ended, streams ? 0 : 1, name);
+    assert.ok(body.body, name);
+    const bytes = body.body instanceof Uint8Array
+      ? body.body.byteLength
+      : (await new Response(body.body).arrayBuffer()).byteLength;
+    assert.equal(ended, 1, name);
+    assert.equal(bytes, size, name);
+  }
 });

@@ -181,4 +181,14 @@ export const UPSTREAM_EQUIVALENTS: readonly Equivalent[] = [
     reason: "It cuts `;` parameters from a plain path, which has none (a `;` makes a path not " +
       "plain): the reading is the same.",
   },
+  // bridge/upstream/sitemap.ts
+  {
+    file: "bridge/upstream/sitemap.ts",
+    mutator: "Regex",
+    in: "sitemapPaths",
+    original: "/[?#].*$/s",
+    replacement: "/[?#].*/s",
+    reason: "With the `s` flag, a greedy `.*` already runs to the end of the text, and `$` " +
+      "(without `m`) matches only there: both cut from the first `?` or `#` to the end.",
+  },
 ];

@@ -23,12 +23,13 @@ export function splitPage(page: string): [path: string, query: string] {
 
 /**
  * A parameter name as the stacks that read it most loosely would: ` I.d` → `i_d`; with `list`,
- * without what follows a `[` or a NUL too (`id[]` → `id`).
+ * without what follows a `[` or a NUL too (`id[]` → `id`). Case is folded both ways, as .NET's
+ * case-insensitive comparison upper-cases: `ıd` (a dotless ı) is `ID` there, so `id` here.
  */
 function looseName(name: string, list: boolean): string {
   const cut = list ? name.search(/[[\0]/) : -1;
   return (cut < 0 ? name : name.slice(0, cut)).replace(/^ +/, "").replace(/[. ]/g, "_")
-    .toLowerCase();
+    .toUpperCase().toLowerCase();
 }
 
 /**

@@ -135,4 +135,12 @@ export const mutants: Mutant[] = [
     replace: "  max: 4,\n  windowMs: 15 * 60_000,",
     tests: ["tests/unit/limits_doc_test.ts"],
   },
+  {
+    name: "page-identity-case-folded-one-way",
+    guarantee: "A dotless ı spells a declared page parameter as .NET reads it (`ıd` is `ID`).",
+    file: "bridge/site/page_identity.ts",
+    find: "    .toUpperCase().toLowerCase();",
+    replace: "    .toLowerCase();",
+    tests: IDENTITY,
+  },
 ];

@@ -54,6 +54,10 @@ const SPELLINGS: [query: string, page: string | null][] = [
   ["id=1&ID=2", null],
   ["Id=1", null],
   ["%49D=2", null],
+  // .NET's case-insensitive comparison upper-cases: a dotless ı (U+0131) is an I there.
+  ["%C4%B1d=2", null],
+  ["id=1&%C4%B1d=2", null],
+  ["%C4%B1D=2", null],
   // PHP's own reading of names: leading spaces dropped, NUL ends them.
   ["+id=2&id=1", null],
   ["%20id=2", null],

@@ -355,6 +355,8 @@ export class Invocations {
     };
     try {
       const result = await action.run(ctx, input);
+      // Answered once the new identity is shared: the agent's next call may reach another bridge.
+      await this.#ctx.sessions.written(session);
       if (settled) {
         // Counted from the action's end: the tab cannot have reacted to what is not done.
         const timer = setTimeout(() => session.tab.settled(settle), this.#ctx.settleTimeoutMs);

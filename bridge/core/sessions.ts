@@ -67,6 +67,8 @@ export class SessionStore {
   /** This process's copies of the sessions a shared store holds. */
   #copies: SharedCopies;
   /** Failures of the shared store in the background: an outage is logged once, by the store. */
+  /** The shared store's write of each session's last identity change. */
+  readonly #written = new WeakMap<Session, Promise<void>>();
   #quiet = (error: unknown): void => {
     if (error instanceof AimError && error.code === "store_unavailable") return;
     this.#options.onError?.(error);
@@ -232,16 +234,28 @@ export class SessionStore {
       this.#index.indexCredential(session);
       this.#index.indexTabKey(session);
       if (this.share.shared) {
-        this.share.update(session.tokenHash, {
-          identity: session.identity,
-          credentialHash: session.credentialHash,
-          tabKeyHash: session.tabKeyHash,
-        }, { replaces: before }).catch(this.#quiet);
+        this.#written.set(
+          session,
+          this.share.update(session.tokenHash, {
+            identity: session.identity,
+            credentialHash: session.credentialHash,
+            tabKeyHash: session.tabKeyHash,
+          }, { replaces: before }).then(() => {}, this.#quiet),
+        );
         // The session's tabs on other instances keep it for their reloads.
         this.share.signal(session.id, { type: "credential", credential });
       }
     }
     return credential;
+  }
+
+  /**
+   * Resolves once the last sign-in or sign-out of `session` ({@linkcode rotate}) reached the
+   * shared store (or failed to): a login answered before it would let the agent's next call, on
+   * another instance, find the old identity.
+   */
+  written(session: Session): Promise<void> {
+    return this.#written.get(session) ?? Promise.resolve();
   }
 
   /**

@@ -235,4 +235,13 @@ export const mutants: Mutant[] = [
     replace: "",
     tests: ["tests/protocol/session_test.ts"],
   },
+  {
+    name: "login-answered-before-shared",
+    guarantee:
+      "A login answers only once its identity is in the shared store, so the agent's next call on another bridge is signed in.",
+    file: "bridge/core/invocations.ts",
+    find: "      await this.#ctx.sessions.written(session);\n",
+    replace: "",
+    tests: ["tests/cluster/login_write_test.ts"],
+  },
 ];

@@ -135,6 +135,12 @@ Deno.test("pageIdentity() keeps the declared parameters in the declared order, a
   assert.equal(repeatedParameter("/edit.php?id=1#&id=2", ["id"]), null);
   assert.equal(repeatedParameter("/edit.php?id=1&id=2#", ["id"]), "id");
   assert.equal(repeatedParameter("/edit.php", ["id"]), null);
+  // Without a fragment the query runs to the end: its last character is read too.
+  assert.equal(repeatedParameter("/edit.php?id=1;", ["id"]), "id");
+  // Case folds both ways: Java's equalsIgnoreCase reads the Kelvin sign (U+212A) as `k`, though
+  // upper-casing leaves it as it is.
+  assert.equal(repeatedParameter("/edit.php?%E2%84%AAind=2", ["kind"]), "kind");
+  assert.equal(pageIdentity("/edit.php?kind=1&%E2%84%AAIND=2", ["kind"]), null);
   // A part that names nothing (`?` alone), and a fragment that starts the text, give no parameter.
   assert.equal(repeatedParameter("/p??", ["id"]), null);
   assert.equal(repeatedParameter("/p??&id=1", ["stryker_was_here", "id"]), null);
